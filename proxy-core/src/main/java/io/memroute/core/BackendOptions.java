@@ -1,0 +1,331 @@
+package io.memroute.core;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How memroute talks to one memcached server: timeouts, failure tracking, connections and limits.
+ * Immutable; build with {@link #builder()}, change with {@link #toBuilder()}. Defaults are the
+ * memcached proxy's where it has one.
+ *
+ * <table>
+ *   <caption>Options and defaults</caption>
+ *   <tr><th>option</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>connectTimeout</td><td>5 s</td><td>deadline for a TCP connect, first or retry</td></tr>
+ *   <tr><td>readTimeout</td><td>3 s</td><td>per-request deadline from send to reply</td></tr>
+ *   <tr><td>retryTimeout</td><td>3 s</td><td>wait before a backend marked bad is tried again</td></tr>
+ *   <tr><td>failureLimit</td><td>3</td><td>consecutive failures tolerated; one more marks it bad</td></tr>
+ *   <tr><td>connections</td><td>1</td><td>pipelined connections per backend (1-8)</td></tr>
+ *   <tr><td>tcpKeepAlive</td><td>false</td><td>SO_KEEPALIVE on backend sockets</td></tr>
+ *   <tr><td>flapTime</td><td>30 s</td><td>going bad again within this long after recovering counts as flapping</td></tr>
+ *   <tr><td>flapBackoffRamp</td><td>1.2</td><td>each flap multiplies the retry wait by this</td></tr>
+ *   <tr><td>flapBackoffMax</td><td>3600 s</td><td>cap on the backed-off retry wait</td></tr>
+ *   <tr><td>depthLimit</td><td>16384</td><td>requests in flight or queued per backend; more fail with DEPTH_LIMIT</td></tr>
+ *   <tr><td>maxValueSize</td><td>1 MiB</td><td>largest value sent or accepted (memcached's default item size)</td></tr>
+ *   <tr><td>down</td><td>false</td><td>administratively down: never connects, requests fail fast</td></tr>
+ * </table>
+ */
+public final class BackendOptions {
+  /** Default connect timeout: 5 seconds. */
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  /** Default read timeout: 3 seconds. */
+  public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(3);
+  /** Default retry timeout: 3 seconds. */
+  public static final Duration DEFAULT_RETRY_TIMEOUT = Duration.ofSeconds(3);
+  /** Default failure limit: 3. */
+  public static final int DEFAULT_FAILURE_LIMIT = 3;
+  /** Default connections per backend: 1. */
+  public static final int DEFAULT_CONNECTIONS = 1;
+  /** Default flap time: 30 seconds. */
+  public static final Duration DEFAULT_FLAP_TIME = Duration.ofSeconds(30);
+  /** Default flap backoff ramp: 1.2. */
+  public static final double DEFAULT_FLAP_BACKOFF_RAMP = 1.2;
+  /** Default flap backoff maximum: one hour. */
+  public static final Duration DEFAULT_FLAP_BACKOFF_MAX = Duration.ofHours(1);
+  /** Default depth limit: 16384 requests per backend. */
+  public static final int DEFAULT_DEPTH_LIMIT = 16_384;
+  /** Default maximum value size: 1 MiB. */
+  public static final int DEFAULT_MAX_VALUE_SIZE = 1024 * 1024;
+
+  private static final BackendOptions DEFAULTS = new Builder().build();
+  private static final Duration MAX_TIMEOUT = Duration.ofDays(1);
+
+  private final Duration connectTimeout;
+  private final Duration readTimeout;
+  private final Duration retryTimeout;
+  private final int failureLimit;
+  private final int connections;
+  private final boolean tcpKeepAlive;
+  private final Duration flapTime;
+  private final double flapBackoffRamp;
+  private final Duration flapBackoffMax;
+  private final int depthLimit;
+  private final int maxValueSize;
+  private final boolean down;
+
+  private BackendOptions(Builder b) {
+    this.connectTimeout = b.connectTimeout;
+    this.readTimeout = b.readTimeout;
+    this.retryTimeout = b.retryTimeout;
+    this.failureLimit = b.failureLimit;
+    this.connections = b.connections;
+    this.tcpKeepAlive = b.tcpKeepAlive;
+    this.flapTime = b.flapTime;
+    this.flapBackoffRamp = b.flapBackoffRamp;
+    this.flapBackoffMax = b.flapBackoffMax;
+    this.depthLimit = b.depthLimit;
+    this.maxValueSize = b.maxValueSize;
+    this.down = b.down;
+  }
+
+  /** Returns the options with every default. */
+  public static BackendOptions defaults() {
+    return DEFAULTS;
+  }
+
+  /** Returns a builder with every default. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Returns a builder initialised from these options. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.connectTimeout = connectTimeout;
+    b.readTimeout = readTimeout;
+    b.retryTimeout = retryTimeout;
+    b.failureLimit = failureLimit;
+    b.connections = connections;
+    b.tcpKeepAlive = tcpKeepAlive;
+    b.flapTime = flapTime;
+    b.flapBackoffRamp = flapBackoffRamp;
+    b.flapBackoffMax = flapBackoffMax;
+    b.depthLimit = depthLimit;
+    b.maxValueSize = maxValueSize;
+    b.down = down;
+    return b;
+  }
+
+  /** Returns the connect timeout. */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /** Returns the read timeout: each request's deadline from send to reply. */
+  public Duration readTimeout() {
+    return readTimeout;
+  }
+
+  /** Returns the wait before a backend marked bad is retried. */
+  public Duration retryTimeout() {
+    return retryTimeout;
+  }
+
+  /** Returns how many consecutive failures are tolerated before the backend is marked bad. */
+  public int failureLimit() {
+    return failureLimit;
+  }
+
+  /** Returns the number of pipelined connections per backend. */
+  public int connections() {
+    return connections;
+  }
+
+  /** Returns whether TCP keepalive is on. */
+  public boolean tcpKeepAlive() {
+    return tcpKeepAlive;
+  }
+
+  /** Returns the flap window. */
+  public Duration flapTime() {
+    return flapTime;
+  }
+
+  /** Returns the flap backoff multiplier. */
+  public double flapBackoffRamp() {
+    return flapBackoffRamp;
+  }
+
+  /** Returns the maximum backed-off retry wait. */
+  public Duration flapBackoffMax() {
+    return flapBackoffMax;
+  }
+
+  /** Returns the maximum number of requests in flight or queued per backend. */
+  public int depthLimit() {
+    return depthLimit;
+  }
+
+  /** Returns the largest value, in bytes, sent or accepted. */
+  public int maxValueSize() {
+    return maxValueSize;
+  }
+
+  /** Returns whether the backend is administratively down. */
+  public boolean down() {
+    return down;
+  }
+
+  /**
+   * Returns whether these options and {@code other} open connections the same way (connection
+   * count, keepalive), so that a backend can switch between them without reconnecting.
+   */
+  public boolean sameConnectionSettings(BackendOptions other) {
+    return connections == other.connections && tcpKeepAlive == other.tcpKeepAlive;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof BackendOptions)) {
+      return false;
+    }
+    BackendOptions x = (BackendOptions) o;
+    return connectTimeout.equals(x.connectTimeout)
+        && readTimeout.equals(x.readTimeout)
+        && retryTimeout.equals(x.retryTimeout)
+        && failureLimit == x.failureLimit
+        && connections == x.connections
+        && tcpKeepAlive == x.tcpKeepAlive
+        && flapTime.equals(x.flapTime)
+        && Double.compare(flapBackoffRamp, x.flapBackoffRamp) == 0
+        && flapBackoffMax.equals(x.flapBackoffMax)
+        && depthLimit == x.depthLimit
+        && maxValueSize == x.maxValueSize
+        && down == x.down;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(connectTimeout, readTimeout, retryTimeout, failureLimit, connections, tcpKeepAlive,
+        flapTime, flapBackoffRamp, flapBackoffMax, depthLimit, maxValueSize, down);
+  }
+
+  @Override
+  public String toString() {
+    return "BackendOptions{connectTimeout=" + connectTimeout + ", readTimeout=" + readTimeout
+        + ", retryTimeout=" + retryTimeout + ", failureLimit=" + failureLimit + ", connections=" + connections
+        + ", tcpKeepAlive=" + tcpKeepAlive + ", flapTime=" + flapTime + ", flapBackoffRamp=" + flapBackoffRamp
+        + ", flapBackoffMax=" + flapBackoffMax + ", depthLimit=" + depthLimit + ", maxValueSize=" + maxValueSize
+        + ", down=" + down + "}";
+  }
+
+  /** Builds {@link BackendOptions}; every setter validates at once. */
+  public static final class Builder {
+    private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+    private Duration readTimeout = DEFAULT_READ_TIMEOUT;
+    private Duration retryTimeout = DEFAULT_RETRY_TIMEOUT;
+    private int failureLimit = DEFAULT_FAILURE_LIMIT;
+    private int connections = DEFAULT_CONNECTIONS;
+    private boolean tcpKeepAlive;
+    private Duration flapTime = DEFAULT_FLAP_TIME;
+    private double flapBackoffRamp = DEFAULT_FLAP_BACKOFF_RAMP;
+    private Duration flapBackoffMax = DEFAULT_FLAP_BACKOFF_MAX;
+    private int depthLimit = DEFAULT_DEPTH_LIMIT;
+    private int maxValueSize = DEFAULT_MAX_VALUE_SIZE;
+    private boolean down;
+
+    private Builder() {}
+
+    /** Sets the connect timeout, {@code > 0} and at most a day. */
+    public Builder connectTimeout(Duration connectTimeout) {
+      this.connectTimeout = positive(connectTimeout, "connectTimeout");
+      return this;
+    }
+
+    /** Sets the read timeout (per-request deadline), {@code > 0} and at most a day. */
+    public Builder readTimeout(Duration readTimeout) {
+      this.readTimeout = positive(readTimeout, "readTimeout");
+      return this;
+    }
+
+    /** Sets the retry timeout, {@code > 0} and at most a day. */
+    public Builder retryTimeout(Duration retryTimeout) {
+      this.retryTimeout = positive(retryTimeout, "retryTimeout");
+      return this;
+    }
+
+    /** Sets the failure limit, {@code 0..1000}; 0 marks a backend bad on its first failure. */
+    public Builder failureLimit(int failureLimit) {
+      this.failureLimit = range(failureLimit, 0, 1000, "failureLimit");
+      return this;
+    }
+
+    /** Sets the number of connections per backend, {@code 1..8}. */
+    public Builder connections(int connections) {
+      this.connections = range(connections, 1, 8, "connections");
+      return this;
+    }
+
+    /** Turns TCP keepalive on or off. */
+    public Builder tcpKeepAlive(boolean tcpKeepAlive) {
+      this.tcpKeepAlive = tcpKeepAlive;
+      return this;
+    }
+
+    /** Sets the flap window, {@code > 0} and at most a day. */
+    public Builder flapTime(Duration flapTime) {
+      this.flapTime = positive(flapTime, "flapTime");
+      return this;
+    }
+
+    /** Sets the flap backoff multiplier, {@code 1.0..10.0}. */
+    public Builder flapBackoffRamp(double ramp) {
+      if (!(ramp >= 1.0 && ramp <= 10.0)) {
+        throw new IllegalArgumentException("flapBackoffRamp: " + ramp + " (expected: 1.0-10.0)");
+      }
+      this.flapBackoffRamp = ramp;
+      return this;
+    }
+
+    /** Sets the maximum backed-off retry wait, {@code > 0} and at most a day. */
+    public Builder flapBackoffMax(Duration max) {
+      this.flapBackoffMax = positive(max, "flapBackoffMax");
+      return this;
+    }
+
+    /** Sets the depth limit, {@code 1..1_000_000}. */
+    public Builder depthLimit(int depthLimit) {
+      this.depthLimit = range(depthLimit, 1, 1_000_000, "depthLimit");
+      return this;
+    }
+
+    /** Sets the maximum value size in bytes, {@code 1..1 GiB}. */
+    public Builder maxValueSize(int maxValueSize) {
+      this.maxValueSize = range(maxValueSize, 1, 1 << 30, "maxValueSize");
+      return this;
+    }
+
+    /** Marks the backend administratively down (or up again). */
+    public Builder down(boolean down) {
+      this.down = down;
+      return this;
+    }
+
+    /** Builds the options. The builder can be reused. */
+    public BackendOptions build() {
+      if (flapBackoffMax.compareTo(retryTimeout) < 0) {
+        throw new IllegalArgumentException(
+            "flapBackoffMax: " + flapBackoffMax + " (expected: >= retryTimeout " + retryTimeout + ")");
+      }
+      return new BackendOptions(this);
+    }
+
+    private static Duration positive(Duration d, String name) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero() || d.compareTo(MAX_TIMEOUT) > 0) {
+        throw new IllegalArgumentException(name + ": " + d + " (expected: > 0 and <= " + MAX_TIMEOUT + ")");
+      }
+      return d;
+    }
+
+    private static int range(int v, int min, int max, String name) {
+      if (v < min || v > max) {
+        throw new IllegalArgumentException(name + ": " + v + " (expected: " + min + "-" + max + ")");
+      }
+      return v;
+    }
+  }
+}

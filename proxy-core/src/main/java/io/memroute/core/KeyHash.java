@@ -1,0 +1,58 @@
+package io.memroute.core;
+
+import java.nio.charset.StandardCharsets;
+import net.openhft.hashing.LongHashFunction;
+
+/**
+ * Hashes key bytes to 64 bits for placement.
+ *
+ * <p>The default, {@link #xxh3()}, is XXH3-64 as the memcached proxy uses it ({@code
+ * XXH3_64bits_withSeed}); {@link #xxh3(String)} derives the seed from a string exactly as the
+ * proxy's pool {@code seed} option does ({@code seed = XXH3_64bits(seedString)}), so keys land on
+ * the same server index as they would behind the proxy. Implementations are immutable and
+ * thread-safe.
+ */
+@FunctionalInterface
+public interface KeyHash {
+  /** Hashes {@code len} bytes of {@code bytes} from {@code off}. */
+  long hash(byte[] bytes, int off, int len);
+
+  /** Hashes the first key of a request (its filtered part, when {@code filter} is not {@code null}). */
+  default long hash(Request request, KeyFilter filter) {
+    byte[] line = request.lineArray();
+    int off = request.keyOffset();
+    int len = request.keyLength();
+    if (filter != null) {
+      long range = filter.select(line, off, len);
+      return hash(line, off + (int) (range >>> 32), (int) range);
+    }
+    return hash(line, off, len);
+  }
+
+  /** Hashes a key given as a string (UTF-8), through {@code filter} when not {@code null}. */
+  default long hash(String key, KeyFilter filter) {
+    byte[] b = key.getBytes(StandardCharsets.UTF_8);
+    if (filter != null) {
+      long range = filter.select(b, 0, b.length);
+      return hash(b, (int) (range >>> 32), (int) range);
+    }
+    return hash(b, 0, b.length);
+  }
+
+  /** XXH3-64 with seed 0: the memcached proxy's default key hash. */
+  static KeyHash xxh3() {
+    return XxHash3.UNSEEDED;
+  }
+
+  /**
+   * XXH3-64 seeded from a string as the memcached proxy's pool {@code seed} option does. An empty
+   * seed means no seed.
+   */
+  static KeyHash xxh3(String seed) {
+    if (seed.isEmpty()) {
+      return xxh3();
+    }
+    byte[] s = seed.getBytes(StandardCharsets.UTF_8);
+    return new XxHash3(LongHashFunction.xx3().hashBytes(s), seed);
+  }
+}

@@ -1,0 +1,66 @@
+package io.memroute.core;
+
+import java.nio.charset.StandardCharsets;
+
+/** Key encoding and validation: 1-250 bytes, no spaces or control bytes (CR/LF injection). */
+final class Keys {
+  /** memcached's KEY_MAX_LENGTH. */
+  static final int MAX_KEY_LENGTH = 250;
+
+  /** Base64 keys (meta {@code b} flag) encode up to 250 raw bytes. */
+  static final int MAX_BASE64_KEY_LENGTH = 336;
+
+  private Keys() {}
+
+  /** Encodes a key to bytes (UTF-8) and validates it, or throws {@link IllegalArgumentException}. */
+  static byte[] encode(String key) {
+    if (key == null) {
+      throw new NullPointerException("key");
+    }
+    int n = key.length();
+    byte[] bytes = null;
+    boolean ascii = true;
+    for (int i = 0; i < n; i++) {
+      if (key.charAt(i) >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      bytes = new byte[n];
+      for (int i = 0; i < n; i++) {
+        bytes[i] = (byte) key.charAt(i);
+      }
+    } else {
+      bytes = key.getBytes(StandardCharsets.UTF_8);
+    }
+    validate(bytes, 0, bytes.length, MAX_KEY_LENGTH);
+    return bytes;
+  }
+
+  static void validate(byte[] b, int off, int len, int max) {
+    if (len == 0) {
+      throw new IllegalArgumentException("key: empty (expected: 1-" + max + " bytes)");
+    }
+    if (len > max) {
+      throw new IllegalArgumentException("key: " + len + " bytes (expected: <= " + max + ")");
+    }
+    for (int i = 0; i < len; i++) {
+      int c = b[off + i] & 0xff;
+      if (c <= 0x20 || c == 0x7f) {
+        throw new IllegalArgumentException(
+            "key: contains a space or control byte 0x" + Integer.toHexString(c) + " at index " + i
+                + " (expected: no whitespace or control bytes)");
+      }
+    }
+  }
+
+  static String decode(byte[] b, int off, int len) {
+    for (int i = 0; i < len; i++) {
+      if (b[off + i] < 0) {
+        return new String(b, off, len, StandardCharsets.UTF_8);
+      }
+    }
+    return new String(b, off, len, StandardCharsets.ISO_8859_1);
+  }
+}

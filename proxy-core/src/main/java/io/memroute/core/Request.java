@@ -1,0 +1,847 @@
+package io.memroute.core;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One memcached request: a command line plus, for storage commands, a data block.
+ *
+ * <p>Requests are immutable and built by the static factories ({@link #get(String)}, {@link
+ * #set(String, byte[], int)}, {@link #metaGet(String, String...)}, ...) or parsed from a protocol
+ * line ({@link #parse(String, byte[])}, the counterpart of the memcached proxy's {@code
+ * mcp.request}). Every factory validates at once and throws {@link IllegalArgumentException} for
+ * bad input (empty key, key over 250 bytes, whitespace or control bytes in a key, negative sizes,
+ * a data block whose size does not match the line), and {@link NullPointerException} for nulls;
+ * nothing invalid ever reaches the network.
+ *
+ * <p><b>Values are not copied.</b> The {@code byte[]} passed to a storage factory becomes the
+ * request's value: do not modify it afterwards, and do not modify the array returned by {@link
+ * #value()}.
+ *
+ * <p><b>Noreply and quiet mode.</b> A text {@code noreply} token or a meta {@code q} flag is kept
+ * in {@link #line()} and reported by {@link #noreply()}, but it is stripped from the bytes sent to
+ * the server: the server always answers, so a pipelined connection can never lose track of which
+ * reply belongs to which request, and the caller still gets the real outcome.
+ */
+public final class Request {
+  private static final int MAX_LINE = 65_534;
+
+  private final Command command;
+  private final byte[] line;
+  private final byte[] wire;
+  private final byte[] value;
+  private final int keyOff;
+  private final int keyLen;
+  private final int keyCount;
+  private final long metaFlags;
+  private final boolean noreply;
+  private int[] tokens; // lazily computed [start, end) pairs into line, excluding CRLF
+  private String key;
+
+  private Request(
+      Command command,
+      byte[] line,
+      byte[] wire,
+      byte[] value,
+      int keyOff,
+      int keyLen,
+      int keyCount,
+      long metaFlags,
+      boolean noreply) {
+    this.command = command;
+    this.line = line;
+    this.wire = wire;
+    this.value = value;
+    this.keyOff = keyOff;
+    this.keyLen = keyLen;
+    this.keyCount = keyCount;
+    this.metaFlags = metaFlags;
+    this.noreply = noreply;
+  }
+
+  // ---------------------------------------------------------------- text retrieval
+
+  /** {@code get <key>}. */
+  public static Request get(String key) {
+    return singleKey(Command.GET, Keys.encode(key));
+  }
+
+  /** {@code gets <key>}: the reply carries the item's CAS value. */
+  public static Request gets(String key) {
+    return singleKey(Command.GETS, Keys.encode(key));
+  }
+
+  /**
+   * {@code get <key> <key> ...}: one request for several keys; the reply lists the hits.
+   *
+   * @throws IllegalArgumentException if {@code keys} is empty or any key is invalid
+   */
+  public static Request getMulti(Collection<String> keys) {
+    return retrieval(Command.GET, -1, keys);
+  }
+
+  /** {@code gets <key> <key> ...}. */
+  public static Request getsMulti(Collection<String> keys) {
+    return retrieval(Command.GETS, -1, keys);
+  }
+
+  /** {@code gat <ttl> <key>}: get and update the expiry. */
+  public static Request gat(String key, int ttlSeconds) {
+    return retrieval(Command.GAT, checkTtl(ttlSeconds), List.of(key));
+  }
+
+  /** {@code gats <ttl> <key>}: get and touch with the CAS value. */
+  public static Request gats(String key, int ttlSeconds) {
+    return retrieval(Command.GATS, checkTtl(ttlSeconds), List.of(key));
+  }
+
+  /**
+   * Builds a retrieval of one or more keys, {@code get}, {@code gets}, {@code gat} or {@code gats}.
+   *
+   * @param ttlSeconds the new expiry for {@code gat}/{@code gats}; ignored (pass -1) otherwise
+   */
+  public static Request retrieval(Command command, int ttlSeconds, Collection<String> keys) {
+    Objects.requireNonNull(command, "command");
+    Objects.requireNonNull(keys, "keys");
+    if (!command.isMultiKey()) {
+      throw new IllegalArgumentException("command: " + command + " (expected: get, gets, gat or gats)");
+    }
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("keys: empty (expected: at least one key)");
+    }
+    boolean touch = command == Command.GAT || command == Command.GATS;
+    LineWriter w = new LineWriter(8 + keys.size() * 16);
+    w.put(command.wireBytes());
+    if (touch) {
+      w.space().putLong(checkTtl(ttlSeconds));
+    }
+    int firstOff = -1;
+    int firstLen = 0;
+    for (String k : keys) {
+      byte[] kb = Keys.encode(k);
+      w.space();
+      if (firstOff < 0) {
+        firstOff = w.length();
+        firstLen = kb.length;
+      }
+      w.put(kb);
+    }
+    if (w.length() > MAX_LINE) {
+      throw new IllegalArgumentException("keys: line of " + w.length() + " bytes (expected: <= " + MAX_LINE + ")");
+    }
+    byte[] line = w.crlf().toArray();
+    return new Request(command, line, line, null, firstOff, firstLen, keys.size(), 0, false);
+  }
+
+  // ---------------------------------------------------------------- text storage
+
+  /** {@code set <key> 0 <ttl> <bytes>}: store unconditionally, client flags 0. */
+  public static Request set(String key, byte[] value, int ttlSeconds) {
+    return storage(Command.SET, key, 0, ttlSeconds, value, 0);
+  }
+
+  /** {@code set} with client flags (an unsigned 32-bit value stored beside the item). */
+  public static Request set(String key, int flags, int ttlSeconds, byte[] value) {
+    return storage(Command.SET, key, flags, ttlSeconds, value, 0);
+  }
+
+  /** {@code add}: store only if the key is absent. */
+  public static Request add(String key, byte[] value, int ttlSeconds) {
+    return storage(Command.ADD, key, 0, ttlSeconds, value, 0);
+  }
+
+  /** {@code replace}: store only if the key is present. */
+  public static Request replace(String key, byte[] value, int ttlSeconds) {
+    return storage(Command.REPLACE, key, 0, ttlSeconds, value, 0);
+  }
+
+  /** {@code append}: add data after an existing item's value. */
+  public static Request append(String key, byte[] value) {
+    return storage(Command.APPEND, key, 0, 0, value, 0);
+  }
+
+  /** {@code prepend}: add data before an existing item's value. */
+  public static Request prepend(String key, byte[] value) {
+    return storage(Command.PREPEND, key, 0, 0, value, 0);
+  }
+
+  /** {@code cas}: store only if the item's CAS value still equals {@code cas}. */
+  public static Request cas(String key, byte[] value, int ttlSeconds, long cas) {
+    return storage(Command.CAS, key, 0, ttlSeconds, value, cas);
+  }
+
+  /**
+   * Builds any text storage request.
+   *
+   * @param command one of set, add, replace, append, prepend, cas
+   * @param flags client flags, an unsigned 32-bit value
+   * @param ttlSeconds expiry: 0 never expires, up to 30 days relative seconds, else a unix time
+   * @param cas the CAS value for {@code cas}, ignored otherwise
+   */
+  public static Request storage(Command command, String key, int flags, int ttlSeconds, byte[] value, long cas) {
+    Objects.requireNonNull(command, "command");
+    Objects.requireNonNull(value, "value");
+    if (command.kind() != Command.Kind.STORAGE) {
+      throw new IllegalArgumentException(
+          "command: " + command + " (expected: set, add, replace, append, prepend or cas)");
+    }
+    byte[] kb = Keys.encode(key);
+    checkTtl(ttlSeconds);
+    byte[] name = command.wireBytes();
+    LineWriter w = new LineWriter(name.length + kb.length + 40);
+    w.put(name).space();
+    int off = w.length();
+    w.put(kb).space().putUnsigned(flags & 0xffffffffL).space().putLong(ttlSeconds).space().putLong(value.length);
+    if (command == Command.CAS) {
+      w.space().putUnsigned(cas);
+    }
+    byte[] line = w.crlf().toArray();
+    return new Request(command, line, line, value, off, kb.length, 1, 0, false);
+  }
+
+  // ---------------------------------------------------------------- other keyed text commands
+
+  /** {@code delete <key>}. */
+  public static Request delete(String key) {
+    return singleKey(Command.DELETE, Keys.encode(key));
+  }
+
+  /** {@code incr <key> <delta>}; {@code delta} is an unsigned 64-bit value. */
+  public static Request incr(String key, long delta) {
+    return keyAndNumber(Command.INCR, key, delta, true);
+  }
+
+  /** {@code decr <key> <delta>}; {@code delta} is an unsigned 64-bit value. */
+  public static Request decr(String key, long delta) {
+    return keyAndNumber(Command.DECR, key, delta, true);
+  }
+
+  /** {@code touch <key> <ttl>}: update an item's expiry. */
+  public static Request touch(String key, int ttlSeconds) {
+    return keyAndNumber(Command.TOUCH, key, checkTtl(ttlSeconds), false);
+  }
+
+  // ---------------------------------------------------------------- keyless
+
+  /** {@code version}. */
+  public static Request version() {
+    return keyless(Command.VERSION, "version");
+  }
+
+  /** {@code flush_all}: invalidate every item at once. */
+  public static Request flushAll() {
+    return keyless(Command.FLUSH_ALL, "flush_all");
+  }
+
+  /** {@code flush_all <delay>}: invalidate every item after {@code delaySeconds}. */
+  public static Request flushAll(int delaySeconds) {
+    if (delaySeconds < 0) {
+      throw new IllegalArgumentException("delaySeconds: " + delaySeconds + " (expected: >= 0)");
+    }
+    return keyless(Command.FLUSH_ALL, "flush_all " + delaySeconds);
+  }
+
+  /** {@code verbosity <level>}. */
+  public static Request verbosity(int level) {
+    if (level < 0) {
+      throw new IllegalArgumentException("level: " + level + " (expected: >= 0)");
+    }
+    return keyless(Command.VERBOSITY, "verbosity " + level);
+  }
+
+  // ---------------------------------------------------------------- meta protocol
+
+  /**
+   * Meta get: {@code mg <key> <flags>*}, e.g. {@code metaGet("k", "v", "f", "t", "c")}.
+   *
+   * @param flags meta flags, each a letter optionally followed by a token ({@code "T30"}, {@code
+   *     "Oabc"})
+   */
+  public static Request metaGet(String key, String... flags) {
+    return meta(Command.MG, key, flags, null);
+  }
+
+  /** Meta set: {@code ms <key> <datalen> <flags>*} followed by the value. */
+  public static Request metaSet(String key, byte[] value, String... flags) {
+    return meta(Command.MS, key, flags, Objects.requireNonNull(value, "value"));
+  }
+
+  /** Meta delete: {@code md <key> <flags>*}. */
+  public static Request metaDelete(String key, String... flags) {
+    return meta(Command.MD, key, flags, null);
+  }
+
+  /** Meta arithmetic: {@code ma <key> <flags>*}. */
+  public static Request metaArithmetic(String key, String... flags) {
+    return meta(Command.MA, key, flags, null);
+  }
+
+  /** Meta debug: {@code me <key>}. */
+  public static Request metaDebug(String key) {
+    return meta(Command.ME, key, new String[0], null);
+  }
+
+  /** Meta no-op: {@code mn}; the server answers {@code MN}. */
+  public static Request metaNoop() {
+    return keyless(Command.MN, "mn");
+  }
+
+  private static Request meta(Command command, String key, String[] flags, byte[] value) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(flags, "flags");
+    StringBuilder sb = new StringBuilder(command.wireName()).append(' ').append(key);
+    if (command == Command.MS) {
+      sb.append(' ').append(value.length);
+    }
+    for (String f : flags) {
+      Objects.requireNonNull(f, "flag");
+      sb.append(' ').append(f);
+    }
+    return parse(sb.toString().getBytes(StandardCharsets.UTF_8), value);
+  }
+
+  // ---------------------------------------------------------------- parsing
+
+  /** Parses a keyless or retrieval line such as {@code "get a b"}; see {@link #parse(byte[], byte[])}. */
+  public static Request parse(String line) {
+    return parse(line.getBytes(StandardCharsets.UTF_8), null);
+  }
+
+  /** Parses a line and its data block; see {@link #parse(byte[], byte[])}. */
+  public static Request parse(String line, byte[] value) {
+    return parse(line.getBytes(StandardCharsets.UTF_8), value);
+  }
+
+  /**
+   * Parses one protocol line (with or without its trailing {@code \r\n}) and, for storage commands,
+   * the data block (without its trailing {@code \r\n}).
+   *
+   * <p>Tokens are separated by spaces. The line is checked the way a strict server would: a known
+   * command, the right number of tokens, valid keys, numeric fields in range, meta flags that are
+   * letters, and a data block whose length matches the line.
+   *
+   * @throws IllegalArgumentException if the request is malformed; the message says why
+   */
+  public static Request parse(byte[] line, byte[] value) {
+    Objects.requireNonNull(line, "line");
+    int end = line.length;
+    if (end >= 2 && line[end - 2] == '\r' && line[end - 1] == '\n') {
+      end -= 2;
+    }
+    if (end > MAX_LINE) {
+      throw new IllegalArgumentException("line: " + end + " bytes (expected: <= " + MAX_LINE + ")");
+    }
+    for (int i = 0; i < end; i++) {
+      if (line[i] == '\r' || line[i] == '\n' || line[i] == 0) {
+        throw new IllegalArgumentException("line: contains CR, LF or NUL at index " + i);
+      }
+    }
+    int[] t = tokenize(line, 0, end);
+    int n = t.length / 2;
+    if (n == 0) {
+      throw new IllegalArgumentException("line: empty (expected: a command)");
+    }
+    Command cmd = Command.fromWire(line, t[0], t[1]);
+    if (cmd == null) {
+      throw new IllegalArgumentException("line: unknown command '" + str(line, t[0], t[1]) + "'");
+    }
+    Parsed p = new Parsed(cmd, line, t, n);
+    return p.build(value);
+  }
+
+  /** State for one parse: validates per command and renders the canonical line. */
+  private static final class Parsed {
+    final Command cmd;
+    final byte[] src;
+    final int[] t;
+    final int n;
+
+    Parsed(Command cmd, byte[] src, int[] t, int n) {
+      this.cmd = cmd;
+      this.src = src;
+      this.t = t;
+      this.n = n;
+    }
+
+    String tok(int i) {
+      return str(src, t[2 * i], t[2 * i + 1]);
+    }
+
+    boolean is(int i, String s) {
+      int len = t[2 * i + 1] - t[2 * i];
+      if (len != s.length()) {
+        return false;
+      }
+      for (int j = 0; j < len; j++) {
+        if (src[t[2 * i] + j] != s.charAt(j)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    void arity(int min, int max) {
+      if (n < min || n > max) {
+        String expected = min == max ? String.valueOf(min - 1) : (min - 1) + "-" + (max - 1);
+        throw new IllegalArgumentException(
+            cmd.wireName() + ": " + (n - 1) + " arguments (expected: " + expected + ")");
+      }
+    }
+
+    void key(int i, int max) {
+      Keys.validate(src, t[2 * i], t[2 * i + 1] - t[2 * i], max);
+    }
+
+    long number(int i, String what, long min, long max) {
+      String s = tok(i);
+      long v;
+      try {
+        v = Long.parseLong(s);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(what + ": '" + s + "' (expected: a number)");
+      }
+      if (v < min || v > max) {
+        throw new IllegalArgumentException(what + ": " + v + " (expected: " + min + "-" + max + ")");
+      }
+      return v;
+    }
+
+    void unsigned64(int i, String what) {
+      String s = tok(i);
+      try {
+        Long.parseUnsignedLong(s);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(what + ": '" + s + "' (expected: an unsigned 64-bit number)");
+      }
+    }
+
+    Request build(byte[] value) {
+      boolean noreply = false;
+      int keyToken = -1;
+      int keyCount = 0;
+      int flagStart = n;
+      int dataLen = -1;
+      int keyMax = Keys.MAX_KEY_LENGTH;
+      switch (cmd) {
+        case GET:
+        case GETS:
+          arity(2, Integer.MAX_VALUE);
+          keyToken = 1;
+          keyCount = n - 1;
+          break;
+        case GAT:
+        case GATS:
+          arity(3, Integer.MAX_VALUE);
+          number(1, "exptime", Integer.MIN_VALUE, Integer.MAX_VALUE);
+          keyToken = 2;
+          keyCount = n - 2;
+          break;
+        case SET:
+        case ADD:
+        case REPLACE:
+        case APPEND:
+        case PREPEND:
+        case CAS:
+          {
+            int base = cmd == Command.CAS ? 6 : 5;
+            noreply = n == base + 1 && is(n - 1, "noreply");
+            arity(base, noreply ? base + 1 : base);
+            keyToken = 1;
+            keyCount = 1;
+            number(2, "flags", 0, 0xffffffffL);
+            number(3, "exptime", Integer.MIN_VALUE, Integer.MAX_VALUE);
+            dataLen = (int) number(4, "bytes", 0, Integer.MAX_VALUE - 2);
+            if (cmd == Command.CAS) {
+              unsigned64(5, "cas");
+            }
+            break;
+          }
+        case DELETE:
+          noreply = n == 3 && is(2, "noreply");
+          arity(2, noreply ? 3 : 2);
+          keyToken = 1;
+          keyCount = 1;
+          break;
+        case INCR:
+        case DECR:
+          noreply = n == 4 && is(3, "noreply");
+          arity(3, noreply ? 4 : 3);
+          keyToken = 1;
+          keyCount = 1;
+          unsigned64(2, "delta");
+          break;
+        case TOUCH:
+          noreply = n == 4 && is(3, "noreply");
+          arity(3, noreply ? 4 : 3);
+          keyToken = 1;
+          keyCount = 1;
+          number(2, "exptime", Integer.MIN_VALUE, Integer.MAX_VALUE);
+          break;
+        case VERSION:
+        case MN:
+          arity(1, 1);
+          break;
+        case FLUSH_ALL:
+          noreply = n >= 2 && is(n - 1, "noreply");
+          arity(1, noreply ? 3 : 2);
+          if (n - (noreply ? 1 : 0) == 2) {
+            number(1, "delay", 0, Integer.MAX_VALUE);
+          }
+          break;
+        case VERBOSITY:
+          noreply = n == 3 && is(2, "noreply");
+          arity(2, noreply ? 3 : 2);
+          number(1, "level", 0, Integer.MAX_VALUE);
+          break;
+        case MS:
+          arity(3, Integer.MAX_VALUE);
+          keyToken = 1;
+          keyCount = 1;
+          dataLen = (int) number(2, "datalen", 0, Integer.MAX_VALUE - 2);
+          flagStart = 3;
+          break;
+        case MG:
+        case MD:
+        case MA:
+        case ME:
+          arity(2, Integer.MAX_VALUE);
+          keyToken = 1;
+          keyCount = 1;
+          flagStart = 2;
+          break;
+        default:
+          throw new AssertionError(cmd);
+      }
+      long metaFlags = 0;
+      if (cmd.isMeta()) {
+        for (int i = flagStart; i < n; i++) {
+          int c = src[t[2 * i]] & 0xff;
+          if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
+            throw new IllegalArgumentException(
+                cmd.wireName() + ": flag '" + tok(i) + "' (expected: a letter A-Z or a-z, then an optional token)");
+          }
+          metaFlags |= 1L << (c - 'A');
+        }
+        if ((metaFlags & bit('b')) != 0) {
+          keyMax = Keys.MAX_BASE64_KEY_LENGTH;
+          checkBase64(src, t[2], t[3]);
+        }
+        noreply = (metaFlags & bit('q')) != 0;
+      }
+      for (int k = 0; k < keyCount; k++) {
+        key(keyToken + k, keyMax);
+      }
+      if (dataLen >= 0) {
+        if (value == null) {
+          throw new IllegalArgumentException(cmd.wireName() + ": value missing (expected: " + dataLen + " bytes)");
+        }
+        if (value.length != dataLen) {
+          throw new IllegalArgumentException(
+              cmd.wireName() + ": value of " + value.length + " bytes (expected: " + dataLen + " as the line says)");
+        }
+      } else if (value != null) {
+        throw new IllegalArgumentException(cmd.wireName() + ": value given (expected: none for this command)");
+      }
+      // Canonical line: tokens joined by single spaces; the wire form drops noreply / q tokens.
+      LineWriter w = new LineWriter(t[2 * n - 1] + 2);
+      LineWriter wire = noreply ? new LineWriter(t[2 * n - 1] + 2) : null;
+      int keyOff = -1;
+      for (int i = 0; i < n; i++) {
+        if (i > 0) {
+          w.space();
+        }
+        if (i == keyToken) {
+          keyOff = w.length();
+        }
+        w.put(src, t[2 * i], t[2 * i + 1] - t[2 * i]);
+        if (wire != null && !isQuietToken(i)) {
+          if (i > 0) {
+            wire.space();
+          }
+          wire.put(src, t[2 * i], t[2 * i + 1] - t[2 * i]);
+        }
+      }
+      byte[] lineBytes = w.crlf().toArray();
+      byte[] wireBytes = wire == null ? lineBytes : wire.crlf().toArray();
+      int keyLen = keyToken < 0 ? 0 : t[2 * keyToken + 1] - t[2 * keyToken];
+      return new Request(cmd, lineBytes, wireBytes, value, keyOff, keyLen, keyCount, metaFlags, noreply);
+    }
+
+    private boolean isQuietToken(int i) {
+      if (i == 0) {
+        return false;
+      }
+      if (cmd.isMeta()) {
+        return src[t[2 * i]] == 'q';
+      }
+      return i == n - 1 && is(i, "noreply");
+    }
+  }
+
+  private static void checkBase64(byte[] b, int start, int end) {
+    for (int i = start; i < end; i++) {
+      int c = b[i];
+      boolean ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=';
+      if (!ok) {
+        throw new IllegalArgumentException("key: not base64 at index " + (i - start) + " (expected: base64 with the b flag)");
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- accessors
+
+  /** Returns the command. */
+  public Command command() {
+    return command;
+  }
+
+  /**
+   * Returns the first key, or {@code null} for keyless commands ({@code version}, {@code
+   * flush_all}, {@code verbosity}, {@code mn}). With the meta {@code b} flag this is the base64
+   * text as sent.
+   */
+  public String key() {
+    if (keyOff < 0) {
+      return null;
+    }
+    String k = key;
+    if (k == null) {
+      key = k = Keys.decode(line, keyOff, keyLen);
+    }
+    return k;
+  }
+
+  /** Returns every key of the request in order (one for single-key commands, none if keyless). */
+  public List<String> keys() {
+    if (keyCount <= 1) {
+      return keyCount == 0 ? List.of() : List.of(key());
+    }
+    int[] tk = tokens();
+    int first = tk.length / 2 - keyCount;
+    List<String> out = new ArrayList<>(keyCount);
+    for (int i = first; i < first + keyCount; i++) {
+      out.add(Keys.decode(line, tk[2 * i], tk[2 * i + 1] - tk[2 * i]));
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  /** Returns how many keys the request names. */
+  public int keyCount() {
+    return keyCount;
+  }
+
+  /** Returns the length of the first key in bytes (0 if keyless). */
+  public int keyLength() {
+    return keyLen;
+  }
+
+  /** Returns byte {@code i} of the first key, for hashing and filtering without copying. */
+  public byte keyByte(int i) {
+    Objects.checkIndex(i, keyLen);
+    return line[keyOff + i];
+  }
+
+  /** Returns a copy of the first key's bytes. */
+  public byte[] keyBytes() {
+    byte[] out = new byte[keyLen];
+    System.arraycopy(line, keyOff, out, 0, keyLen);
+    return out;
+  }
+
+  /** Hashes the first key (or the part of it chosen by {@code filter}) with {@code hash}. */
+  long hashKey(KeyHash hash) {
+    return hash.hash(line, keyOff, keyLen);
+  }
+
+  byte[] lineArray() {
+    return line;
+  }
+
+  int keyOffset() {
+    return keyOff;
+  }
+
+  /** Returns the value (data block without CRLF), or {@code null}. Do not modify it. */
+  public byte[] value() {
+    return value;
+  }
+
+  /**
+   * Returns whether the caller asked for no reply (text {@code noreply} or meta {@code q}). The
+   * flag is not sent: see the class documentation.
+   */
+  public boolean noreply() {
+    return noreply;
+  }
+
+  /** Returns the number of tokens in the line, the command included. */
+  public int tokenCount() {
+    return tokens().length / 2;
+  }
+
+  /**
+   * Returns token {@code i} of the line (0 is the command), or {@code null} when out of range.
+   * Unlike the memcached proxy's 1-based {@code r:token(n)}, this is 0-based.
+   */
+  public String token(int i) {
+    int[] tk = tokens();
+    if (i < 0 || 2 * i >= tk.length) {
+      return null;
+    }
+    return str(line, tk[2 * i], tk[2 * i + 1]);
+  }
+
+  /** Returns whether a meta request carries flag {@code flag} (always false for text commands). */
+  public boolean hasFlag(char flag) {
+    return isLetter(flag) && (metaFlags & bit(flag)) != 0;
+  }
+
+  /**
+   * Returns the token of meta flag {@code flag} without the flag letter ({@code "30"} for {@code
+   * T30}, {@code ""} for a bare flag), or {@code null} when the flag is absent.
+   */
+  public String flagToken(char flag) {
+    if (!hasFlag(flag)) {
+      return null;
+    }
+    int[] tk = tokens();
+    int first = command == Command.MS ? 3 : 2;
+    for (int i = first; i < tk.length / 2; i++) {
+      if (line[tk[2 * i]] == flag) {
+        return str(line, tk[2 * i] + 1, tk[2 * i + 1]);
+      }
+    }
+    return null;
+  }
+
+  /** Returns the command line as given (noreply / q included), without CRLF. */
+  public String line() {
+    return new String(line, 0, line.length - 2, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Returns the bytes sent for this request's line, CRLF included: {@link #line()} without {@code
+   * noreply} / {@code q}. The value, if any, follows it on the wire, then CRLF. Do not modify.
+   */
+  public byte[] wireLine() {
+    return wire;
+  }
+
+  /** Returns the number of bytes this request occupies on the wire. */
+  public int wireSize() {
+    return wire.length + (value == null ? 0 : value.length + 2);
+  }
+
+  /** Returns a copy of this request with a different key (same command, flags and value). */
+  public Request withKey(String newKey) {
+    if (keyCount != 1) {
+      throw new IllegalStateException("withKey: " + command + " request with " + keyCount + " keys (expected: 1)");
+    }
+    byte[] kb = Keys.encode(newKey);
+    byte[] out = new byte[line.length - keyLen + kb.length];
+    System.arraycopy(line, 0, out, 0, keyOff);
+    System.arraycopy(kb, 0, out, keyOff, kb.length);
+    System.arraycopy(line, keyOff + keyLen, out, keyOff + kb.length, line.length - keyOff - keyLen);
+    return parse(out, value);
+  }
+
+  @Override
+  public String toString() {
+    return value == null ? line() : line() + " <" + value.length + " bytes>";
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  static long bit(char c) {
+    return 1L << (c - 'A');
+  }
+
+  private static boolean isLetter(char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+  }
+
+  private int[] tokens() {
+    int[] tk = tokens;
+    if (tk == null) {
+      tokens = tk = tokenize(line, 0, line.length - 2);
+    }
+    return tk;
+  }
+
+  private static int[] tokenize(byte[] b, int start, int end) {
+    int count = 0;
+    int i = start;
+    while (i < end) {
+      while (i < end && b[i] == ' ') {
+        i++;
+      }
+      if (i < end) {
+        count++;
+        while (i < end && b[i] != ' ') {
+          i++;
+        }
+      }
+    }
+    int[] out = new int[count * 2];
+    int k = 0;
+    i = start;
+    while (i < end) {
+      while (i < end && b[i] == ' ') {
+        i++;
+      }
+      if (i < end) {
+        out[k++] = i;
+        while (i < end && b[i] != ' ') {
+          i++;
+        }
+        out[k++] = i;
+      }
+    }
+    return out;
+  }
+
+  private static String str(byte[] b, int start, int end) {
+    return new String(b, start, end - start, StandardCharsets.UTF_8);
+  }
+
+  private static int checkTtl(int ttlSeconds) {
+    if (ttlSeconds < 0) {
+      throw new IllegalArgumentException("ttlSeconds: " + ttlSeconds + " (expected: >= 0)");
+    }
+    return ttlSeconds;
+  }
+
+  private static Request singleKey(Command command, byte[] kb) {
+    byte[] name = command.wireBytes();
+    byte[] line = new byte[name.length + 1 + kb.length + 2];
+    System.arraycopy(name, 0, line, 0, name.length);
+    line[name.length] = ' ';
+    System.arraycopy(kb, 0, line, name.length + 1, kb.length);
+    line[line.length - 2] = '\r';
+    line[line.length - 1] = '\n';
+    return new Request(command, line, line, null, name.length + 1, kb.length, 1, 0, false);
+  }
+
+  private static Request keyAndNumber(Command command, String key, long number, boolean unsigned) {
+    byte[] kb = Keys.encode(key);
+    byte[] name = command.wireBytes();
+    LineWriter w = new LineWriter(name.length + kb.length + 24);
+    w.put(name).space().put(kb).space();
+    if (unsigned) {
+      w.putUnsigned(number);
+    } else {
+      w.putLong(number);
+    }
+    byte[] line = w.crlf().toArray();
+    return new Request(command, line, line, null, name.length + 1, kb.length, 1, 0, false);
+  }
+
+  private static Request keyless(Command command, String text) {
+    byte[] line = (text + "\r\n").getBytes(StandardCharsets.US_ASCII);
+    return new Request(command, line, line, null, -1, 0, 0, 0, false);
+  }
+}

@@ -1,0 +1,431 @@
+package io.memroute;
+
+import io.memroute.core.BackendListener;
+import io.memroute.core.BackendOptions;
+import io.memroute.core.Command;
+import io.memroute.core.Item;
+import io.memroute.core.MemcacheException;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.Ticker;
+import io.memroute.core.internal.GuardedFuture;
+import io.memroute.routing.BackendConfig;
+import io.memroute.routing.PoolConfig;
+import io.memroute.routing.RouterConfig;
+import io.memroute.routing.internal.RouterEngine;
+import io.memroute.transport.Transport;
+import io.memroute.transport.TransportResources;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Routes memcached traffic from inside the application: pools, key distribution, failover and
+ * fan-out over pipelined connections, with no sidecar proxy.
+ *
+ * <p>Expensive: build one per application (for example as a Spring bean), share it between all
+ * threads, and close it on shutdown. {@link Builder#build()} returns at once and connects in the
+ * background; {@link #ready()} completes when every backend is up.
+ *
+ * <pre>{@code
+ * try (MemcacheRouter router = MemcacheRouter.builder().servers("10.0.0.1:11211,10.0.0.2:11211").build()) {
+ *   router.set("user:42", "Ada".getBytes(UTF_8), 3600).join();
+ *   byte[] v = router.get("user:42").join();   // null on a miss
+ * }
+ * }</pre>
+ *
+ * <p><b>Async contract.</b> Every operation returns a {@link CompletableFuture} and never throws
+ * for runtime failures; bad input (null, an invalid key, a value over the maximum size) throws
+ * {@link IllegalArgumentException} or {@link NullPointerException} at once, before anything is
+ * sent. A miss is a value ({@code null} or {@code false}), not an exception. Failures complete the
+ * future exceptionally with a {@link MemcacheException} subclass naming the backend and the
+ * reason. Every future completes, at the latest after the backend's read timeout.
+ *
+ * <p><b>Threads.</b> Futures complete on a transport event-loop thread unless a {@link
+ * Builder#completionExecutor(Executor) completionExecutor} is set: keep callbacks short and
+ * non-blocking. Blocking on a future ({@code get()}/{@code join()}) from an event-loop thread
+ * throws {@link IllegalStateException} instead of deadlocking.
+ */
+public final class MemcacheRouter implements AutoCloseable {
+  /** The pool name {@link Builder#servers(String)} creates. */
+  public static final String DEFAULT_POOL = "default";
+
+  private final RouterEngine engine;
+  private final Executor completionExecutor;
+  private final int maxValueSize;
+
+  private MemcacheRouter(RouterEngine engine, Executor completionExecutor, int maxValueSize) {
+    this.engine = engine;
+    this.completionExecutor = completionExecutor;
+    this.maxValueSize = maxValueSize;
+  }
+
+  /** Returns a builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  // ---------------------------------------------------------------- retrieval
+
+  /** Gets a value; the future yields {@code null} on a miss. */
+  public CompletableFuture<byte[]> get(String key) {
+    return typed(Request.get(key), r -> r.isHit() ? r.value() : null);
+  }
+
+  /**
+   * Gets several values with one request per backend. The map holds the hits only, in the order of
+   * {@code keys}; duplicate keys are asked once.
+   */
+  public CompletableFuture<Map<String, byte[]>> getMulti(Collection<String> keys) {
+    Objects.requireNonNull(keys, "keys");
+    if (keys.isEmpty()) {
+      return completed(Collections.emptyMap());
+    }
+    List<String> unique = new ArrayList<>(new LinkedHashSet<>(keys));
+    return typed(Request.getMulti(unique), r -> {
+      Map<String, byte[]> out = new LinkedHashMap<>();
+      for (Item it : r.items()) {
+        out.put(it.key(), it.value());
+      }
+      return Collections.unmodifiableMap(out);
+    });
+  }
+
+  /** Gets a value with its CAS value; the future yields {@code null} on a miss. */
+  public CompletableFuture<Item> gets(String key) {
+    return typed(Request.gets(key), r -> r.isHit() ? r.items().get(0) : null);
+  }
+
+  /** Gets a value and updates its expiry ({@code gat}); {@code null} on a miss. */
+  public CompletableFuture<byte[]> gat(String key, int ttlSeconds) {
+    return typed(Request.gat(key, ttlSeconds), r -> r.isHit() ? r.value() : null);
+  }
+
+  // ---------------------------------------------------------------- storage
+
+  /**
+   * Stores a value. The array is not copied: do not modify it until the future completes.
+   *
+   * @param ttlSeconds 0 never expires; up to 30 days relative seconds, else a unix time
+   * @return {@code true} when stored
+   */
+  public CompletableFuture<Boolean> set(String key, byte[] value, int ttlSeconds) {
+    return stored(Request.set(key, checkValue(value), ttlSeconds));
+  }
+
+  /** Stores a value with client flags. */
+  public CompletableFuture<Boolean> set(String key, byte[] value, int flags, int ttlSeconds) {
+    return stored(Request.set(key, flags, ttlSeconds, checkValue(value)));
+  }
+
+  /** Stores a value only if the key is absent; {@code false} if it was present. */
+  public CompletableFuture<Boolean> add(String key, byte[] value, int ttlSeconds) {
+    return stored(Request.add(key, checkValue(value), ttlSeconds));
+  }
+
+  /** Stores a value only if the key is present; {@code false} if it was absent. */
+  public CompletableFuture<Boolean> replace(String key, byte[] value, int ttlSeconds) {
+    return stored(Request.replace(key, checkValue(value), ttlSeconds));
+  }
+
+  /** Appends to an existing value; {@code false} if the key is absent. */
+  public CompletableFuture<Boolean> append(String key, byte[] value) {
+    return stored(Request.append(key, checkValue(value)));
+  }
+
+  /** Prepends to an existing value; {@code false} if the key is absent. */
+  public CompletableFuture<Boolean> prepend(String key, byte[] value) {
+    return stored(Request.prepend(key, checkValue(value)));
+  }
+
+  /**
+   * Stores a value if its CAS value is still {@code cas} (from {@link #gets}).
+   *
+   * @return {@link ResponseStatus#STORED}, {@link ResponseStatus#EXISTS} (changed since read) or
+   *     {@link ResponseStatus#NOT_FOUND}
+   */
+  public CompletableFuture<ResponseStatus> cas(String key, byte[] value, int ttlSeconds, long cas) {
+    return typed(Request.cas(key, checkValue(value), ttlSeconds, cas), Response::status);
+  }
+
+  // ---------------------------------------------------------------- other
+
+  /** Deletes a key; {@code false} if it was absent. */
+  public CompletableFuture<Boolean> delete(String key) {
+    return typed(Request.delete(key), r -> r.status() == ResponseStatus.DELETED);
+  }
+
+  /** Increments a counter by an unsigned delta; the new value, or {@code null} if the key is absent. */
+  public CompletableFuture<Long> incr(String key, long delta) {
+    return typed(Request.incr(key, delta), r -> r.status() == ResponseStatus.NUMERIC ? r.number() : null);
+  }
+
+  /** Decrements a counter (floors at 0); the new value, or {@code null} if the key is absent. */
+  public CompletableFuture<Long> decr(String key, long delta) {
+    return typed(Request.decr(key, delta), r -> r.status() == ResponseStatus.NUMERIC ? r.number() : null);
+  }
+
+  /** Updates a key's expiry; {@code false} if the key is absent. */
+  public CompletableFuture<Boolean> touch(String key, int ttlSeconds) {
+    return typed(Request.touch(key, ttlSeconds), r -> r.status() == ResponseStatus.TOUCHED);
+  }
+
+  /**
+   * Routes any request and returns the raw {@link Response}: failures arrive as responses with
+   * status {@code BACKEND_FAILURE} and a {@link io.memroute.core.FailureReason}, error replies as
+   * {@code SERVER_ERROR}/{@code CLIENT_ERROR}/{@code ERROR} responses; the future completes
+   * exceptionally only if a route itself fails.
+   */
+  public CompletableFuture<Response> execute(Request request) {
+    Objects.requireNonNull(request, "request");
+    if (request.value() != null) {
+      checkValue(request.value());
+    }
+    CompletableFuture<Response> f = engine.execute(request);
+    return completionExecutor == null ? f : f.whenCompleteAsync((r, e) -> {}, completionExecutor);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * Returns a future that completes when every backend has connected and passed validation. It
+   * does not complete while a server is unreachable: wait with a timeout.
+   */
+  public CompletableFuture<Void> ready() {
+    return engine.ready();
+  }
+
+  /** Returns the configuration in force. */
+  public RouterConfig config() {
+    return engine.config();
+  }
+
+  /** Closes connections and, if the router created them, its event loops. Idempotent. */
+  public CompletableFuture<Void> closeAsync() {
+    return engine.closeAsync();
+  }
+
+  /** Closes and waits (up to 10 seconds) for connections and event loops to end. Idempotent. */
+  @Override
+  public void close() {
+    try {
+      closeAsync().get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      // best effort
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "MemcacheRouter{" + engine.config() + "}";
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private byte[] checkValue(byte[] value) {
+    Objects.requireNonNull(value, "value");
+    if (value.length > maxValueSize) {
+      throw new IllegalArgumentException("value: " + value.length + " bytes (expected: <= " + maxValueSize + ")");
+    }
+    return value;
+  }
+
+  private CompletableFuture<Boolean> stored(Request request) {
+    return typed(request, r -> r.status() == ResponseStatus.STORED);
+  }
+
+  private static <T> CompletableFuture<T> completed(T value) {
+    GuardedFuture<T> f = new GuardedFuture<>();
+    f.complete(value);
+    return f;
+  }
+
+  private <T> CompletableFuture<T> typed(Request request, Function<Response, T> map) {
+    Command command = request.command();
+    GuardedFuture<T> out = new GuardedFuture<>();
+    CompletableFuture<Response> f = engine.execute(request);
+    java.util.function.BiConsumer<Response, Throwable> done = (r, err) -> {
+      if (err != null) {
+        out.completeExceptionally(err);
+        return;
+      }
+      MemcacheException e = MemcacheException.from(r, command);
+      if (e != null) {
+        out.completeExceptionally(e);
+        return;
+      }
+      try {
+        out.complete(map.apply(r));
+      } catch (RuntimeException ex) {
+        out.completeExceptionally(ex);
+      }
+    };
+    if (completionExecutor == null) {
+      f.whenComplete(done);
+    } else {
+      f.whenCompleteAsync(done, completionExecutor);
+    }
+    return out;
+  }
+
+  /** Builds a {@link MemcacheRouter}. */
+  public static final class Builder {
+    private final List<BackendConfig> servers = new ArrayList<>();
+    private RouterConfig config;
+    private BackendOptions backendOptions;
+    private Transport transport;
+    private int eventLoopThreads;
+    private TransportResources resources;
+    private Executor completionExecutor;
+    private Ticker ticker;
+    private BackendListener listener = BackendListener.NOOP;
+
+    private Builder() {}
+
+    /**
+     * Adds servers, comma separated ({@code "10.0.0.1:11211,10.0.0.2:11211"}), to one pool named
+     * {@value #DEFAULT_POOL}, hashed as the memcached proxy does by default (XXH3 + jump hash).
+     */
+    public Builder servers(String commaSeparated) {
+      Objects.requireNonNull(commaSeparated, "servers");
+      for (String s : commaSeparated.split(",")) {
+        if (!s.isBlank()) {
+          servers.add(BackendConfig.of(s.trim()));
+        }
+      }
+      return this;
+    }
+
+    /** Adds servers ({@code host:port}) to the {@value #DEFAULT_POOL} pool. */
+    public Builder servers(List<String> addresses) {
+      for (String s : addresses) {
+        servers.add(BackendConfig.of(s));
+      }
+      return this;
+    }
+
+    /** Adds a labelled server ({@code host:port}) to the {@value #DEFAULT_POOL} pool. */
+    public Builder server(String label, String address) {
+      servers.add(BackendConfig.of(label, address));
+      return this;
+    }
+
+    /** Uses a full configuration (pools, routes) instead of {@link #servers}. */
+    public Builder config(RouterConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /** Sets the options of every backend that does not set its own. */
+    public Builder backendOptions(BackendOptions options) {
+      this.backendOptions = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /** Chooses the transport (default {@link Transport#auto()}). */
+    public Builder transport(Transport transport) {
+      this.transport = Objects.requireNonNull(transport, "transport");
+      return this;
+    }
+
+    /** Sets the number of event-loop threads the router creates. */
+    public Builder eventLoopThreads(int threads) {
+      if (threads < 1 || threads > 1024) {
+        throw new IllegalArgumentException("eventLoopThreads: " + threads + " (expected: 1-1024)");
+      }
+      this.eventLoopThreads = threads;
+      return this;
+    }
+
+    /** Shares existing transport resources; the router will not close them. */
+    public Builder transportResources(TransportResources resources) {
+      this.resources = Objects.requireNonNull(resources, "resources");
+      return this;
+    }
+
+    /** Completes futures on {@code executor} instead of on event-loop threads. */
+    public Builder completionExecutor(Executor executor) {
+      this.completionExecutor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** Sets the clock for request deadlines (tests). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** Hears backend state changes and failures. */
+    public Builder backendListener(BackendListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Builds the router and starts connecting in the background.
+     *
+     * @throws IllegalArgumentException for an invalid configuration (no servers, ...)
+     * @throws IllegalStateException for conflicting options
+     */
+    public MemcacheRouter build() {
+      RouterConfig cfg = effectiveConfig();
+      if (resources != null && (transport != null || eventLoopThreads > 0 || ticker != null)) {
+        throw new IllegalStateException("transportResources excludes transport, eventLoopThreads and ticker");
+      }
+      boolean own = resources == null;
+      TransportResources res = resources;
+      if (own) {
+        TransportResources.Builder rb = TransportResources.builder();
+        if (transport != null) {
+          rb.transport(transport);
+        }
+        if (eventLoopThreads > 0) {
+          rb.eventLoopThreads(eventLoopThreads);
+        }
+        if (ticker != null) {
+          rb.ticker(ticker);
+        }
+        res = rb.build();
+      }
+      int maxValue = Integer.MAX_VALUE;
+      for (BackendConfig b : cfg.backends().values()) {
+        maxValue = Math.min(maxValue, cfg.optionsOf(b).maxValueSize());
+      }
+      return new MemcacheRouter(new RouterEngine(cfg, res, own, listener), completionExecutor, maxValue);
+    }
+
+    private RouterConfig effectiveConfig() {
+      if (config != null) {
+        if (!servers.isEmpty()) {
+          throw new IllegalStateException("servers and config are exclusive: put the servers in the config");
+        }
+        return backendOptions == null ? config : config.toBuilder().backendDefaults(backendOptions).build();
+      }
+      if (servers.isEmpty()) {
+        throw new IllegalArgumentException("servers: none (expected: at least one host:port)");
+      }
+      RouterConfig.Builder b = RouterConfig.builder();
+      if (backendOptions != null) {
+        b.backendDefaults(backendOptions);
+      }
+      PoolConfig.Builder pool = PoolConfig.builder(DEFAULT_POOL);
+      for (BackendConfig s : servers) {
+        b.backend(s);
+        pool.backends(s.label());
+      }
+      return b.pool(pool.build()).build();
+    }
+  }
+}

@@ -1,0 +1,173 @@
+package io.memroute.routing;
+
+import io.memroute.core.BackendOptions;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything a router routes with: backends, pools over them, and the root {@link Route}.
+ * Immutable; a router swaps whole configurations atomically ({@code reconfigure}).
+ *
+ * <pre>{@code
+ * RouterConfig config = RouterConfig.builder()
+ *     .backend("a", "10.0.0.1:11211")
+ *     .backend("b", "10.0.0.2:11211")
+ *     .pool(PoolConfig.of("main", "a", "b"))
+ *     .build();                       // one pool: the root route defaults to it
+ * }</pre>
+ */
+public final class RouterConfig {
+  private final BackendOptions backendDefaults;
+  private final Map<String, BackendConfig> backends;
+  private final Map<String, PoolConfig> pools;
+  private final Route route;
+
+  private RouterConfig(Builder b, Route route) {
+    this.backendDefaults = b.backendDefaults;
+    this.backends = Collections.unmodifiableMap(new LinkedHashMap<>(b.backends));
+    this.pools = Collections.unmodifiableMap(new LinkedHashMap<>(b.pools));
+    this.route = route;
+  }
+
+  /** Returns a builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Returns a builder initialised from this configuration. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.backendDefaults = backendDefaults;
+    b.backends.putAll(backends);
+    b.pools.putAll(pools);
+    b.route = route;
+    return b;
+  }
+
+  /** Returns the options of backends that do not set their own. */
+  public BackendOptions backendDefaults() {
+    return backendDefaults;
+  }
+
+  /** Returns the backends by label, in configuration order. */
+  public Map<String, BackendConfig> backends() {
+    return backends;
+  }
+
+  /** Returns the options in force for a backend: its own, or the defaults. */
+  public BackendOptions optionsOf(BackendConfig backend) {
+    return backend.options() != null ? backend.options() : backendDefaults;
+  }
+
+  /** Returns the pools by name, in configuration order. */
+  public Map<String, PoolConfig> pools() {
+    return pools;
+  }
+
+  /** Returns the root route. */
+  public Route route() {
+    return route;
+  }
+
+  @Override
+  public String toString() {
+    return "RouterConfig{backends=" + backends.values() + ", pools=" + pools.values() + "}";
+  }
+
+  /** Builds a {@link RouterConfig}; {@link #build()} checks the whole configuration and lists every problem. */
+  public static final class Builder {
+    private BackendOptions backendDefaults = BackendOptions.defaults();
+    private final Map<String, BackendConfig> backends = new LinkedHashMap<>();
+    private final Map<String, PoolConfig> pools = new LinkedHashMap<>();
+    private final List<String> problems = new ArrayList<>();
+    private Route route;
+
+    private Builder() {}
+
+    /** Sets the options of backends that do not set their own. */
+    public Builder backendDefaults(BackendOptions options) {
+      this.backendDefaults = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /** Adds a backend labelled {@code label} at {@code address} ({@code host:port}). */
+    public Builder backend(String label, String address) {
+      return backend(BackendConfig.of(label, address));
+    }
+
+    /** Adds a backend. */
+    public Builder backend(BackendConfig backend) {
+      Objects.requireNonNull(backend, "backend");
+      if (backends.putIfAbsent(backend.label(), backend) != null) {
+        problems.add("duplicate backend label '" + backend.label() + "'");
+      }
+      return this;
+    }
+
+    /** Removes a backend (pools that name it fail the build). */
+    public Builder removeBackend(String label) {
+      backends.remove(label);
+      return this;
+    }
+
+    /** Adds a pool. */
+    public Builder pool(PoolConfig pool) {
+      Objects.requireNonNull(pool, "pool");
+      if (pools.putIfAbsent(pool.name(), pool) != null) {
+        problems.add("duplicate pool name '" + pool.name() + "'");
+      }
+      return this;
+    }
+
+    /** Replaces or adds a pool. */
+    public Builder replacePool(PoolConfig pool) {
+      pools.put(pool.name(), Objects.requireNonNull(pool, "pool"));
+      return this;
+    }
+
+    /** Sets the root route. Optional when there is exactly one pool: it defaults to that pool. */
+    public Builder route(Route route) {
+      this.route = Objects.requireNonNull(route, "route");
+      return this;
+    }
+
+    /**
+     * Builds the configuration.
+     *
+     * @throws IllegalArgumentException listing every problem: no backends, duplicate labels or pool
+     *     names, pools naming unknown backends, no pools, no root route with several pools
+     */
+    public RouterConfig build() {
+      List<String> errors = new ArrayList<>(problems);
+      if (backends.isEmpty()) {
+        errors.add("no backends (expected: at least one)");
+      }
+      if (pools.isEmpty()) {
+        errors.add("no pools (expected: at least one)");
+      }
+      for (PoolConfig p : pools.values()) {
+        for (String label : p.backends()) {
+          if (!backends.containsKey(label)) {
+            errors.add("pool '" + p.name() + "' names unknown backend '" + label + "'");
+          }
+        }
+      }
+      Route r = route;
+      if (r == null) {
+        if (pools.size() == 1) {
+          r = Routes.pool(pools.keySet().iterator().next());
+        } else if (!pools.isEmpty()) {
+          errors.add("no root route with " + pools.size() + " pools (expected: route(...))");
+        }
+      }
+      if (!errors.isEmpty()) {
+        throw new IllegalArgumentException("invalid router configuration: " + String.join("; ", errors));
+      }
+      return new RouterConfig(this, r);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package io.memroute.transport;
+
+import io.memroute.core.Backend;
+import io.memroute.core.BackendOptions;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A {@link Backend} over pipelined Netty connections, with its lifecycle: readiness, health,
+ * administrative down, live option changes and close. Created by {@link
+ * TransportResources#createBackend}.
+ */
+public interface ManagedBackend extends Backend, AutoCloseable {
+  /** Returns the server's host. */
+  String host();
+
+  /** Returns the server's port. */
+  int port();
+
+  /** Returns the options in force. */
+  BackendOptions options();
+
+  /**
+   * Applies new options. Timeouts, limits and flap settings apply at once without reconnecting;
+   * {@code down} takes the backend down or brings it back; a different connection count or
+   * keepalive setting is refused.
+   *
+   * @throws IllegalArgumentException if {@code options} needs new connections ({@link
+   *     BackendOptions#sameConnectionSettings})
+   */
+  void updateOptions(BackendOptions options);
+
+  /** Returns the current count of consecutive failures. */
+  int consecutiveFailures();
+
+  /** Returns the number of requests queued or in flight. */
+  int depth();
+
+  /**
+   * Returns a future that completes when the backend first becomes {@code UP}, or exceptionally
+   * if it is closed first. It never completes if the server never answers: use a timeout.
+   */
+  CompletableFuture<Void> ready();
+
+  /** Closes connections; pending requests fail with {@code CLOSED}. Idempotent. */
+  CompletableFuture<Void> closeAsync();
+
+  /** Closes and waits for the connections to close. Idempotent. */
+  @Override
+  void close();
+}

@@ -1,0 +1,369 @@
+package io.memroute.transport.internal;
+
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.PlatformDependent;
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One pipelined connection to a backend, confined to one event loop.
+ *
+ * <p>Callers on any thread append to a lock-free queue and wake the event loop at most once per
+ * batch; the loop encodes every pending request into one buffer and flushes once (write
+ * coalescing: the more load, the fewer syscalls per request). Replies are matched in FIFO order.
+ * Deadlines are checked by one periodic task per connection looking at the oldest request, not by a
+ * timer per request.
+ *
+ * <p>When the connection dies, every request already written fails with the reason; requests not
+ * yet written stay queued for the replacement connection until their deadline, unless the backend
+ * is marked bad (then they fail with {@code MARKED_BAD}).
+ */
+final class Connection {
+  private static final byte[] CRLF = {'\r', '\n'};
+  /** Values at least this large are written from the caller's array instead of being copied. */
+  private static final int ZERO_COPY_THRESHOLD = 16 * 1024;
+
+  private final NettyBackend backend;
+  final EventLoop loop;
+  private final Bootstrap bootstrap;
+  private final ReplyParser parser;
+  private final Queue<Pending> submitted = PlatformDependent.newMpscQueue();
+  private final AtomicBoolean wakeupPending = new AtomicBoolean();
+  private final Runnable drainTask = this::drain;
+
+  // Confined to the event loop.
+  private final ArrayDeque<Pending> inflight = new ArrayDeque<>();
+  private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+  private Channel channel;
+  private Pending validation;
+  private boolean closed;
+  private ScheduledFuture<?> tickTask;
+  private ScheduledFuture<?> connectTask;
+  private final ChannelFutureListener writeListener = this::onWritten;
+
+  /** Written on the loop, read by the backend when it aggregates state. */
+  volatile boolean ready;
+
+  Connection(NettyBackend backend, EventLoop loop, Bootstrap bootstrap, int maxValueSize) {
+    this.backend = backend;
+    this.loop = loop;
+    this.bootstrap = bootstrap.clone(loop).handler(new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        ch.pipeline().addLast("decoder", new ReplyDecoder(Connection.this));
+        ch.pipeline().addLast("watcher", new ConnectionWatcher(Connection.this));
+      }
+    });
+    this.parser = new ReplyParser(backend.name(), maxValueSize);
+  }
+
+  /** Starts the deadline check and, unless the backend is down, the first connect. */
+  void start(boolean connect) {
+    loop.execute(() -> {
+      long tick = backend.tickNanos();
+      tickTask = loop.scheduleAtFixedRate(this::checkDeadlines, tick, tick, TimeUnit.NANOSECONDS);
+      if (connect) {
+        connect();
+      }
+    });
+  }
+
+  // ------------------------------------------------------------------ submission (any thread)
+
+  void enqueue(Pending p) {
+    submitted.offer(p);
+    if (!wakeupPending.get() && wakeupPending.compareAndSet(false, true)) {
+      loop.execute(drainTask);
+    }
+  }
+
+  private void drain() {
+    wakeupPending.set(false);
+    if (closed) {
+      failQueue(submitted, FailureReason.CLOSED, "backend closed");
+      return;
+    }
+    if (ready) {
+      writeBatch(submitted);
+      return;
+    }
+    FailureReason fastFail = backend.fastFailReason();
+    Pending p;
+    while ((p = submitted.poll()) != null) {
+      if (fastFail != null) {
+        finish(p, backend.failure(fastFail, null));
+      } else {
+        waiting.add(p);
+      }
+    }
+  }
+
+  /** Encodes every request of {@code source} into as few buffers as possible, then flushes once. */
+  private void writeBatch(Queue<Pending> source) {
+    Channel ch = channel;
+    ByteBuf buf = null;
+    Pending p;
+    int n = 0;
+    while ((p = source.poll()) != null) {
+      Request r = p.request;
+      byte[] value = r.value();
+      if (buf == null) {
+        buf = ch.alloc().ioBuffer(Math.max(512, r.wireSize()));
+      }
+      buf.writeBytes(r.wireLine());
+      if (value != null) {
+        if (value.length >= ZERO_COPY_THRESHOLD) {
+          ch.write(buf, ch.voidPromise());
+          ch.write(Unpooled.wrappedBuffer(value), ch.voidPromise());
+          buf = ch.alloc().ioBuffer(512);
+        } else {
+          buf.writeBytes(value);
+        }
+        buf.writeBytes(CRLF);
+      }
+      inflight.add(p);
+      n++;
+    }
+    if (n > 0) {
+      ch.writeAndFlush(buf).addListener(writeListener);
+    } else if (buf != null) {
+      buf.release();
+    }
+  }
+
+  private void onWritten(ChannelFuture f) {
+    if (!f.isSuccess()) {
+      onChannelFailure(f.channel(), FailureReason.WRITING, String.valueOf(f.cause()));
+    }
+  }
+
+  // ------------------------------------------------------------------ connect and validate
+
+  private void connect() {
+    connectTask = null;
+    if (closed || channel != null) {
+      return;
+    }
+    backend.onConnecting();
+    ChannelFuture f = bootstrap.connect(backend.host(), backend.port());
+    Channel ch = f.channel();
+    channel = ch;
+    f.addListener((ChannelFutureListener) cf -> {
+      if (ch != channel) {
+        return;
+      }
+      if (cf.isSuccess()) {
+        validate(ch);
+      } else {
+        Throwable cause = cf.cause();
+        FailureReason reason = cause instanceof ConnectTimeoutException ? FailureReason.CONNECT_TIMEOUT : FailureReason.CONNECT_FAILED;
+        fail(reason, String.valueOf(cause), true);
+      }
+    });
+  }
+
+  /** Sends {@code version}; the connection takes traffic only after a VERSION reply. */
+  private void validate(Channel ch) {
+    backend.onValidating();
+    long now = backend.now();
+    validation = new Pending(Request.version(), now, now + backend.readTimeoutNanos(), true);
+    inflight.addFirst(validation);
+    ByteBuf buf = ch.alloc().ioBuffer(16).writeBytes(validation.request.wireLine());
+    ch.writeAndFlush(buf).addListener(writeListener);
+  }
+
+  void scheduleConnect(long delayNanos) {
+    if (closed || connectTask != null || channel != null) {
+      return;
+    }
+    if (delayNanos <= 0) {
+      loop.execute(this::connect);
+      connectTask = null;
+    } else {
+      connectTask = loop.schedule(this::connect, delayNanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  // ------------------------------------------------------------------ replies
+
+  void onReadable(Channel ch, ByteBuf in) {
+    if (ch != channel) {
+      in.skipBytes(in.readableBytes());
+      return;
+    }
+    try {
+      while (in.isReadable()) {
+        Pending head = inflight.peek();
+        if (head == null) {
+          throw new ReplyParser.ProtocolError(FailureReason.TRAILING_DATA,
+              in.readableBytes() + " bytes arrived with no request in flight");
+        }
+        Response r = parser.parse(in, head.request, backend.now() - head.startNanos);
+        if (r == null) {
+          return;
+        }
+        inflight.poll();
+        if (head == validation) {
+          onValidationReply(r);
+        } else {
+          finish(head, r);
+          if (r.status() == ResponseStatus.ERROR || r.status() == ResponseStatus.CLIENT_ERROR) {
+            // The server may have misread our stream: nothing after this reply can be trusted.
+            fail(FailureReason.CONNECTION_REPLACED, "replaced after " + r.line(), false);
+            in.skipBytes(in.readableBytes());
+            return;
+          }
+        }
+      }
+    } catch (ReplyParser.ProtocolError e) {
+      in.skipBytes(in.readableBytes());
+      fail(e.reason(), e.getMessage(), true);
+    }
+  }
+
+  private void onValidationReply(Response r) {
+    validation = null;
+    if (r.status() != ResponseStatus.VERSION) {
+      fail(FailureReason.VALIDATION_FAILED, "version check answered '" + r.line() + "'", true);
+      return;
+    }
+    ready = true;
+    backend.onUp();
+    if (!waiting.isEmpty()) {
+      writeBatch(waiting);
+    }
+    if (!submitted.isEmpty()) {
+      writeBatch(submitted);
+    }
+  }
+
+  void onChannelFailure(Channel ch, FailureReason reason, String message) {
+    if (ch == channel && !closed) {
+      fail(reason, message, true);
+    }
+  }
+
+  // ------------------------------------------------------------------ failure and deadlines
+
+  /**
+   * Closes the current channel and fails what it had in flight. Queued, unwritten requests stay for
+   * the next connection.
+   *
+   * @param counted whether this counts toward the backend's failure limit
+   */
+  private void fail(FailureReason reason, String message, boolean counted) {
+    Channel ch = channel;
+    channel = null;
+    ready = false;
+    parser.reset();
+    if (ch != null) {
+      ch.close();
+    }
+    boolean wasValidating = validation != null;
+    validation = null;
+    Pending p;
+    while ((p = inflight.poll()) != null) {
+      finish(p, backend.failure(reason, message));
+    }
+    if (closed) {
+      return;
+    }
+    FailureReason effective = wasValidating && (reason == FailureReason.DISCONNECTED || reason == FailureReason.PARSING
+        || reason == FailureReason.UNEXPECTED_RESPONSE || reason == FailureReason.TRAILING_DATA)
+        ? FailureReason.VALIDATION_FAILED : reason;
+    long delay = counted ? backend.onConnectionFailure(effective, message) : 0;
+    if (delay >= 0) {
+      scheduleConnect(delay);
+    }
+    FailureReason fastFail = backend.fastFailReason();
+    if (fastFail != null) {
+      failWaiting(fastFail);
+    }
+  }
+
+  private void checkDeadlines() {
+    if (closed) {
+      return;
+    }
+    long now = backend.now();
+    Pending head = inflight.peek();
+    if (head != null && now - head.deadlineNanos >= 0) {
+      fail(FailureReason.TIMEOUT, head == validation ? "no reply to the version check within readTimeout"
+          : "no reply within readTimeout", true);
+    }
+    Pending w;
+    while ((w = waiting.peek()) != null && now - w.deadlineNanos >= 0) {
+      waiting.poll();
+      finish(w, backend.failure(FailureReason.TIMEOUT, "not sent: no usable connection within readTimeout"));
+    }
+  }
+
+  /** Fails every queued, unwritten request (the backend went bad or down). */
+  void failWaiting(FailureReason reason) {
+    Pending p;
+    while ((p = waiting.poll()) != null) {
+      finish(p, backend.failure(reason, null));
+    }
+  }
+
+  private void failQueue(Queue<Pending> q, FailureReason reason, String message) {
+    Pending p;
+    while ((p = q.poll()) != null) {
+      finish(p, backend.failure(reason, message));
+    }
+  }
+
+  private void finish(Pending p, Response r) {
+    if (!p.internal) {
+      backend.release();
+    }
+    p.complete(r);
+  }
+
+  /** Takes the connection down (administrative down) or closes it for good. */
+  void shutdown(FailureReason reason, boolean forever) {
+    loop.execute(() -> {
+      if (forever) {
+        closed = true;
+        if (tickTask != null) {
+          tickTask.cancel(false);
+        }
+      }
+      if (connectTask != null) {
+        connectTask.cancel(false);
+        connectTask = null;
+      }
+      Channel ch = channel;
+      channel = null;
+      ready = false;
+      validation = null;
+      parser.reset();
+      if (ch != null) {
+        ch.close();
+      }
+      failQueue(inflight, reason, null);
+      failQueue(waiting, reason, null);
+      failQueue(submitted, reason, null);
+    });
+  }
+
+  /** Reconnects after an administrative down ends. */
+  void resume() {
+    loop.execute(() -> scheduleConnect(0));
+  }
+}

@@ -1,0 +1,362 @@
+package io.memroute.transport.internal;
+
+import io.memroute.core.BackendListener;
+import io.memroute.core.BackendOptions;
+import io.memroute.core.BackendState;
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.RouterClosedException;
+import io.memroute.core.Ticker;
+import io.memroute.transport.ManagedBackend;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A backend over 1..8 pipelined connections, with the memcached proxy's health model and its known
+ * defects fixed.
+ *
+ * <p>States {@code CONNECTING -> VALIDATING -> UP}. Every connection must answer {@code version}
+ * before it takes traffic, and the consecutive-failure count resets only then (not on TCP
+ * connect), so a host that accepts connections but fails validation is marked bad instead of
+ * flapping forever. More than {@code failureLimit} consecutive failures mark the backend {@code
+ * BAD}: requests fail fast without touching the network, and a retry after {@code retryTimeout}
+ * (longer, by the flap ramp, when the backend keeps going bad soon after recovering) uses the
+ * connect timeout for the attempt. {@code DOWN} is administrative.
+ *
+ * <p>Health state changes are rare and synchronized; the request path reads one volatile field.
+ */
+public final class NettyBackend implements ManagedBackend {
+  private static final Logger log = LoggerFactory.getLogger(NettyBackend.class);
+
+  private final String name;
+  private final String host;
+  private final int port;
+  private final BackendListener listener;
+  private final Ticker ticker;
+  private final Connection[] connections;
+  private final AtomicInteger depth = new AtomicInteger();
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+
+  private volatile BackendOptions options;
+  private volatile BackendState state;
+  private volatile long readTimeoutNanos;
+
+  // Guarded by this.
+  private int failures;
+  private long upSinceNanos;
+  private int flaps;
+
+  /** Creates the backend and starts connecting (unless {@code options.down()}). */
+  public NettyBackend(String name, String host, int port, BackendOptions options, BackendListener listener,
+      EventLoopGroup group, Class<? extends SocketChannel> channelClass, Ticker ticker) {
+    this.name = name;
+    this.host = host;
+    this.port = port;
+    this.listener = listener;
+    this.ticker = ticker;
+    this.options = options;
+    this.readTimeoutNanos = options.readTimeout().toNanos();
+    this.state = options.down() ? BackendState.DOWN : BackendState.CONNECTING;
+    Bootstrap bootstrap = new Bootstrap()
+        .group(group)
+        .channel(channelClass)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.SO_KEEPALIVE, options.tcpKeepAlive())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()));
+    this.connections = new Connection[options.connections()];
+    for (int i = 0; i < connections.length; i++) {
+      connections[i] = new Connection(this, group.next(), bootstrap, options.maxValueSize());
+    }
+    for (Connection c : connections) {
+      c.start(!options.down());
+    }
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String host() {
+    return host;
+  }
+
+  @Override
+  public int port() {
+    return port;
+  }
+
+  @Override
+  public BackendOptions options() {
+    return options;
+  }
+
+  @Override
+  public BackendState state() {
+    return state;
+  }
+
+  @Override
+  public int consecutiveFailures() {
+    synchronized (this) {
+      return failures;
+    }
+  }
+
+  @Override
+  public int depth() {
+    return depth.get();
+  }
+
+  @Override
+  public CompletableFuture<Void> ready() {
+    return ready;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if the value is larger than {@code maxValueSize}
+   */
+  @Override
+  public CompletableFuture<Response> send(Request request) {
+    Objects.requireNonNull(request, "request");
+    byte[] value = request.value();
+    if (value != null && value.length > options.maxValueSize()) {
+      throw new IllegalArgumentException(
+          "value: " + value.length + " bytes (expected: <= maxValueSize " + options.maxValueSize() + ")");
+    }
+    long now = ticker.nanoTime();
+    Pending p = new Pending(request, now, now + readTimeoutNanos, false);
+    FailureReason fastFail = fastFailReason();
+    if (fastFail != null) {
+      p.complete(failure(fastFail, null));
+      return p;
+    }
+    if (depth.incrementAndGet() > options.depthLimit()) {
+      depth.decrementAndGet();
+      p.complete(failure(FailureReason.DEPTH_LIMIT, "depth limit " + options.depthLimit() + " reached"));
+      return p;
+    }
+    Connection[] cs = connections;
+    Connection c = cs.length == 1 ? cs[0] : cs[(int) (Thread.currentThread().getId() % cs.length)];
+    c.enqueue(p);
+    return p;
+  }
+
+  // ------------------------------------------------------------------ used by connections
+
+  long now() {
+    return ticker.nanoTime();
+  }
+
+  long readTimeoutNanos() {
+    return readTimeoutNanos;
+  }
+
+  /** The deadline-check period: a tenth of the shortest timeout, between 1 and 100 ms. */
+  long tickNanos() {
+    BackendOptions o = options;
+    long shortest = Math.min(o.readTimeout().toNanos(), o.connectTimeout().toNanos());
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(TimeUnit.MILLISECONDS.toNanos(100), shortest / 10));
+  }
+
+  void release() {
+    depth.decrementAndGet();
+  }
+
+  /** Returns the reason requests fail fast now, or {@code null} when they may be sent. */
+  FailureReason fastFailReason() {
+    switch (state) {
+      case BAD:
+        return FailureReason.MARKED_BAD;
+      case DOWN:
+        return FailureReason.DOWN;
+      case CLOSED:
+        return FailureReason.CLOSED;
+      default:
+        return null;
+    }
+  }
+
+  Response failure(FailureReason reason, String message) {
+    return Response.failure(reason, name, message);
+  }
+
+  synchronized void onConnecting() {
+    // A retry of a bad backend stays BAD (fast-failing) until it validates.
+  }
+
+  synchronized void onValidating() {
+    if (state == BackendState.CONNECTING) {
+      transition(BackendState.VALIDATING, null);
+    }
+  }
+
+  synchronized void onUp() {
+    failures = 0;
+    if (state == BackendState.CONNECTING || state == BackendState.VALIDATING || state == BackendState.BAD) {
+      upSinceNanos = ticker.nanoTime();
+      transition(BackendState.UP, null);
+    }
+    ready.complete(null);
+  }
+
+  /**
+   * Counts a connection failure and decides when to reconnect.
+   *
+   * @return the delay before the next connect attempt, or -1 for none
+   */
+  synchronized long onConnectionFailure(FailureReason reason, String message) {
+    if (state == BackendState.CLOSED || state == BackendState.DOWN) {
+      return -1;
+    }
+    failures++;
+    notifyFailure(reason, failures);
+    BackendOptions o = options;
+    if (state == BackendState.BAD) {
+      return retryDelayNanos(o);
+    }
+    if (failures > o.failureLimit()) {
+      long now = ticker.nanoTime();
+      flaps = upSinceNanos != 0 && now - upSinceNanos < o.flapTime().toNanos() ? flaps + 1 : 0;
+      transition(BackendState.BAD, reason);
+      log.warn("backend {} marked bad after {} consecutive failures, last: {} ({}); retry in {} ms",
+          name, failures, reason.text(), message, TimeUnit.NANOSECONDS.toMillis(retryDelayNanos(o)));
+      for (Connection c : connections) {
+        c.loop.execute(() -> c.failWaiting(FailureReason.MARKED_BAD));
+      }
+      return retryDelayNanos(o);
+    }
+    if (state == BackendState.UP || state == BackendState.VALIDATING) {
+      boolean anyReady = false;
+      for (Connection c : connections) {
+        anyReady |= c.ready;
+      }
+      if (!anyReady) {
+        transition(BackendState.CONNECTING, reason);
+      }
+    }
+    return 0;
+  }
+
+  /** The retry wait: retryTimeout, times the flap ramp per consecutive flap, capped at flapBackoffMax. */
+  private long retryDelayNanos(BackendOptions o) {
+    double delay = o.retryTimeout().toNanos() * Math.pow(o.flapBackoffRamp(), flaps);
+    return (long) Math.min(delay, (double) o.flapBackoffMax().toNanos());
+  }
+
+  private void transition(BackendState to, FailureReason reason) {
+    BackendState from = state;
+    if (from == to) {
+      return;
+    }
+    state = to;
+    if (to == BackendState.UP && from == BackendState.BAD) {
+      log.info("backend {} recovered", name);
+    } else if (log.isDebugEnabled()) {
+      log.debug("backend {}: {} -> {}{}", name, from, to, reason == null ? "" : " (" + reason.text() + ")");
+    }
+    try {
+      listener.onStateChange(name, from, to, reason);
+    } catch (RuntimeException e) {
+      log.warn("backend listener failed on state change of {}", name, e);
+    }
+  }
+
+  private void notifyFailure(FailureReason reason, int count) {
+    try {
+      listener.onFailure(name, reason, count);
+    } catch (RuntimeException e) {
+      log.warn("backend listener failed on failure of {}", name, e);
+    }
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  @Override
+  public void updateOptions(BackendOptions newOptions) {
+    Objects.requireNonNull(newOptions, "options");
+    if (!newOptions.sameConnectionSettings(options)) {
+      throw new IllegalArgumentException("options: connections/tcpKeepAlive changed for " + name + " (expected: same; create a new backend)");
+    }
+    boolean goDown;
+    boolean goUp;
+    synchronized (this) {
+      if (state == BackendState.CLOSED) {
+        return;
+      }
+      BackendOptions old = options;
+      options = newOptions;
+      readTimeoutNanos = newOptions.readTimeout().toNanos();
+      goDown = newOptions.down() && !old.down();
+      goUp = !newOptions.down() && old.down();
+      if (goDown) {
+        transition(BackendState.DOWN, null);
+      } else if (goUp) {
+        failures = 0;
+        transition(BackendState.CONNECTING, null);
+      }
+    }
+    for (Connection c : connections) {
+      if (goDown) {
+        c.shutdown(FailureReason.DOWN, false);
+      } else if (goUp) {
+        c.resume();
+      }
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> closeAsync() {
+    if (closed.compareAndSet(false, true)) {
+      synchronized (this) {
+        transition(BackendState.CLOSED, null);
+      }
+      ready.completeExceptionally(new RouterClosedException("backend " + name + " closed"));
+      CompletableFuture<?>[] done = new CompletableFuture<?>[connections.length];
+      for (int i = 0; i < connections.length; i++) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        try {
+          connections[i].shutdown(FailureReason.CLOSED, true);
+          connections[i].loop.execute(() -> f.complete(null));
+        } catch (RejectedExecutionException e) {
+          f.complete(null); // the event loop is already gone, and its channels with it
+        }
+        done[i] = f;
+      }
+      CompletableFuture.allOf(done).whenComplete((v, e) -> closeFuture.complete(null));
+    }
+    return closeFuture;
+  }
+
+  @Override
+  public void close() {
+    try {
+      closeAsync().get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      // best effort: the event loop may already be shut down
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "NettyBackend{" + name + " " + host + ":" + port + ", " + state + "}";
+  }
+}

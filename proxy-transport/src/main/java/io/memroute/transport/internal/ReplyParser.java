@@ -1,0 +1,599 @@
+package io.memroute.transport.internal;
+
+import io.memroute.core.Command;
+import io.memroute.core.FailureReason;
+import io.memroute.core.Item;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ByteProcessor;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Parses the reply to one request from a byte stream, strictly: the request's command decides which
+ * replies are legal, and anything else is a desync that fails the connection rather than a guess.
+ *
+ * <p>Resumable: when the reply is incomplete {@link #parse} returns {@code null} and keeps the
+ * items it has already consumed, so a multi-VALUE reply arriving in many reads is parsed once.
+ * One instance per connection; not thread-safe.
+ */
+public final class ReplyParser {
+  /** Longest reply line accepted (VALUE lines with 250-byte keys, meta flags). */
+  static final int MAX_LINE = 8192;
+
+  private static final byte[] VALUE = ascii("VALUE ");
+  private static final byte[] END = ascii("END");
+  private static final byte[] STORED = ascii("STORED");
+  private static final byte[] NOT_STORED = ascii("NOT_STORED");
+  private static final byte[] EXISTS = ascii("EXISTS");
+  private static final byte[] NOT_FOUND = ascii("NOT_FOUND");
+  private static final byte[] DELETED = ascii("DELETED");
+  private static final byte[] TOUCHED = ascii("TOUCHED");
+  private static final byte[] OK = ascii("OK");
+  private static final byte[] VERSION = ascii("VERSION ");
+  private static final byte[] ERROR = ascii("ERROR");
+  private static final byte[] SERVER_ERROR = ascii("SERVER_ERROR");
+  private static final byte[] CLIENT_ERROR = ascii("CLIENT_ERROR");
+
+  private final String backend;
+  private final int maxValueSize;
+
+  // Resumable state for retrieval replies (text VALUE* END, meta VA).
+  private List<Item> items;
+  private int keyCursor;
+
+  /**
+   * @param backend named on every response
+   * @param maxValueSize larger values are a {@link FailureReason#PARSING} error
+   */
+  public ReplyParser(String backend, int maxValueSize) {
+    this.backend = backend;
+    this.maxValueSize = maxValueSize;
+  }
+
+  /** A reply that cannot belong to the request: the connection must be closed. */
+  public static final class ProtocolError extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final FailureReason reason;
+
+    ProtocolError(FailureReason reason, String message) {
+      super(message, null, false, false);
+      this.reason = reason;
+    }
+
+    /** Returns the failure reason. */
+    public FailureReason reason() {
+      return reason;
+    }
+  }
+
+  /** Forgets partial state (after the connection is replaced). */
+  public void reset() {
+    items = null;
+    keyCursor = 0;
+  }
+
+  /**
+   * Parses the reply to {@code request}.
+   *
+   * @param elapsedNanos stamped on the response
+   * @return the response, or {@code null} when more bytes are needed (complete VALUE items are
+   *     consumed and remembered)
+   * @throws ProtocolError on any desync; the caller closes the connection
+   */
+  public Response parse(ByteBuf in, Request request, long elapsedNanos) throws ProtocolError {
+    Command cmd = request.command();
+    while (true) {
+      int start = in.readerIndex();
+      int eol = findEol(in);
+      if (eol < 0) {
+        return null;
+      }
+      int len = eol - 1 - start; // line length without CRLF
+      Response.Builder b;
+      if (cmd.isMultiKey()) {
+        if (startsWith(in, start, len, VALUE)) {
+          if (!readValueItem(in, start, len, eol, request)) {
+            return null;
+          }
+          continue;
+        }
+        if (equals(in, start, len, END)) {
+          in.readerIndex(eol + 1);
+          b = retrievalDone();
+        } else {
+          b = errorOrUnexpected(in, start, len, eol, request);
+        }
+      } else if (cmd.isMeta()) {
+        b = meta(in, start, len, eol, request);
+        if (b == null) {
+          return null;
+        }
+      } else {
+        b = simple(in, start, len, eol, request);
+      }
+      return b.backend(backend).elapsedNanos(elapsedNanos).build();
+    }
+  }
+
+  // ---------------------------------------------------------------- text retrieval
+
+  /** Reads {@code VALUE <key> <flags> <bytes> [<cas>]} and its data; false when data is incomplete. */
+  private boolean readValueItem(ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
+    int p = start + VALUE.length;
+    int lineEnd = start + len;
+    int keyStart = p;
+    int keyEnd = indexOf(in, keyStart, lineEnd, (byte) ' ');
+    if (keyEnd <= keyStart) {
+      throw parsing("VALUE line without flags: " + text(in, start, len));
+    }
+    int flagsEnd = indexOf(in, keyEnd + 1, lineEnd, (byte) ' ');
+    if (flagsEnd < 0) {
+      throw parsing("VALUE line without size: " + text(in, start, len));
+    }
+    long flags = number(in, keyEnd + 1, flagsEnd, start, len);
+    int sizeEnd = indexOf(in, flagsEnd + 1, lineEnd, (byte) ' ');
+    long cas = 0;
+    long size;
+    if (sizeEnd < 0) {
+      size = number(in, flagsEnd + 1, lineEnd, start, len);
+    } else {
+      size = number(in, flagsEnd + 1, sizeEnd, start, len);
+      cas = number(in, sizeEnd + 1, lineEnd, start, len);
+    }
+    if (flags > 0xffffffffL) {
+      throw parsing("VALUE flags out of range: " + text(in, start, len));
+    }
+    if (size > maxValueSize) {
+      throw parsing("VALUE of " + size + " bytes exceeds maxValueSize " + maxValueSize);
+    }
+    int dataStart = eol + 1;
+    if (in.writerIndex() - dataStart < size + 2) {
+      return false; // wait for the whole data block; nothing consumed
+    }
+    int dataEnd = dataStart + (int) size;
+    if (in.getByte(dataEnd) != '\r' || in.getByte(dataEnd + 1) != '\n') {
+      throw new ProtocolError(FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
+    }
+    String key = matchKey(in, keyStart, keyEnd, request);
+    byte[] value = new byte[(int) size];
+    in.getBytes(dataStart, value);
+    in.readerIndex(dataEnd + 2);
+    if (items == null) {
+      items = new ArrayList<>(Math.min(request.keyCount(), 16));
+    }
+    items.add(Item.of(key, value, (int) flags, cas));
+    return true;
+  }
+
+  /** Checks that a VALUE key is the next requested key (keys come back in request order, misses skipped). */
+  private String matchKey(ByteBuf in, int keyStart, int keyEnd, Request request) throws ProtocolError {
+    int klen = keyEnd - keyStart;
+    if (request.keyCount() == 1) {
+      if (klen == request.keyLength() && sameKey(in, keyStart, request)) {
+        return request.key();
+      }
+      throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE,
+          "VALUE for key '" + text(in, keyStart, klen) + "', expected '" + request.key() + "'");
+    }
+    List<String> keys = request.keys();
+    String got = in.toString(keyStart, klen, StandardCharsets.UTF_8);
+    while (keyCursor < keys.size()) {
+      String k = keys.get(keyCursor++);
+      if (k.equals(got)) {
+        return k;
+      }
+    }
+    throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE, "VALUE for unrequested or out-of-order key '" + got + "'");
+  }
+
+  private static boolean sameKey(ByteBuf in, int keyStart, Request request) {
+    int n = request.keyLength();
+    for (int i = 0; i < n; i++) {
+      if (in.getByte(keyStart + i) != request.keyByte(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private Response.Builder retrievalDone() {
+    List<Item> got = items;
+    items = null;
+    keyCursor = 0;
+    if (got == null) {
+      return Response.builder(ResponseStatus.MISS);
+    }
+    Item first = got.get(0);
+    Response.Builder b = Response.builder(ResponseStatus.HIT)
+        .key(first.key()).value(first.value()).flags(first.flags()).cas(first.cas());
+    return got.size() == 1 ? b : b.items(Collections.unmodifiableList(got));
+  }
+
+  // ---------------------------------------------------------------- other text commands
+
+  private Response.Builder simple(ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
+    Command cmd = request.command();
+    ResponseStatus status = null;
+    switch (cmd) {
+      case SET:
+      case ADD:
+      case REPLACE:
+      case APPEND:
+      case PREPEND:
+      case CAS:
+        if (equals(in, start, len, STORED)) {
+          status = ResponseStatus.STORED;
+        } else if (equals(in, start, len, NOT_STORED)) {
+          status = ResponseStatus.NOT_STORED;
+        } else if (cmd == Command.CAS && equals(in, start, len, EXISTS)) {
+          status = ResponseStatus.EXISTS;
+        } else if (cmd == Command.CAS && equals(in, start, len, NOT_FOUND)) {
+          status = ResponseStatus.NOT_FOUND;
+        }
+        break;
+      case DELETE:
+        if (equals(in, start, len, DELETED)) {
+          status = ResponseStatus.DELETED;
+        } else if (equals(in, start, len, NOT_FOUND)) {
+          status = ResponseStatus.NOT_FOUND;
+        }
+        break;
+      case TOUCH:
+        if (equals(in, start, len, TOUCHED)) {
+          status = ResponseStatus.TOUCHED;
+        } else if (equals(in, start, len, NOT_FOUND)) {
+          status = ResponseStatus.NOT_FOUND;
+        }
+        break;
+      case INCR:
+      case DECR:
+        if (equals(in, start, len, NOT_FOUND)) {
+          status = ResponseStatus.NOT_FOUND;
+        } else if (len > 0 && isDigit(in.getByte(start))) {
+          long v = unsigned(in, start, start + len);
+          in.readerIndex(eol + 1);
+          return Response.builder(ResponseStatus.NUMERIC).number(v);
+        }
+        break;
+      case VERSION:
+        if (startsWith(in, start, len, VERSION)) {
+          String v = text(in, start + VERSION.length, len - VERSION.length);
+          in.readerIndex(eol + 1);
+          return Response.builder(ResponseStatus.VERSION).text(v);
+        }
+        break;
+      case FLUSH_ALL:
+      case VERBOSITY:
+        if (equals(in, start, len, OK)) {
+          status = ResponseStatus.OK;
+        }
+        break;
+      default:
+        break;
+    }
+    if (status != null) {
+      in.readerIndex(eol + 1);
+      return Response.builder(status);
+    }
+    return errorOrUnexpected(in, start, len, eol, request);
+  }
+
+  /** An error reply is legal for every command; anything else is a desync. */
+  private Response.Builder errorOrUnexpected(ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
+    if (items == null) {
+      if (equals(in, start, len, ERROR)) {
+        in.readerIndex(eol + 1);
+        return Response.builder(ResponseStatus.ERROR);
+      }
+      ResponseStatus s = null;
+      int wordLen = 0;
+      if (startsWith(in, start, len, SERVER_ERROR)) {
+        s = ResponseStatus.SERVER_ERROR;
+        wordLen = SERVER_ERROR.length;
+      } else if (startsWith(in, start, len, CLIENT_ERROR)) {
+        s = ResponseStatus.CLIENT_ERROR;
+        wordLen = CLIENT_ERROR.length;
+      } else if (startsWith(in, start, len, ERROR) && len > ERROR.length && in.getByte(start + ERROR.length) == ' ') {
+        s = ResponseStatus.ERROR;
+        wordLen = ERROR.length;
+      }
+      if (s != null && (len == wordLen || in.getByte(start + wordLen) == ' ')) {
+        String msg = len > wordLen + 1 ? text(in, start + wordLen + 1, len - wordLen - 1) : null;
+        in.readerIndex(eol + 1);
+        return Response.builder(s).text(msg);
+      }
+    }
+    if (request.command().isMultiKey() && items != null) {
+      throw new ProtocolError(FailureReason.MISSING_END, "expected VALUE or END after a value, got '" + text(in, start, len) + "'");
+    }
+    throw unexpected(in, start, len, request);
+  }
+
+  private ProtocolError unexpected(ByteBuf in, int start, int len, Request request) {
+    boolean known = len > 0 && isKnownReply(in, start, len);
+    return new ProtocolError(known ? FailureReason.UNEXPECTED_RESPONSE : FailureReason.PARSING,
+        (known ? "unexpected reply '" : "unparseable reply '") + text(in, start, Math.min(len, 64)) + "' to " + request.command().wireName());
+  }
+
+  private static boolean isKnownReply(ByteBuf in, int start, int len) {
+    for (byte[] w : new byte[][] {STORED, NOT_STORED, EXISTS, NOT_FOUND, DELETED, TOUCHED, OK, END}) {
+      if (equals(in, start, len, w)) {
+        return true;
+      }
+    }
+    if (startsWith(in, start, len, VALUE) || startsWith(in, start, len, VERSION) || isDigit(in.getByte(start))) {
+      return true;
+    }
+    return len >= 2 && metaCode(in, start, len) != null;
+  }
+
+  // ---------------------------------------------------------------- meta
+
+  private Response.Builder meta(ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
+    Command cmd = request.command();
+    String code = metaCode(in, start, len);
+    if (code == null) {
+      return errorOrUnexpected(in, start, len, eol, request);
+    }
+    String flags = len > 3 ? text(in, start + 3, len - 3) : "";
+    ResponseStatus status;
+    switch (code) {
+      case "VA":
+        return metaValue(in, start, len, eol, request, flags);
+      case "HD":
+        status = cmd == Command.MG ? ResponseStatus.HIT
+            : cmd == Command.MS ? ResponseStatus.STORED
+            : cmd == Command.MD ? ResponseStatus.DELETED
+            : cmd == Command.MA ? ResponseStatus.OK : null;
+        break;
+      case "EN":
+        status = cmd == Command.MG || cmd == Command.ME ? ResponseStatus.MISS : null;
+        break;
+      case "NF":
+        status = cmd == Command.MS || cmd == Command.MD || cmd == Command.MA ? ResponseStatus.NOT_FOUND : null;
+        break;
+      case "NS":
+        status = cmd == Command.MS || cmd == Command.MA ? ResponseStatus.NOT_STORED : null;
+        break;
+      case "EX":
+        status = cmd == Command.MS || cmd == Command.MD || cmd == Command.MA ? ResponseStatus.EXISTS : null;
+        break;
+      case "MN":
+        status = cmd == Command.MN ? ResponseStatus.NOOP : null;
+        break;
+      case "ME":
+        status = cmd == Command.ME ? ResponseStatus.DEBUG : null;
+        break;
+      default:
+        status = null;
+    }
+    if (status == null) {
+      throw unexpected(in, start, len, request);
+    }
+    in.readerIndex(eol + 1);
+    Response.Builder b = Response.builder(status).text(flags);
+    if (status != ResponseStatus.DEBUG) { // ME carries key=value debug fields, not return flags
+      checkOpaque(request, flags);
+      applyMetaFlags(b, flags, request);
+    }
+    return b;
+  }
+
+  private Response.Builder metaValue(ByteBuf in, int start, int len, int eol, Request request, String flags) throws ProtocolError {
+    Command cmd = request.command();
+    if (cmd != Command.MG && cmd != Command.MA) {
+      throw unexpected(in, start, len, request);
+    }
+    int sizeStart = start + 3;
+    int sizeEnd = indexOf(in, sizeStart, start + len, (byte) ' ');
+    if (sizeEnd < 0) {
+      sizeEnd = start + len;
+    }
+    long size = number(in, sizeStart, sizeEnd, start, len);
+    if (size > maxValueSize) {
+      throw parsing("VA of " + size + " bytes exceeds maxValueSize " + maxValueSize);
+    }
+    int dataStart = eol + 1;
+    if (in.writerIndex() - dataStart < size + 2) {
+      return null;
+    }
+    int dataEnd = dataStart + (int) size;
+    if (in.getByte(dataEnd) != '\r' || in.getByte(dataEnd + 1) != '\n') {
+      throw new ProtocolError(FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
+    }
+    String retFlags = sizeEnd < start + len ? text(in, sizeEnd + 1, start + len - sizeEnd - 1) : "";
+    checkOpaque(request, retFlags);
+    byte[] value = new byte[(int) size];
+    in.getBytes(dataStart, value);
+    in.readerIndex(dataEnd + 2);
+    Response.Builder b;
+    if (cmd == Command.MA) {
+      b = Response.builder(ResponseStatus.NUMERIC).value(value).number(asUnsigned(value));
+    } else {
+      b = Response.builder(ResponseStatus.HIT).value(value);
+    }
+    b.text(retFlags);
+    applyMetaFlags(b, retFlags, request);
+    return b;
+  }
+
+  /** Fills flags/cas/key from meta return flags ({@code f}, {@code c}, {@code k}). */
+  private static void applyMetaFlags(Response.Builder b, String flags, Request request) throws ProtocolError {
+    int n = flags.length();
+    int i = 0;
+    while (i < n) {
+      int end = flags.indexOf(' ', i);
+      if (end < 0) {
+        end = n;
+      }
+      if (end > i) {
+        char f = flags.charAt(i);
+        String tok = flags.substring(i + 1, end);
+        try {
+          if (f == 'f') {
+            b.flags((int) Long.parseLong(tok));
+          } else if (f == 'c') {
+            b.cas(Long.parseUnsignedLong(tok));
+          } else if (f == 'k') {
+            if (!request.hasFlag('b') && request.key() != null && !tok.equals(request.key())) {
+              throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE,
+                  "meta reply for key '" + tok + "', expected '" + request.key() + "'");
+            }
+            b.key(tok);
+          }
+        } catch (NumberFormatException e) {
+          throw new ProtocolError(FailureReason.PARSING, "bad meta return flag '" + f + tok + "'");
+        }
+      }
+      i = end + 1;
+    }
+  }
+
+  /** An opaque token must come back unchanged: a cheap guard against handing a reply to the wrong request. */
+  private static void checkOpaque(Request request, String flags) throws ProtocolError {
+    String sent = request.flagToken('O');
+    if (sent == null) {
+      return;
+    }
+    String expected = "O" + sent;
+    int i = 0;
+    int n = flags.length();
+    while (i < n) {
+      int end = flags.indexOf(' ', i);
+      if (end < 0) {
+        end = n;
+      }
+      if (flags.startsWith(expected, i) && end - i == expected.length()) {
+        return;
+      }
+      i = end + 1;
+    }
+    if (!flags.isEmpty() || !request.noreply()) {
+      throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE, "meta reply without opaque " + expected + ": '" + flags + "'");
+    }
+  }
+
+  private static String metaCode(ByteBuf in, int start, int len) {
+    if (len < 2 || (len > 2 && in.getByte(start + 2) != ' ')) {
+      return null;
+    }
+    byte a = in.getByte(start);
+    byte b = in.getByte(start + 1);
+    switch (a) {
+      case 'V':
+        return b == 'A' ? "VA" : null;
+      case 'H':
+        return b == 'D' ? "HD" : null;
+      case 'E':
+        return b == 'N' ? "EN" : b == 'X' ? "EX" : null;
+      case 'N':
+        return b == 'F' ? "NF" : b == 'S' ? "NS" : null;
+      case 'M':
+        return b == 'N' ? "MN" : b == 'E' ? "ME" : null;
+      default:
+        return null;
+    }
+  }
+
+  // ---------------------------------------------------------------- byte helpers
+
+  /** Returns the index of the LF ending the line at the reader index, or -1 if incomplete. */
+  private static int findEol(ByteBuf in) throws ProtocolError {
+    int start = in.readerIndex();
+    int readable = in.writerIndex() - start;
+    int scan = Math.min(readable, MAX_LINE + 2);
+    int lf = in.forEachByte(start, scan, ByteProcessor.FIND_LF);
+    if (lf < 0) {
+      if (readable >= MAX_LINE + 2) {
+        throw new ProtocolError(FailureReason.PARSING, "reply line longer than " + MAX_LINE + " bytes");
+      }
+      return -1;
+    }
+    if (lf == start || in.getByte(lf - 1) != '\r') {
+      throw new ProtocolError(FailureReason.PARSING, "reply line not terminated by CRLF: '" + text(in, start, Math.min(lf - start, 64)) + "'");
+    }
+    return lf;
+  }
+
+  private static int indexOf(ByteBuf in, int from, int to, byte c) {
+    for (int i = from; i < to; i++) {
+      if (in.getByte(i) == c) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static boolean startsWith(ByteBuf in, int start, int len, byte[] word) {
+    if (len < word.length) {
+      return false;
+    }
+    for (int i = 0; i < word.length; i++) {
+      if (in.getByte(start + i) != word[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean equals(ByteBuf in, int start, int len, byte[] word) {
+    return len == word.length && startsWith(in, start, len, word);
+  }
+
+  private static boolean isDigit(byte b) {
+    return b >= '0' && b <= '9';
+  }
+
+  private static long number(ByteBuf in, int from, int to, int lineStart, int lineLen) throws ProtocolError {
+    if (to <= from || to - from > 20) {
+      throw parsing("bad number in '" + text(in, lineStart, lineLen) + "'");
+    }
+    for (int i = from; i < to; i++) {
+      if (!isDigit(in.getByte(i))) {
+        throw parsing("bad number in '" + text(in, lineStart, lineLen) + "'");
+      }
+    }
+    return unsigned(in, from, to);
+  }
+
+  private static long unsigned(ByteBuf in, int from, int to) throws ProtocolError {
+    long v = 0;
+    for (int i = from; i < to; i++) {
+      byte c = in.getByte(i);
+      if (!isDigit(c)) {
+        throw parsing("bad number '" + text(in, from, to - from) + "'");
+      }
+      long next = v * 10 + (c - '0');
+      if (Long.compareUnsigned(v, 1844674407370955161L) > 0 || Long.compareUnsigned(next, v) < 0) {
+        throw parsing("number out of range '" + text(in, from, to - from) + "'");
+      }
+      v = next;
+    }
+    return v;
+  }
+
+  private static long asUnsigned(byte[] digits) {
+    try {
+      return Long.parseUnsignedLong(new String(digits, StandardCharsets.US_ASCII));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private static ProtocolError parsing(String message) {
+    return new ProtocolError(FailureReason.PARSING, message);
+  }
+
+  private static String text(ByteBuf in, int start, int len) {
+    return in.toString(start, Math.max(0, len), StandardCharsets.UTF_8);
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}
