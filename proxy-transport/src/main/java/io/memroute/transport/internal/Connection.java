@@ -6,7 +6,6 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -33,15 +32,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * yet written stay queued for the replacement connection until their deadline, unless the backend
  * is marked bad (then they fail with {@code MARKED_BAD}).
  */
-final class Connection {
-  private static final byte[] CRLF = {'\r', '\n'};
-  /** Values at least this large are written from the caller's array instead of being copied. */
-  private static final int ZERO_COPY_THRESHOLD = 16 * 1024;
-
+final class Connection implements ReplySink {
   private final NettyBackend backend;
   final EventLoop loop;
   private final Bootstrap bootstrap;
-  private final ReplyParser parser;
+  private final int maxValueSize;
   private final Queue<Pending> submitted = PlatformDependent.newMpscQueue();
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
   private final Runnable drainTask = this::drain;
@@ -65,11 +60,11 @@ final class Connection {
     this.bootstrap = bootstrap.clone(loop).handler(new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
-        ch.pipeline().addLast("decoder", new ReplyDecoder(Connection.this));
+        ch.pipeline().addLast("decoder", new ReplyDecoder(Connection.this, new ReplyParser(backend.name(), maxValueSize)));
         ch.pipeline().addLast("watcher", new ConnectionWatcher(Connection.this));
       }
     });
-    this.parser = new ReplyParser(backend.name(), maxValueSize);
+    this.maxValueSize = maxValueSize;
   }
 
   /** Starts the deadline check and, unless the backend is down, the first connect. */
@@ -121,21 +116,10 @@ final class Connection {
     int n = 0;
     while ((p = source.poll()) != null) {
       Request r = p.request;
-      byte[] value = r.value();
       if (buf == null) {
         buf = ch.alloc().ioBuffer(Math.max(512, r.wireSize()));
       }
-      buf.writeBytes(r.wireLine());
-      if (value != null) {
-        if (value.length >= ZERO_COPY_THRESHOLD) {
-          ch.write(buf, ch.voidPromise());
-          ch.write(Unpooled.wrappedBuffer(value), ch.voidPromise());
-          buf = ch.alloc().ioBuffer(512);
-        } else {
-          buf.writeBytes(value);
-        }
-        buf.writeBytes(CRLF);
-      }
+      buf = RequestWriter.write(r, buf, ch);
       inflight.add(p);
       n++;
     }
@@ -201,46 +185,42 @@ final class Connection {
 
   // ------------------------------------------------------------------ replies
 
-  void onReadable(Channel ch, ByteBuf in) {
-    if (ch != channel) {
-      in.skipBytes(in.readableBytes());
-      return;
-    }
-    try {
-      while (in.isReadable()) {
-        Pending head = inflight.peek();
-        if (head == null) {
-          throw new ReplyParser.ProtocolError(FailureReason.TRAILING_DATA,
-              in.readableBytes() + " bytes arrived with no request in flight");
-        }
-        Response r = parser.parse(in, head.request, backend.now() - head.startNanos);
-        if (r == null) {
-          return;
-        }
-        inflight.poll();
-        if (head == validation) {
-          onValidationReply(r);
-        } else {
-          finish(head, r);
-          if (r.status() == ResponseStatus.ERROR || r.status() == ResponseStatus.CLIENT_ERROR) {
-            // The server may have misread our stream: nothing after this reply can be trusted.
-            fail(FailureReason.CONNECTION_REPLACED, "replaced after " + r.line(), false);
-            in.skipBytes(in.readableBytes());
-            return;
-          }
-        }
-      }
-    } catch (ReplyParser.ProtocolError e) {
-      in.skipBytes(in.readableBytes());
-      fail(e.reason(), e.getMessage(), true);
-    }
+  @Override
+  public Request oldest() {
+    Pending head = inflight.peek();
+    return head == null ? null : head.request;
   }
 
-  private void onValidationReply(Response r) {
+  @Override
+  public long oldestElapsedNanos() {
+    return backend.now() - inflight.peek().startNanos;
+  }
+
+  @Override
+  public boolean onReply(Response r) {
+    Pending head = inflight.poll();
+    if (head == validation) {
+      return onValidationReply(r);
+    }
+    finish(head, r);
+    if (r.status() == ResponseStatus.ERROR || r.status() == ResponseStatus.CLIENT_ERROR) {
+      // The server may have misread our stream: nothing after this reply can be trusted.
+      fail(FailureReason.CONNECTION_REPLACED, "replaced after " + r.line(), false);
+      return false;
+    }
+    return true;
+  }
+
+  @Override
+  public void onProtocolError(ReplyParser.ProtocolError e) {
+    fail(e.reason(), e.getMessage(), true);
+  }
+
+  private boolean onValidationReply(Response r) {
     validation = null;
     if (r.status() != ResponseStatus.VERSION) {
       fail(FailureReason.VALIDATION_FAILED, "version check answered '" + r.line() + "'", true);
-      return;
+      return false;
     }
     ready = true;
     backend.onUp();
@@ -250,6 +230,7 @@ final class Connection {
     if (!submitted.isEmpty()) {
       writeBatch(submitted);
     }
+    return true;
   }
 
   void onChannelFailure(Channel ch, FailureReason reason, String message) {
@@ -270,7 +251,6 @@ final class Connection {
     Channel ch = channel;
     channel = null;
     ready = false;
-    parser.reset();
     if (ch != null) {
       ch.close();
     }
@@ -352,8 +332,7 @@ final class Connection {
       channel = null;
       ready = false;
       validation = null;
-      parser.reset();
-      if (ch != null) {
+        if (ch != null) {
         ch.close();
       }
       failQueue(inflight, reason, null);

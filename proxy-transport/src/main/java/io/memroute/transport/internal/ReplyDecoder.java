@@ -1,24 +1,56 @@
 package io.memroute.transport.internal;
 
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 
 /**
- * Turns reply bytes into responses for the oldest in-flight requests, in FIFO order. Any desync
- * (unparseable bytes, a reply of the wrong type, bytes with nothing in flight) fails the connection
- * instead of guessing.
+ * Turns reply bytes into responses for the oldest in-flight requests, in FIFO order, handing each
+ * to the {@link ReplySink}. Any desync (unparseable bytes, a reply of the wrong type, bytes with
+ * nothing in flight) is reported once and the rest of the input dropped: the connection is
+ * replaced rather than guessed at.
  */
 final class ReplyDecoder extends ByteToMessageDecoder {
-  private final Connection connection;
+  private final ReplySink sink;
+  private final ReplyParser parser;
+  private boolean failed;
 
-  ReplyDecoder(Connection connection) {
-    this.connection = connection;
+  ReplyDecoder(ReplySink sink, ReplyParser parser) {
+    this.sink = sink;
+    this.parser = parser;
   }
 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-    connection.onReadable(ctx.channel(), in);
+    if (failed) {
+      in.skipBytes(in.readableBytes());
+      return;
+    }
+    try {
+      while (in.isReadable()) {
+        Request head = sink.oldest();
+        if (head == null) {
+          throw new ReplyParser.ProtocolError(FailureReason.TRAILING_DATA,
+              in.readableBytes() + " bytes arrived with no request in flight");
+        }
+        Response r = parser.parse(in, head, sink.oldestElapsedNanos());
+        if (r == null) {
+          return;
+        }
+        if (!sink.onReply(r)) {
+          failed = true;
+          in.skipBytes(in.readableBytes());
+          return;
+        }
+      }
+    } catch (ReplyParser.ProtocolError e) {
+      failed = true;
+      in.skipBytes(in.readableBytes());
+      sink.onProtocolError(e);
+    }
   }
 }

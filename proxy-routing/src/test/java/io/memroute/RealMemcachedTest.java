@@ -1,0 +1,244 @@
+package io.memroute;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.memroute.core.Item;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.ServerErrorException;
+import io.memroute.testkit.MemcachedExtension;
+import io.memroute.transport.Transport;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Every command through the router against a real memcached, on each transport. */
+class RealMemcachedTest {
+  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
+
+  private MemcacheRouter router;
+
+  private MemcacheRouter router(Transport transport) throws Exception {
+    Assumptions.assumeTrue(transport.isAvailable(), () -> transport + " unavailable: " + transport.unavailabilityCause());
+    memcached.flushAll();
+    router = MemcacheRouter.builder().servers(memcached.addresses()).transport(transport).eventLoopThreads(1).build();
+    router.ready().get(10, TimeUnit.SECONDS);
+    return router;
+  }
+
+  @AfterEach
+  void close() {
+    if (router != null) {
+      router.close();
+    }
+  }
+
+  private static <T> T await(CompletableFuture<T> f) throws Exception {
+    return f.get(10, TimeUnit.SECONDS);
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(UTF_8);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void textCommands(Transport transport) throws Exception {
+    MemcacheRouter r = router(transport);
+    assertThat(await(r.get("k"))).isNull();
+    assertThat(await(r.set("k", b("v1"), 0))).isTrue();
+    assertThat(await(r.get("k"))).isEqualTo(b("v1"));
+    assertThat(await(r.add("k", b("x"), 0))).isFalse();
+    assertThat(await(r.add("k2", b("x"), 0))).isTrue();
+    assertThat(await(r.replace("k3", b("x"), 0))).isFalse();
+    assertThat(await(r.replace("k2", b("y"), 0))).isTrue();
+    assertThat(await(r.append("k2", b("z")))).isTrue();
+    assertThat(await(r.prepend("k2", b("w")))).isTrue();
+    assertThat(await(r.get("k2"))).isEqualTo(b("wyz"));
+    assertThat(await(r.append("absent", b("z")))).isFalse();
+
+    Item item = await(r.gets("k"));
+    assertThat(item.valueAsString()).isEqualTo("v1");
+    assertThat(item.cas()).isNotZero();
+    assertThat(await(r.cas("k", b("v2"), 0, item.cas()))).isEqualTo(ResponseStatus.STORED);
+    assertThat(await(r.cas("k", b("v3"), 0, item.cas()))).isEqualTo(ResponseStatus.EXISTS);
+    assertThat(await(r.cas("absent", b("v3"), 0, 1))).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(await(r.get("k"))).isEqualTo(b("v2"));
+
+    assertThat(await(r.set("n", b("10"), 0))).isTrue();
+    assertThat(await(r.incr("n", 5))).isEqualTo(15L);
+    assertThat(await(r.decr("n", 20))).isEqualTo(0L);
+    assertThat(await(r.incr("absent", 1))).isNull();
+    assertThat(await(r.incr("n", -1L))).isEqualTo(-1L); // unsigned 2^64-1 wraps like memcached
+    assertThat(await(r.touch("k", 100))).isTrue();
+    assertThat(await(r.touch("absent", 100))).isFalse();
+    assertThat(await(r.gat("k", 50))).isEqualTo(b("v2"));
+    assertThat(await(r.gat("absent", 50))).isNull();
+    assertThat(await(r.delete("k"))).isTrue();
+    assertThat(await(r.delete("k"))).isFalse();
+
+    assertThat(await(r.set("f", b("x"), 12345, 0))).isTrue();
+    assertThat(await(r.gets("f")).flags()).isEqualTo(12345);
+
+    assertThat(await(r.execute(Request.version())).status()).isEqualTo(ResponseStatus.VERSION);
+    assertThat(await(r.execute(Request.verbosity(1))).status()).isEqualTo(ResponseStatus.OK);
+    assertThat(await(r.execute(Request.flushAll())).status()).isEqualTo(ResponseStatus.OK);
+    assertThat(await(r.get("k2"))).isNull();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void multiGetAndGats(Transport transport) throws Exception {
+    MemcacheRouter r = router(transport);
+    for (int i = 0; i < 20; i += 2) {
+      await(r.set("m" + i, b("v" + i), 0));
+    }
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      keys.add("m" + i);
+    }
+    Map<String, byte[]> got = await(r.getMulti(keys));
+    Map<String, String> asText = new LinkedHashMap<>();
+    got.forEach((k, v) -> asText.put(k, new String(v, UTF_8)));
+    assertThat(asText).containsExactly(
+        Map.entry("m0", "v0"), Map.entry("m2", "v2"), Map.entry("m4", "v4"), Map.entry("m6", "v6"), Map.entry("m8", "v8"),
+        Map.entry("m10", "v10"), Map.entry("m12", "v12"), Map.entry("m14", "v14"), Map.entry("m16", "v16"), Map.entry("m18", "v18"));
+    Response gats = await(r.execute(Request.retrieval(io.memroute.core.Command.GATS, 100, List.of("m0", "m1", "m2"))));
+    assertThat(gats.items()).extracting(Item::key).containsExactly("m0", "m2");
+    assertThat(gats.items()).allSatisfy(it -> assertThat(it.cas()).isNotZero());
+  }
+
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void metaCommands(Transport transport) throws Exception {
+    MemcacheRouter r = router(transport);
+    Response ms = await(r.execute(Request.metaSet("mk", b("hello"), "T0", "F7", "c")));
+    assertThat(ms.status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(ms.cas()).isNotZero();
+    Response mg = await(r.execute(Request.metaGet("mk", "v", "f", "c", "k", "Oop1")));
+    assertThat(mg.status()).isEqualTo(ResponseStatus.HIT);
+    assertThat(mg.valueAsString()).isEqualTo("hello");
+    assertThat(mg.flags()).isEqualTo(7);
+    assertThat(mg.cas()).isEqualTo(ms.cas());
+    assertThat(mg.key()).isEqualTo("mk");
+    assertThat(mg.flagToken('O')).isEqualTo("op1");
+    assertThat(await(r.execute(Request.metaGet("nope", "v"))).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(await(r.execute(Request.metaGet("mk"))).status()).isEqualTo(ResponseStatus.HIT);
+    // base64 key: "mk" is "bWs="
+    assertThat(await(r.execute(Request.metaGet("bWs=", "b", "v"))).valueAsString()).isEqualTo("hello");
+    assertThat(await(r.execute(Request.metaSet("mk", b("x"), "C1"))).status()).isEqualTo(ResponseStatus.EXISTS);
+    assertThat(await(r.execute(Request.metaSet("absent", b("x"), "MR"))).status()).isEqualTo(ResponseStatus.NOT_STORED);
+    Response ma = await(r.execute(Request.metaArithmetic("ctr", "N0", "J10", "v")));
+    assertThat(ma.status()).isEqualTo(ResponseStatus.NUMERIC);
+    assertThat(ma.number()).isEqualTo(10);
+    assertThat(await(r.execute(Request.metaArithmetic("ctr", "D5", "v"))).number()).isEqualTo(15);
+    assertThat(await(r.execute(Request.metaArithmetic("absent", "v"))).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(await(r.execute(Request.metaDebug("mk"))).status()).isEqualTo(ResponseStatus.DEBUG);
+    assertThat(await(r.execute(Request.metaNoop())).status()).isEqualTo(ResponseStatus.NOOP);
+    assertThat(await(r.execute(Request.metaDelete("mk"))).status()).isEqualTo(ResponseStatus.DELETED);
+    assertThat(await(r.execute(Request.metaDelete("mk"))).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void noreplyAndQuietNeverDesync(Transport transport) throws Exception {
+    MemcacheRouter r = router(transport);
+    List<CompletableFuture<Response>> fs = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      fs.add(r.execute(Request.parse("set q" + i + " 0 0 1 noreply", b("" + (i % 10)))));
+      fs.add(r.execute(Request.metaSet("mq" + i, b("x"), "q")));
+      fs.add(r.execute(Request.metaGet("missing" + i, "v", "q")));
+      fs.add(r.execute(Request.parse("delete missing" + i + " noreply")));
+      fs.add(r.execute(Request.get("q" + i)));
+    }
+    for (int i = 0; i < 200; i++) {
+      assertThat(await(fs.get(5 * i)).status()).isEqualTo(ResponseStatus.STORED);
+      assertThat(await(fs.get(5 * i + 1)).status()).isEqualTo(ResponseStatus.STORED);
+      assertThat(await(fs.get(5 * i + 2)).status()).isEqualTo(ResponseStatus.MISS);
+      assertThat(await(fs.get(5 * i + 3)).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+      Response get = await(fs.get(5 * i + 4));
+      assertThat(get.valueAsString()).isEqualTo("" + (i % 10));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void largeValuesAndErrors(Transport transport) throws Exception {
+    MemcacheRouter r = router(transport);
+    byte[] big = new byte[1000 * 1000];
+    new java.util.Random(3).nextBytes(big);
+    assertThat(await(r.set("big", big, 0))).isTrue();
+    assertThat(await(r.get("big"))).isEqualTo(big);
+    assertThatThrownBy(() -> r.set("toobig", new byte[1024 * 1024 + 1], 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("value");
+    assertThatThrownBy(() -> r.get("has space")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> r.get("x".repeat(251))).isInstanceOf(IllegalArgumentException.class);
+    await(r.set("text", b("abc"), 0));
+    assertThatThrownBy(() -> await(r.incr("text", 1)))
+        .hasCauseInstanceOf(ServerErrorException.class)
+        .hasMessageContaining("CLIENT_ERROR cannot increment or decrement non-numeric value");
+    // the connection was replaced after CLIENT_ERROR and the router keeps working
+    assertThat(await(r.get("text"))).isEqualTo(b("abc"));
+  }
+
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void pipelinedLoadFromManyThreads(Transport transport) throws Exception {
+    MemcacheRouter r = router(transport);
+    int threads = 4;
+    int perThread = 3000; // 12k in flight at most: under the default depth limit of 16384
+    List<Thread> ts = new ArrayList<>();
+    List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int id = t;
+      Thread th = new Thread(() -> {
+        try {
+          List<CompletableFuture<Boolean>> sets = new ArrayList<>();
+          for (int i = 0; i < perThread; i++) {
+            sets.add(r.set("t" + id + ":" + i, b(id + "/" + i), 0));
+          }
+          for (CompletableFuture<Boolean> s : sets) {
+            assertThat(s.get(10, TimeUnit.SECONDS)).isTrue();
+          }
+          List<CompletableFuture<byte[]>> gets = new ArrayList<>();
+          for (int i = 0; i < perThread; i++) {
+            gets.add(r.get("t" + id + ":" + i));
+          }
+          for (int i = 0; i < perThread; i++) {
+            assertThat(new String(gets.get(i).get(10, TimeUnit.SECONDS), UTF_8)).isEqualTo(id + "/" + i);
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      });
+      ts.add(th);
+      th.start();
+    }
+    for (Thread th : ts) {
+      th.join(60_000);
+    }
+    assertThat(errors).isEmpty();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void closedRouterFailsCalls(Transport transport) throws Exception {
+    MemcacheRouter r = router(transport);
+    r.close();
+    r.close(); // idempotent
+    assertThatThrownBy(() -> await(r.get("k"))).hasCauseInstanceOf(io.memroute.core.RouterClosedException.class);
+    assertThatThrownBy(() -> r.get("k").join()).isInstanceOf(CompletionException.class);
+  }
+}

@@ -1,0 +1,268 @@
+package io.memroute.transport.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Every reply type through the real decoder in an EmbeddedChannel: whole, byte by byte, and at random splits. */
+class ReplyDecoderTest {
+  enum Split {
+    WHOLE,
+    BYTE_BY_BYTE,
+    RANDOM
+  }
+
+  /** Collects what the decoder delivers for a queue of requests. */
+  static final class Sink implements ReplySink {
+    final ArrayDeque<Request> inflight = new ArrayDeque<>();
+    final List<Response> replies = new ArrayList<>();
+    ReplyParser.ProtocolError error;
+
+    @Override
+    public Request oldest() {
+      return inflight.peek();
+    }
+
+    @Override
+    public long oldestElapsedNanos() {
+      return 7;
+    }
+
+    @Override
+    public boolean onReply(Response response) {
+      inflight.poll();
+      replies.add(response);
+      return true;
+    }
+
+    @Override
+    public void onProtocolError(ReplyParser.ProtocolError e) {
+      error = e;
+    }
+  }
+
+  private static final Random RANDOM = new Random(42);
+
+  private static Sink decode(Split split, String wire, Request... requests) {
+    return decode(split, wire.getBytes(UTF_8), requests);
+  }
+
+  private static Sink decode(Split split, byte[] wire, Request... requests) {
+    Sink sink = new Sink();
+    sink.inflight.addAll(Arrays.asList(requests));
+    EmbeddedChannel ch = new EmbeddedChannel(new ReplyDecoder(sink, new ReplyParser("mc1", 1024 * 1024)));
+    int i = 0;
+    while (i < wire.length) {
+      int n;
+      switch (split) {
+        case WHOLE:
+          n = wire.length;
+          break;
+        case BYTE_BY_BYTE:
+          n = 1;
+          break;
+        default:
+          n = 1 + RANDOM.nextInt(Math.max(1, Math.min(wire.length - i, 40)));
+      }
+      n = Math.min(n, wire.length - i);
+      ch.writeInbound(Unpooled.wrappedBuffer(wire, i, n));
+      i += n;
+    }
+    assertThat(ch.finish()).isFalse();
+    return sink;
+  }
+
+  private static Response single(Split split, String wire, Request request) {
+    Sink s = decode(split, wire, request);
+    assertThat(s.error).as("protocol error").isNull();
+    assertThat(s.replies).hasSize(1);
+    Response r = s.replies.get(0);
+    assertThat(r.backend()).isEqualTo("mc1");
+    assertThat(r.elapsedNanos()).isEqualTo(7);
+    return r;
+  }
+
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void textReplies(Split split) {
+    Response hit = single(split, "VALUE k 5 3\r\nabc\r\nEND\r\n", Request.get("k"));
+    assertThat(hit.status()).isEqualTo(ResponseStatus.HIT);
+    assertThat(hit.valueAsString()).isEqualTo("abc");
+    assertThat(hit.flags()).isEqualTo(5);
+    assertThat(hit.key()).isEqualTo("k");
+
+    Response gets = single(split, "VALUE k 4294967295 0 18446744073709551615\r\n\r\nEND\r\n", Request.gets("k"));
+    assertThat(gets.flags()).isEqualTo(-1);
+    assertThat(gets.cas()).isEqualTo(-1L);
+    assertThat(gets.value()).isEmpty();
+
+    assertThat(single(split, "END\r\n", Request.get("k")).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(single(split, "STORED\r\n", Request.set("k", new byte[1], 0)).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(single(split, "NOT_STORED\r\n", Request.add("k", new byte[1], 0)).status()).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(single(split, "EXISTS\r\n", Request.cas("k", new byte[1], 0, 9)).status()).isEqualTo(ResponseStatus.EXISTS);
+    assertThat(single(split, "NOT_FOUND\r\n", Request.cas("k", new byte[1], 0, 9)).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "DELETED\r\n", Request.delete("k")).status()).isEqualTo(ResponseStatus.DELETED);
+    assertThat(single(split, "NOT_FOUND\r\n", Request.delete("k")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "TOUCHED\r\n", Request.touch("k", 1)).status()).isEqualTo(ResponseStatus.TOUCHED);
+    Response num = single(split, "18446744073709551615\r\n", Request.incr("k", 1));
+    assertThat(num.status()).isEqualTo(ResponseStatus.NUMERIC);
+    assertThat(Long.toUnsignedString(num.number())).isEqualTo("18446744073709551615");
+    assertThat(single(split, "NOT_FOUND\r\n", Request.decr("k", 1)).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    Response v = single(split, "VERSION 1.6.18\r\n", Request.version());
+    assertThat(v.status()).isEqualTo(ResponseStatus.VERSION);
+    assertThat(v.message()).isEqualTo("1.6.18");
+    assertThat(single(split, "OK\r\n", Request.flushAll()).status()).isEqualTo(ResponseStatus.OK);
+    assertThat(single(split, "OK\r\n", Request.verbosity(1)).status()).isEqualTo(ResponseStatus.OK);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void errorReplies(Split split) {
+    Response se = single(split, "SERVER_ERROR out of memory storing object\r\n", Request.set("k", new byte[1], 0));
+    assertThat(se.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(se.message()).isEqualTo("out of memory storing object");
+    Response ce = single(split, "CLIENT_ERROR bad data chunk\r\n", Request.get("k"));
+    assertThat(ce.status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+    assertThat(ce.line()).isEqualTo("CLIENT_ERROR bad data chunk");
+    assertThat(single(split, "ERROR\r\n", Request.metaGet("k", "v")).status()).isEqualTo(ResponseStatus.ERROR);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void multiValueReplyInKeyOrder(Split split) {
+    Request r = Request.getMulti(List.of("a", "b", "c", "d"));
+    Response hit = single(split, "VALUE a 0 1\r\n1\r\nVALUE c 1 2\r\n33\r\nVALUE d 0 0\r\n\r\nEND\r\n", r);
+    assertThat(hit.items()).extracting(it -> it.key()).containsExactly("a", "c", "d");
+    assertThat(hit.items()).extracting(it -> it.valueAsString()).containsExactly("1", "33", "");
+    assertThat(hit.items().get(1).flags()).isEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void metaReplies(Split split) {
+    Response va = single(split, "VA 2 f3 c99 t-1 kk Oxy\r\nhi\r\n", Request.metaGet("k", "v", "f", "c", "t", "k", "Oxy"));
+    assertThat(va.status()).isEqualTo(ResponseStatus.HIT);
+    assertThat(va.valueAsString()).isEqualTo("hi");
+    assertThat(va.flags()).isEqualTo(3);
+    assertThat(va.cas()).isEqualTo(99);
+    assertThat(va.flagToken('t')).isEqualTo("-1");
+    assertThat(va.line()).isEqualTo("VA 2 f3 c99 t-1 kk Oxy");
+    Response hd = single(split, "HD t30\r\n", Request.metaGet("k", "t"));
+    assertThat(hd.status()).isEqualTo(ResponseStatus.HIT);
+    assertThat(hd.value()).isNull();
+    assertThat(hd.flagToken('t')).isEqualTo("30");
+    assertThat(single(split, "EN\r\n", Request.metaGet("k", "v")).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(single(split, "HD\r\n", Request.metaSet("k", new byte[2])).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(single(split, "NS\r\n", Request.metaSet("k", new byte[2], "ME")).status()).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(single(split, "EX\r\n", Request.metaSet("k", new byte[2], "C5")).status()).isEqualTo(ResponseStatus.EXISTS);
+    assertThat(single(split, "NF\r\n", Request.metaSet("k", new byte[2], "MR")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "HD\r\n", Request.metaDelete("k")).status()).isEqualTo(ResponseStatus.DELETED);
+    assertThat(single(split, "NF\r\n", Request.metaDelete("k")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    Response ma = single(split, "VA 2\r\n42\r\n", Request.metaArithmetic("k", "v"));
+    assertThat(ma.status()).isEqualTo(ResponseStatus.NUMERIC);
+    assertThat(ma.number()).isEqualTo(42);
+    assertThat(single(split, "HD\r\n", Request.metaArithmetic("k")).status()).isEqualTo(ResponseStatus.OK);
+    assertThat(single(split, "NF\r\n", Request.metaArithmetic("k")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "MN\r\n", Request.metaNoop()).status()).isEqualTo(ResponseStatus.NOOP);
+    Response me = single(split, "ME k exp=-1 la=2 cas=3 fetch=no cls=1 size=63\r\n", Request.metaDebug("k"));
+    assertThat(me.status()).isEqualTo(ResponseStatus.DEBUG);
+    assertThat(me.message()).startsWith("k exp=-1");
+    assertThat(single(split, "EN\r\n", Request.metaDebug("k")).status()).isEqualTo(ResponseStatus.MISS);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void pipelinedRepliesMatchFifo(Split split) {
+    Sink s = decode(split, "STORED\r\nVALUE a 0 1\r\nx\r\nEND\r\nEND\r\nDELETED\r\n42\r\nHD\r\n",
+        Request.set("a", new byte[] {'x'}, 0), Request.get("a"), Request.get("b"), Request.delete("a"),
+        Request.incr("n", 1), Request.metaSet("m", new byte[0]));
+    assertThat(s.error).isNull();
+    assertThat(s.replies).extracting(Response::status).containsExactly(ResponseStatus.STORED, ResponseStatus.HIT,
+        ResponseStatus.MISS, ResponseStatus.DELETED, ResponseStatus.NUMERIC, ResponseStatus.STORED);
+  }
+
+  @Test
+  void largeValueAcrossManyReads() {
+    byte[] value = new byte[1024 * 1024];
+    new Random(1).nextBytes(value);
+    byte[] head = ("VALUE big 0 " + value.length + "\r\n").getBytes(UTF_8);
+    byte[] wire = concat(head, value, "\r\nEND\r\n".getBytes(UTF_8));
+    for (Split split : new Split[] {Split.WHOLE, Split.RANDOM}) {
+      Sink s = new Sink();
+      s.inflight.add(Request.get("big"));
+      EmbeddedChannel ch = new EmbeddedChannel(new ReplyDecoder(s, new ReplyParser("mc1", 1024 * 1024)));
+      for (int i = 0; i < wire.length; i += 7919) {
+        ch.writeInbound(Unpooled.wrappedBuffer(wire, i, Math.min(7919, wire.length - i)));
+      }
+      assertThat(s.replies).hasSize(1);
+      assertThat(s.replies.get(0).value()).isEqualTo(value);
+      ch.finish();
+    }
+  }
+
+  // ---------------------------------------------------------------- desync: never guess
+
+  private static FailureReason failure(String wire, Request... requests) {
+    for (Split split : Split.values()) {
+      Sink s = decode(split, wire, requests);
+      assertThat(s.error).as("%s: %s", split, wire).isNotNull();
+      FailureReason reason = s.error.reason();
+      Sink whole = decode(Split.WHOLE, wire, requests);
+      assertThat(whole.error.reason()).isEqualTo(reason);
+    }
+    return decode(Split.WHOLE, wire, requests).error.reason();
+  }
+
+  @Test
+  void desyncFailsWithAReason() {
+    assertThat(failure("STORED\r\n", Request.get("k"))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VALUE other 0 1\r\nx\r\nEND\r\n", Request.get("k"))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VALUE k 0 1\r\nx\r\nSTORED\r\n", Request.get("k"))).isEqualTo(FailureReason.MISSING_END);
+    assertThat(failure("VALUE k 0 1\r\nxyz\r\nEND\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("garbage\r\n", Request.set("k", new byte[1], 0))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("STORED\n", Request.set("k", new byte[1], 0))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k x 1\r\nx\r\nEND\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k 0 -1\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k 0 2000000\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("DELETED\r\n", Request.incr("k", 1))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("HD Owrong\r\n", Request.metaGet("k", "Oright"))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VA 1 kother\r\nx\r\n", Request.metaGet("k", "v", "k"))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("STORED\r\nEXTRA\r\n", Request.set("k", new byte[1], 0))).isEqualTo(FailureReason.TRAILING_DATA);
+    assertThat(failure("x".repeat(9000), Request.get("k"))).isEqualTo(FailureReason.PARSING);
+  }
+
+  @Test
+  void partialReplyWaitsWithoutDelivering() {
+    Sink s = decode(Split.WHOLE, "VALUE k 0 10\r\nabc", Request.get("k"));
+    assertThat(s.replies).isEmpty();
+    assertThat(s.error).isNull();
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    int n = 0;
+    for (byte[] p : parts) {
+      n += p.length;
+    }
+    byte[] out = new byte[n];
+    int o = 0;
+    for (byte[] p : parts) {
+      System.arraycopy(p, 0, out, o, p.length);
+      o += p.length;
+    }
+    return out;
+  }
+}
