@@ -1,0 +1,17 @@
+/**
+ * Test support for memroute and its users: memcached servers to test against.
+ *
+ * <ul>
+ *   <li>{@link io.memroute.testkit.EmbeddedMemcached} — an in-JVM memcached (text and meta protocols)
+ *       that needs nothing installed; the default backend of the demos.</li>
+ *   <li>{@link io.memroute.testkit.MemcachedExtension} and {@link io.memroute.testkit.MemcachedProcess}
+ *       — real memcached processes on free loopback ports (Testcontainers as a fallback), as a JUnit 5
+ *       extension or programmatically.</li>
+ *   <li>{@link io.memroute.testkit.FaultServer} with {@link io.memroute.testkit.Fault} — a scriptable
+ *       server that delays, hangs, drips, truncates or garbles replies and refuses or resets
+ *       connections, for resilience tests.</li>
+ * </ul>
+ *
+ * <p>This module uses only the JDK's blocking sockets: no Netty and no other memroute module.
+ */
+package io.memroute.testkit;
