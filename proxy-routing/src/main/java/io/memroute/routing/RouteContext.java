@@ -1,6 +1,7 @@
 package io.memroute.routing;
 
 import io.memroute.core.Ticker;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * What a route can use while it runs: the pools of the configuration the request started under
@@ -16,4 +17,10 @@ public interface RouteContext {
 
   /** Returns the router's ticker. */
   Ticker ticker();
+
+  /**
+   * Returns a scheduler for timeouts and delays inside routes (await timeouts, hedged failover).
+   * Tasks run on transport event-loop threads: keep them short and never block in them.
+   */
+  ScheduledExecutorService scheduler();
 }

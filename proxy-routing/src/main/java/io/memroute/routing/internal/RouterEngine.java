@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -46,7 +47,7 @@ public final class RouterEngine {
     for (BackendConfig b : config.backends().values()) {
       backends.put(b.label(), resources.createBackend(b.label(), b.host(), b.port(), config.optionsOf(b), listener));
     }
-    this.snapshot = new Snapshot(config, pools(config), resources.ticker());
+    this.snapshot = new Snapshot(config, pools(config), resources.ticker(), resources.eventLoopGroup());
   }
 
   private Map<String, Pool> pools(RouterConfig config) {
@@ -136,12 +137,14 @@ public final class RouterEngine {
     final Map<String, Pool> pools;
     final Route root;
     final Ticker ticker;
+    final ScheduledExecutorService scheduler;
 
-    Snapshot(RouterConfig config, Map<String, Pool> pools, Ticker ticker) {
+    Snapshot(RouterConfig config, Map<String, Pool> pools, Ticker ticker, ScheduledExecutorService scheduler) {
       this.config = config;
       this.pools = pools;
       this.root = config.route();
       this.ticker = ticker;
+      this.scheduler = scheduler;
     }
 
     @Override
@@ -156,6 +159,11 @@ public final class RouterEngine {
     @Override
     public Ticker ticker() {
       return ticker;
+    }
+
+    @Override
+    public ScheduledExecutorService scheduler() {
+      return scheduler;
     }
   }
 }
