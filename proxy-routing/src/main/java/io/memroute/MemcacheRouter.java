@@ -291,8 +291,24 @@ public final class MemcacheRouter implements AutoCloseable {
     private Executor completionExecutor;
     private Ticker ticker;
     private BackendListener listener = BackendListener.NOOP;
+    private int activeRequestLimit = -1;
+    private long bufferMemoryLimit = -1;
 
     private Builder() {}
+
+    /** Limits requests running at once (0: unlimited); see {@link RouterConfig#activeRequestLimit()}. */
+    public Builder activeRequestLimit(int limit) {
+      RouterConfig.builder().activeRequestLimit(limit); // validates
+      this.activeRequestLimit = limit;
+      return this;
+    }
+
+    /** Limits request bytes in flight (0: unlimited); see {@link RouterConfig#bufferMemoryLimit()}. */
+    public Builder bufferMemoryLimit(long bytes) {
+      RouterConfig.builder().bufferMemoryLimit(bytes); // validates
+      this.bufferMemoryLimit = bytes;
+      return this;
+    }
 
     /**
      * Adds servers, comma separated ({@code "10.0.0.1:11211,10.0.0.2:11211"}), to one pool named
@@ -411,21 +427,34 @@ public final class MemcacheRouter implements AutoCloseable {
         if (!servers.isEmpty()) {
           throw new IllegalStateException("servers and config are exclusive: put the servers in the config");
         }
-        return backendOptions == null ? config : config.toBuilder().backendDefaults(backendOptions).build();
+        if (backendOptions == null && activeRequestLimit < 0 && bufferMemoryLimit < 0) {
+          return config;
+        }
+        return applyOptions(config.toBuilder()).build();
       }
       if (servers.isEmpty()) {
         throw new IllegalArgumentException("servers: none (expected: at least one host:port)");
       }
-      RouterConfig.Builder b = RouterConfig.builder();
-      if (backendOptions != null) {
-        b.backendDefaults(backendOptions);
-      }
+      RouterConfig.Builder b = applyOptions(RouterConfig.builder());
       PoolConfig.Builder pool = PoolConfig.builder(DEFAULT_POOL);
       for (BackendConfig s : servers) {
         b.backend(s);
         pool.backends(s.label());
       }
       return b.pool(pool.build()).build();
+    }
+
+    private RouterConfig.Builder applyOptions(RouterConfig.Builder b) {
+      if (backendOptions != null) {
+        b.backendDefaults(backendOptions);
+      }
+      if (activeRequestLimit >= 0) {
+        b.activeRequestLimit(activeRequestLimit);
+      }
+      if (bufferMemoryLimit >= 0) {
+        b.bufferMemoryLimit(bufferMemoryLimit);
+      }
+      return b;
     }
   }
 }

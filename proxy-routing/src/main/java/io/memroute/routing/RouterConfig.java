@@ -25,12 +25,16 @@ public final class RouterConfig {
   private final Map<String, BackendConfig> backends;
   private final Map<String, PoolConfig> pools;
   private final Route route;
+  private final int activeRequestLimit;
+  private final long bufferMemoryLimit;
 
   private RouterConfig(Builder b, Route route) {
     this.backendDefaults = b.backendDefaults;
     this.backends = Collections.unmodifiableMap(new LinkedHashMap<>(b.backends));
     this.pools = Collections.unmodifiableMap(new LinkedHashMap<>(b.pools));
     this.route = route;
+    this.activeRequestLimit = b.activeRequestLimit;
+    this.bufferMemoryLimit = b.bufferMemoryLimit;
   }
 
   /** Returns a builder. */
@@ -45,7 +49,28 @@ public final class RouterConfig {
     b.backends.putAll(backends);
     b.pools.putAll(pools);
     b.route = route;
+    b.activeRequestLimit = activeRequestLimit;
+    b.bufferMemoryLimit = bufferMemoryLimit;
     return b;
+  }
+
+  /**
+   * Returns the most requests the router runs at once (0: unlimited, the default). Over it a
+   * request fails at admission with {@code ACTIVE_REQUEST_LIMIT} ({@link
+   * io.memroute.core.OverloadedException}), like the proxy's {@code SERVER_ERROR active request
+   * limit reached}.
+   */
+  public int activeRequestLimit() {
+    return activeRequestLimit;
+  }
+
+  /**
+   * Returns the most request bytes (lines and values) the router holds in flight at once (0:
+   * unlimited, the default). Over it a request fails at admission with {@code OUT_OF_MEMORY}; no
+   * connection is ever reset for it.
+   */
+  public long bufferMemoryLimit() {
+    return bufferMemoryLimit;
   }
 
   /** Returns the options of backends that do not set their own. */
@@ -75,7 +100,9 @@ public final class RouterConfig {
 
   @Override
   public String toString() {
-    return "RouterConfig{backends=" + backends.values() + ", pools=" + pools.values() + "}";
+    return "RouterConfig{backends=" + backends.values() + ", pools=" + pools.values()
+        + (activeRequestLimit > 0 ? ", activeRequestLimit=" + activeRequestLimit : "")
+        + (bufferMemoryLimit > 0 ? ", bufferMemoryLimit=" + bufferMemoryLimit : "") + "}";
   }
 
   /** Builds a {@link RouterConfig}; {@link #build()} checks the whole configuration and lists every problem. */
@@ -85,8 +112,28 @@ public final class RouterConfig {
     private final Map<String, PoolConfig> pools = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private Route route;
+    private int activeRequestLimit;
+    private long bufferMemoryLimit;
 
     private Builder() {}
+
+    /** Limits requests running at once, {@code 0..10_000_000}; 0 means unlimited. */
+    public Builder activeRequestLimit(int limit) {
+      if (limit < 0 || limit > 10_000_000) {
+        throw new IllegalArgumentException("activeRequestLimit: " + limit + " (expected: 0-10000000, 0 for unlimited)");
+      }
+      this.activeRequestLimit = limit;
+      return this;
+    }
+
+    /** Limits request bytes in flight, {@code 0..2^40}; 0 means unlimited. */
+    public Builder bufferMemoryLimit(long bytes) {
+      if (bytes < 0 || bytes > (1L << 40)) {
+        throw new IllegalArgumentException("bufferMemoryLimit: " + bytes + " (expected: 0-" + (1L << 40) + ", 0 for unlimited)");
+      }
+      this.bufferMemoryLimit = bytes;
+      return this;
+    }
 
     /** Sets the options of backends that do not set their own. */
     public Builder backendDefaults(BackendOptions options) {

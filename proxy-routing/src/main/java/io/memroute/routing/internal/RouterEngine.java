@@ -25,6 +25,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The running router: backends by label, and the current configuration snapshot (pools and root
@@ -36,6 +38,8 @@ public final class RouterEngine {
   private final BackendListener listener;
   private final Map<String, ManagedBackend> backends = new LinkedHashMap<>();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicInteger active = new AtomicInteger();
+  private final AtomicLong bufferMemory = new AtomicLong();
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
   private volatile Snapshot snapshot;
 
@@ -77,12 +81,57 @@ public final class RouterEngine {
     return snapshot.pools.get(name);
   }
 
-  /** Runs the root route. Never throws for runtime failures; a route bug completes the future exceptionally. */
+  /**
+   * Admits and runs a request. Never throws for runtime failures; a route bug completes the future
+   * exceptionally.
+   */
   public CompletableFuture<Response> execute(Request request) {
     if (closed.get()) {
-      return CompletableFuture.completedFuture(Response.failure(FailureReason.CLOSED, null, "router closed"));
+      return completedFailure(FailureReason.CLOSED, "router closed");
     }
     Snapshot s = snapshot;
+    int activeLimit = s.config.activeRequestLimit();
+    long memoryLimit = s.config.bufferMemoryLimit();
+    if (activeLimit == 0 && memoryLimit == 0) {
+      return run(s, request); // no limits: no bookkeeping on the hot path
+    }
+    if (activeLimit > 0 && active.incrementAndGet() > activeLimit) {
+      active.decrementAndGet();
+      return completedFailure(FailureReason.ACTIVE_REQUEST_LIMIT, "active request limit " + activeLimit + " reached");
+    } else if (activeLimit == 0) {
+      active.incrementAndGet();
+    }
+    long bytes = request.wireSize();
+    if (bufferMemory.addAndGet(bytes) > memoryLimit && memoryLimit > 0) {
+      bufferMemory.addAndGet(-bytes);
+      active.decrementAndGet();
+      return completedFailure(FailureReason.OUT_OF_MEMORY, "buffer memory limit " + memoryLimit + " bytes reached");
+    }
+    CompletableFuture<Response> f = run(s, request);
+    f.whenComplete((r, e) -> {
+      active.decrementAndGet();
+      bufferMemory.addAndGet(-bytes);
+    });
+    return f;
+  }
+
+  /** Requests admitted and not yet complete (counted only while a limit is set). */
+  public int activeRequests() {
+    return active.get();
+  }
+
+  /** Request bytes admitted and not yet complete (counted only while a limit is set). */
+  public long bufferMemoryUsed() {
+    return bufferMemory.get();
+  }
+
+  private static CompletableFuture<Response> completedFailure(FailureReason reason, String message) {
+    GuardedFuture<Response> f = new GuardedFuture<>();
+    f.complete(Response.failure(reason, null, message));
+    return f;
+  }
+
+  private static CompletableFuture<Response> run(Snapshot s, Request request) {
     try {
       CompletionStage<Response> stage = s.root.route(request, s);
       if (stage == null) {

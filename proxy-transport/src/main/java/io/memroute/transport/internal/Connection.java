@@ -256,6 +256,14 @@ final class Connection implements ReplySink {
     }
     boolean wasValidating = validation != null;
     validation = null;
+    // Count the failure first, so that listeners and metrics know of it before any caller does.
+    long delay = 0;
+    if (!closed && counted) {
+      FailureReason effective = wasValidating && (reason == FailureReason.DISCONNECTED || reason == FailureReason.PARSING
+          || reason == FailureReason.UNEXPECTED_RESPONSE || reason == FailureReason.TRAILING_DATA)
+          ? FailureReason.VALIDATION_FAILED : reason;
+      delay = backend.onConnectionFailure(effective, message);
+    }
     Pending p;
     while ((p = inflight.poll()) != null) {
       finish(p, backend.failure(reason, message));
@@ -263,10 +271,6 @@ final class Connection implements ReplySink {
     if (closed) {
       return;
     }
-    FailureReason effective = wasValidating && (reason == FailureReason.DISCONNECTED || reason == FailureReason.PARSING
-        || reason == FailureReason.UNEXPECTED_RESPONSE || reason == FailureReason.TRAILING_DATA)
-        ? FailureReason.VALIDATION_FAILED : reason;
-    long delay = counted ? backend.onConnectionFailure(effective, message) : 0;
     if (delay >= 0) {
       scheduleConnect(delay);
     }

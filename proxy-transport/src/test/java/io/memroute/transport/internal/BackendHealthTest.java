@@ -1,0 +1,460 @@
+package io.memroute.transport.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.memroute.core.BackendListener;
+import io.memroute.core.BackendOptions;
+import io.memroute.core.BackendState;
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.Ticker;
+import io.memroute.testkit.Fault;
+import io.memroute.testkit.FaultServer;
+import io.memroute.transport.ManagedBackend;
+import io.memroute.transport.Transport;
+import io.memroute.transport.TransportResources;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.buffer.ByteBuf;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The backend health model against a scriptable fault server: one test per failure reason (asserting
+ * the reason, the state and the failure count), the failure limit, fast-fail, recovery, and the
+ * proxy's "accepts TCP but fails validation" flapping bug, fixed.
+ */
+class BackendHealthTest {
+  private static final Duration SHORT = Duration.ofMillis(300);
+
+  private FaultServer server;
+  private TransportResources resources;
+  private final List<ManagedBackend> backends = new ArrayList<>();
+  private final Events events = new Events();
+
+  /** Records listener calls. */
+  static final class Events implements BackendListener {
+    final List<String> transitions = new CopyOnWriteArrayList<>();
+    final List<FailureReason> failures = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onStateChange(String backend, BackendState from, BackendState to, FailureReason reason) {
+      transitions.add(from + "->" + to);
+    }
+
+    @Override
+    public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
+      failures.add(reason);
+    }
+  }
+
+  @BeforeEach
+  void start() {
+    server = FaultServer.start();
+    resources = TransportResources.builder().transport(Transport.NIO).eventLoopThreads(1).build();
+  }
+
+  @AfterEach
+  void stop() {
+    backends.forEach(ManagedBackend::close);
+    resources.close();
+    server.close();
+  }
+
+  private static BackendOptions.Builder fast() {
+    return BackendOptions.builder().readTimeout(SHORT).connectTimeout(SHORT).retryTimeout(Duration.ofMillis(100));
+  }
+
+  private ManagedBackend backend(BackendOptions options) throws Exception {
+    return backend(options, server.port());
+  }
+
+  private ManagedBackend backend(BackendOptions options, int port) {
+    ManagedBackend b = resources.createBackend("fs", "127.0.0.1", port, options, events);
+    backends.add(b);
+    return b;
+  }
+
+  private ManagedBackend up(BackendOptions options) throws Exception {
+    ManagedBackend b = backend(options);
+    b.ready().get(5, TimeUnit.SECONDS);
+    assertThat(b.state()).isEqualTo(BackendState.UP);
+    return b;
+  }
+
+  private static Response await(CompletableFuture<Response> f) throws Exception {
+    return f.get(5, TimeUnit.SECONDS);
+  }
+
+  private static void assertFailure(Response r, FailureReason reason) {
+    assertThat(r.status()).as("%s", r).isEqualTo(ResponseStatus.BACKEND_FAILURE);
+    assertThat(r.failureReason()).isEqualTo(reason);
+    assertThat(r.backend()).isEqualTo("fs");
+  }
+
+  /** Waits (bounded) until a condition holds, polling the backend's own state: no fixed sleeps. */
+  private static void eventually(java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within 5 s");
+      }
+      Thread.onSpinWait();
+      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+    }
+  }
+
+  // ------------------------------------------------------------------ one test per reason
+
+  @Test
+  void timeout() throws Exception {
+    ManagedBackend b = up(fast().build());
+    server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+    CompletableFuture<Response> hung = b.send(Request.get("k"));
+    CompletableFuture<Response> behind = b.send(Request.set("k", new byte[1], 0));
+    assertFailure(await(hung), FailureReason.TIMEOUT);
+    assertFailure(await(behind), FailureReason.TIMEOUT);
+    assertThat(events.failures).containsExactly(FailureReason.TIMEOUT);
+    server.clearFaults();
+    server.disconnectAll();
+    eventually(() -> b.state() == BackendState.UP && b.consecutiveFailures() == 0);
+    assertThat(await(b.send(Request.get("k"))).isOk()).isTrue();
+  }
+
+  @Test
+  void timeoutWhileNewRequestsKeepArriving() throws Exception {
+    ManagedBackend b = up(fast().build());
+    server.fault(Fault.hang());
+    CompletableFuture<Response> first = b.send(Request.get("k"));
+    long start = System.nanoTime();
+    // The proxy's per-backend timer was re-armed by every write: a busy hung backend never timed out.
+    while (!first.isDone() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5)) {
+      b.send(Request.get("other"));
+      java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
+    }
+    assertFailure(first.getNow(null), FailureReason.TIMEOUT);
+    assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
+  }
+
+  @Test
+  void connectFailed() throws Exception {
+    int closedPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      closedPort = s.getLocalPort();
+    }
+    ManagedBackend b = backend(fast().failureLimit(1).build(), closedPort);
+    CompletableFuture<Response> waiting = b.send(Request.get("k"));
+    eventually(() -> b.state() == BackendState.BAD);
+    assertThat(events.failures).startsWith(FailureReason.CONNECT_FAILED, FailureReason.CONNECT_FAILED);
+    assertFailure(await(waiting), FailureReason.MARKED_BAD);
+  }
+
+  @Test
+  void connectTimeout() throws Exception {
+    try (ServerSocket full = new ServerSocket()) {
+      full.bind(new InetSocketAddress("127.0.0.1", 0), 1);
+      List<Socket> fillers = new ArrayList<>();
+      try {
+        // Fill the accept queue so that further SYNs are dropped and connects hang.
+        for (int i = 0; i < 8; i++) {
+          Socket s = new Socket();
+          try {
+            s.connect(full.getLocalSocketAddress(), 100);
+            fillers.add(s);
+          } catch (IOException e) {
+            s.close();
+            break;
+          }
+        }
+        ManagedBackend b = backend(fast().connectTimeout(Duration.ofMillis(200)).failureLimit(0).build(), full.getLocalPort());
+        eventually(() -> !events.failures.isEmpty());
+        assertThat(events.failures.get(0)).isEqualTo(FailureReason.CONNECT_TIMEOUT);
+        assertThat(b.state()).isEqualTo(BackendState.BAD);
+      } finally {
+        for (Socket s : fillers) {
+          s.close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void disconnected() throws Exception {
+    ManagedBackend b = up(fast().build());
+    server.faultWhen(line -> line.startsWith("get"), Fault.closeAfter(3));
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.DISCONNECTED);
+    assertThat(events.failures).containsExactly(FailureReason.DISCONNECTED);
+    assertThat(b.consecutiveFailures()).isEqualTo(1);
+  }
+
+  @Test
+  void idleDisconnectIsNoticedAtOnce() throws Exception {
+    ManagedBackend b = up(fast().build());
+    long before = server.connectionCount();
+    server.disconnectAll();
+    // Noticed without any request: the backend reconnects and validates by itself.
+    eventually(() -> server.connectionCount() > before && b.state() == BackendState.UP && b.consecutiveFailures() == 0);
+    assertThat(events.failures).containsExactly(FailureReason.DISCONNECTED);
+    assertThat(await(b.send(Request.get("k"))).status()).isEqualTo(ResponseStatus.MISS);
+  }
+
+  @Test
+  void validationFailedMarksBadInsteadOfFlapping() throws Exception {
+    server.faultWhen(line -> line.startsWith("version"), Fault.reply("garbage\r\n"));
+    ManagedBackend b = backend(fast().failureLimit(2).build());
+    eventually(() -> b.state() == BackendState.BAD);
+    assertThat(events.failures).startsWith(FailureReason.VALIDATION_FAILED, FailureReason.VALIDATION_FAILED,
+        FailureReason.VALIDATION_FAILED);
+    assertThat(b.consecutiveFailures()).isGreaterThanOrEqualTo(3);
+    // Fast-fail: nothing reaches the server.
+    long gets = server.requestCount("get");
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.MARKED_BAD);
+    assertThat(server.requestCount("get")).isEqualTo(gets);
+    // Once the server answers version properly, the retry validates and the backend recovers.
+    server.clearFaults();
+    eventually(() -> b.state() == BackendState.UP);
+    assertThat(b.consecutiveFailures()).isZero();
+    assertThat(await(b.send(Request.get("k"))).status()).isEqualTo(ResponseStatus.MISS);
+  }
+
+  @Test
+  void validationWrongReplyType() throws Exception {
+    server.faultWhen(line -> line.startsWith("version"), Fault.reply("STORED\r\n"));
+    ManagedBackend b = backend(fast().failureLimit(0).build());
+    eventually(() -> b.state() == BackendState.BAD);
+    assertThat(events.failures.get(0)).isEqualTo(FailureReason.VALIDATION_FAILED);
+  }
+
+  @Test
+  void parsing() throws Exception {
+    ManagedBackend b = up(fast().build());
+    server.faultWhen(line -> line.startsWith("get"), Fault.garbage("%%%%\r\n".getBytes(UTF_8)));
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.PARSING);
+    assertThat(events.failures).containsExactly(FailureReason.PARSING);
+  }
+
+  @Test
+  void unexpectedResponse() throws Exception {
+    ManagedBackend b = up(fast().build());
+    server.faultWhen(line -> line.startsWith("get"), Fault.reply("STORED\r\n"));
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(events.failures).containsExactly(FailureReason.UNEXPECTED_RESPONSE);
+  }
+
+  @Test
+  void missingEnd() throws Exception {
+    ManagedBackend b = up(fast().build());
+    server.faultWhen(line -> line.startsWith("get"), Fault.reply("VALUE k 0 1\r\nx\r\nSTORED\r\n"));
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.MISSING_END);
+    assertThat(events.failures).containsExactly(FailureReason.MISSING_END);
+  }
+
+  @Test
+  void trailingData() throws Exception {
+    ManagedBackend b = up(fast().build());
+    server.faultWhen(line -> line.startsWith("delete"), Fault.trailing("EXTRA\r\n"));
+    Response r = await(b.send(Request.delete("k")));
+    assertThat(r.status()).isEqualTo(ResponseStatus.NOT_FOUND); // the reply itself was fine
+    eventually(() -> !events.failures.isEmpty());
+    assertThat(events.failures).containsExactly(FailureReason.TRAILING_DATA);
+    eventually(() -> b.state() == BackendState.UP && b.consecutiveFailures() == 0);
+  }
+
+  @Test
+  void serverErrorKeepsTheConnection() throws Exception {
+    ManagedBackend b = up(fast().build());
+    long conns = server.connectionCount();
+    server.faultNext(1, Fault.serverError("out of memory storing object"));
+    Response r = await(b.send(Request.set("k", new byte[1], 0)));
+    assertThat(r.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(r.message()).isEqualTo("out of memory storing object");
+    assertThat(await(b.send(Request.get("k"))).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(server.connectionCount()).isEqualTo(conns);
+    assertThat(events.failures).isEmpty();
+  }
+
+  @Test
+  void clientErrorReplacesTheConnection() throws Exception {
+    ManagedBackend b = up(fast().build());
+    server.faultWhen(line -> line.startsWith("get"), Fault.clientError("bad command line format"));
+    server.faultWhen(line -> line.startsWith("delete"), Fault.delay(Duration.ofMillis(50)));
+    CompletableFuture<Response> get = b.send(Request.get("k"));
+    CompletableFuture<Response> behind = b.send(Request.delete("k"));
+    assertThat(await(get).status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+    assertFailure(await(behind), FailureReason.CONNECTION_REPLACED);
+    assertThat(events.failures).isEmpty(); // a healthy server: not counted
+    server.clearFaults();
+    eventually(() -> b.state() == BackendState.UP);
+    assertThat(await(b.send(Request.delete("k"))).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+  }
+
+  @Test
+  void errorReplacesTheConnection() throws Exception {
+    ManagedBackend b = up(fast().build());
+    long conns = server.connectionCount();
+    server.faultNext(1, Fault.error());
+    assertThat(await(b.send(Request.get("k"))).status()).isEqualTo(ResponseStatus.ERROR);
+    eventually(() -> server.connectionCount() > conns && b.state() == BackendState.UP);
+  }
+
+  @Test
+  void depthLimit() throws Exception {
+    ManagedBackend b = up(fast().depthLimit(2).build());
+    server.fault(Fault.hang());
+    CompletableFuture<Response> a = b.send(Request.get("a"));
+    CompletableFuture<Response> c = b.send(Request.get("b"));
+    assertFailure(await(b.send(Request.get("c"))), FailureReason.DEPTH_LIMIT);
+    assertThat(b.depth()).isEqualTo(2);
+    assertFailure(await(a), FailureReason.TIMEOUT);
+    assertFailure(await(c), FailureReason.TIMEOUT);
+    assertThat(b.depth()).isZero();
+  }
+
+  @Test
+  void markedBadFailsFastWithoutTouchingTheNetwork() throws Exception {
+    ManagedBackend b = up(fast().failureLimit(1).retryTimeout(Duration.ofSeconds(30)).flapBackoffMax(Duration.ofSeconds(30)).build());
+    server.refuseConnections(true);
+    server.disconnectAll();
+    eventually(() -> b.state() == BackendState.BAD);
+    // failureLimit 1: the first failure reconnects, the second marks it bad
+    assertThat(events.failures).containsExactly(FailureReason.DISCONNECTED, FailureReason.CONNECT_FAILED);
+    assertThat(events.transitions).contains("UP->CONNECTING", "CONNECTING->BAD");
+    long requests = server.requestCount();
+    Response r = await(b.send(Request.get("k")));
+    assertFailure(r, FailureReason.MARKED_BAD);
+    assertThatThrownBy(() -> {
+      throw io.memroute.core.MemcacheException.from(r, io.memroute.core.Command.GET);
+    }).isInstanceOf(io.memroute.core.BackendUnavailableException.class).hasMessageContaining("fs");
+    assertThat(server.requestCount()).isEqualTo(requests);
+  }
+
+  @Test
+  void failureLimitCountsConsecutiveFailuresThenRecovers() throws Exception {
+    ManagedBackend b = up(fast().failureLimit(3).build());
+    server.faultWhen(line -> line.startsWith("version"), Fault.reply("nope\r\n"));
+    server.disconnectAll();
+    // failures 1..3 keep it reconnecting; the 4th marks it bad
+    eventually(() -> b.state() == BackendState.BAD);
+    assertThat(events.failures).hasSizeGreaterThanOrEqualTo(4);
+    assertThat(events.failures.subList(0, 4)).containsExactly(FailureReason.DISCONNECTED,
+        FailureReason.VALIDATION_FAILED, FailureReason.VALIDATION_FAILED, FailureReason.VALIDATION_FAILED);
+    assertThat(events.transitions.stream().filter(t -> t.endsWith("->BAD")).count()).isEqualTo(1);
+    server.clearFaults();
+    eventually(() -> b.state() == BackendState.UP);
+    assertThat(events.transitions).endsWith("BAD->UP");
+    assertThat(b.consecutiveFailures()).isZero();
+  }
+
+  @Test
+  void down() throws Exception {
+    ManagedBackend b = backend(fast().down(true).build());
+    assertThat(b.state()).isEqualTo(BackendState.DOWN);
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.DOWN);
+    assertThat(server.connectionCount()).isZero();
+    b.updateOptions(b.options().toBuilder().down(false).build());
+    b.ready().get(5, TimeUnit.SECONDS);
+    assertThat(b.state()).isEqualTo(BackendState.UP);
+    b.updateOptions(b.options().toBuilder().down(true).build());
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.DOWN);
+  }
+
+  @Test
+  void closed() throws Exception {
+    ManagedBackend b = up(fast().readTimeout(Duration.ofSeconds(10)).build());
+    server.fault(Fault.hang());
+    CompletableFuture<Response> pending = b.send(Request.get("k"));
+    b.close();
+    assertFailure(await(pending), FailureReason.CLOSED);
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.CLOSED);
+    assertThat(b.state()).isEqualTo(BackendState.CLOSED);
+  }
+
+  @Test
+  void requestsQueuedWhileConnectingMoveToTheNewConnection() throws Exception {
+    server.faultWhen(line -> line.startsWith("version"), Fault.delay(Duration.ofMillis(100)));
+    ManagedBackend b = backend(fast().build());
+    CompletableFuture<Response> early = b.send(Request.get("k"));
+    assertThat(await(early).status()).isEqualTo(ResponseStatus.MISS);
+  }
+
+  @Test
+  void unwrittenRequestsTimeOutWhenNoConnectionComes() throws Exception {
+    server.faultWhen(line -> line.startsWith("version"), Fault.hang());
+    ManagedBackend b = backend(fast().failureLimit(100).build());
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.TIMEOUT);
+  }
+
+  // ------------------------------------------------------------------ writing / reading via injected socket errors
+
+  /** A NIO channel whose writes or reads fail on demand after validation. */
+  public static final class FlakyChannel extends NioSocketChannel {
+    static volatile boolean failWrites;
+    static volatile boolean failReads;
+
+    @Override
+    protected void doWrite(ChannelOutboundBuffer in) throws Exception {
+      if (failWrites) {
+        throw new IOException("injected write failure");
+      }
+      super.doWrite(in);
+    }
+
+    @Override
+    protected int doReadBytes(ByteBuf buf) throws Exception {
+      if (failReads) {
+        throw new IOException("injected read failure");
+      }
+      return super.doReadBytes(buf);
+    }
+  }
+
+  private ManagedBackend flaky() throws Exception {
+    FlakyChannel.failWrites = false;
+    FlakyChannel.failReads = false;
+    EventLoopGroup group = resources.eventLoopGroup();
+    NettyBackend b = new NettyBackend("fs", "127.0.0.1", server.port(), fast().build(), events, group, FlakyChannel.class, Ticker.system());
+    backends.add(b);
+    b.ready().get(5, TimeUnit.SECONDS);
+    return b;
+  }
+
+  @Test
+  void writing() throws Exception {
+    ManagedBackend b = flaky();
+    FlakyChannel.failWrites = true;
+    try {
+      assertFailure(await(b.send(Request.get("k"))), FailureReason.WRITING);
+      assertThat(events.failures.get(0)).isEqualTo(FailureReason.WRITING);
+    } finally {
+      FlakyChannel.failWrites = false;
+    }
+  }
+
+  @Test
+  void reading() throws Exception {
+    ManagedBackend b = flaky();
+    FlakyChannel.failReads = true;
+    try {
+      assertFailure(await(b.send(Request.get("k"))), FailureReason.READING);
+      assertThat(events.failures.get(0)).isEqualTo(FailureReason.READING);
+    } finally {
+      FlakyChannel.failReads = false;
+    }
+  }
+}
