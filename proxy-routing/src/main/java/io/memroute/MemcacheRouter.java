@@ -11,11 +11,15 @@ import io.memroute.core.ResponseStatus;
 import io.memroute.core.Ticker;
 import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.BackendConfig;
+import io.memroute.routing.Pool;
 import io.memroute.routing.PoolConfig;
+import io.memroute.routing.RequestLogOptions;
 import io.memroute.routing.RouterConfig;
+import io.memroute.routing.RouterStats;
 import io.memroute.routing.internal.RouterEngine;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -27,6 +31,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 /**
@@ -60,14 +65,17 @@ public final class MemcacheRouter implements AutoCloseable {
   /** The pool name {@link Builder#servers(String)} creates. */
   public static final String DEFAULT_POOL = "default";
 
+  /** Default time {@link #closeAsync()} waits for requests in flight: 5 seconds. */
+  public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(5);
+
   private final RouterEngine engine;
   private final Executor completionExecutor;
-  private final int maxValueSize;
+  private final Duration shutdownTimeout;
 
-  private MemcacheRouter(RouterEngine engine, Executor completionExecutor, int maxValueSize) {
+  private MemcacheRouter(RouterEngine engine, Executor completionExecutor, Duration shutdownTimeout) {
     this.engine = engine;
     this.completionExecutor = completionExecutor;
-    this.maxValueSize = maxValueSize;
+    this.shutdownTimeout = shutdownTimeout;
   }
 
   /** Returns a builder. */
@@ -210,16 +218,83 @@ public final class MemcacheRouter implements AutoCloseable {
     return engine.config();
   }
 
-  /** Closes connections and, if the router created them, its event loops. Idempotent. */
-  public CompletableFuture<Void> closeAsync() {
-    return engine.closeAsync();
+  /**
+   * Replaces the configuration. The whole new configuration is checked first (a {@link
+   * RouterConfig} is valid by construction; backends are created before anything is published), then
+   * swapped in atomically: new requests see the new routes, requests in flight finish on the old
+   * ones. Backends are reused by label and address, so their connections survive; changed timeouts
+   * and limits apply without reconnecting; removed backends drain their requests and close.
+   * Concurrent calls are serialized, never dropped.
+   *
+   * @throws IllegalArgumentException if the configuration cannot be applied; nothing changed
+   * @throws IllegalStateException if the router is closed
+   */
+  public void reconfigure(RouterConfig config) {
+    engine.reconfigure(Objects.requireNonNull(config, "config"));
   }
 
-  /** Closes and waits (up to 10 seconds) for connections and event loops to end. Idempotent. */
+  /**
+   * Returns a pool of the configuration in force, e.g. to see where a key is placed ({@code
+   * pool("default").indexOf(key)}).
+   *
+   * @throws IllegalArgumentException if there is no such pool
+   */
+  public Pool pool(String name) {
+    Pool p = engine.pool(name);
+    if (p == null) {
+      throw new IllegalArgumentException("pool: '" + name + "' (expected: one of " + engine.config().pools().keySet() + ")");
+    }
+    return p;
+  }
+
+  /** Returns a snapshot of the router's counters under the memcached proxy's stat names. */
+  public RouterStats stats() {
+    return engine.stats();
+  }
+
+  /**
+   * Returns a user counter, created on first use, reported by {@link #stats()} as {@code
+   * user_<name>} (the proxy's {@code mcp.add_stat}/{@code mcp.stat}). Capture it in route lambdas
+   * and {@code add} to it; it is thread-safe and cheap.
+   */
+  public LongAdder userStat(String name) {
+    Objects.requireNonNull(name, "name");
+    if (name.isEmpty() || name.length() > 122 || name.chars().anyMatch(c -> c <= ' ')) {
+      throw new IllegalArgumentException("stat name: '" + name + "' (expected: 1-122 characters, no spaces)");
+    }
+    return engine.userStat(name);
+  }
+
+  /** Returns a Micrometer binder for this router's metrics, with per-backend tags. */
+  public MemrouteMetrics metrics() {
+    return metrics(true);
+  }
+
+  /**
+   * Returns a Micrometer binder for this router's metrics ({@code
+   * router.metrics(false).bindTo(registry)}); needs micrometer-core on the class path.
+   *
+   * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
+   *     backends) or are summed over backends
+   */
+  public MemrouteMetrics metrics(boolean perBackendTags) {
+    return new MemrouteMetrics(engine, perBackendTags);
+  }
+
+  /**
+   * Closes gracefully: stops admitting requests (new calls fail with {@link
+   * io.memroute.core.RouterClosedException}), waits up to the shutdown timeout for requests in
+   * flight, then closes connections and, if the router created them, its event loops. Idempotent.
+   */
+  public CompletableFuture<Void> closeAsync() {
+    return engine.closeAsync(shutdownTimeout);
+  }
+
+  /** Closes gracefully and waits for connections and event loops to end. Idempotent. */
   @Override
   public void close() {
     try {
-      closeAsync().get(10, TimeUnit.SECONDS);
+      closeAsync().get(shutdownTimeout.toMillis() + 10_000, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
@@ -236,6 +311,7 @@ public final class MemcacheRouter implements AutoCloseable {
 
   private byte[] checkValue(byte[] value) {
     Objects.requireNonNull(value, "value");
+    int maxValueSize = engine.maxValueSize();
     if (value.length > maxValueSize) {
       throw new IllegalArgumentException("value: " + value.length + " bytes (expected: <= " + maxValueSize + ")");
     }
@@ -291,10 +367,28 @@ public final class MemcacheRouter implements AutoCloseable {
     private Executor completionExecutor;
     private Ticker ticker;
     private BackendListener listener = BackendListener.NOOP;
+    private RequestLogOptions requestLog = RequestLogOptions.off();
+    private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
     private int activeRequestLimit = -1;
     private long bufferMemoryLimit = -1;
 
     private Builder() {}
+
+    /** Logs requests by the memcached proxy's sampling rules (off by default). */
+    public Builder requestLog(RequestLogOptions options) {
+      this.requestLog = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /** Sets how long {@link MemcacheRouter#closeAsync()} waits for requests in flight (default 5 s, up to 10 min). */
+    public Builder shutdownTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "timeout");
+      if (timeout.isNegative() || timeout.compareTo(Duration.ofMinutes(10)) > 0) {
+        throw new IllegalArgumentException("shutdownTimeout: " + timeout + " (expected: 0-10 minutes)");
+      }
+      this.shutdownTimeout = timeout;
+      return this;
+    }
 
     /** Limits requests running at once (0: unlimited); see {@link RouterConfig#activeRequestLimit()}. */
     public Builder activeRequestLimit(int limit) {
@@ -415,11 +509,7 @@ public final class MemcacheRouter implements AutoCloseable {
         }
         res = rb.build();
       }
-      int maxValue = Integer.MAX_VALUE;
-      for (BackendConfig b : cfg.backends().values()) {
-        maxValue = Math.min(maxValue, cfg.optionsOf(b).maxValueSize());
-      }
-      return new MemcacheRouter(new RouterEngine(cfg, res, own, listener), completionExecutor, maxValue);
+      return new MemcacheRouter(new RouterEngine(cfg, res, own, listener, requestLog), completionExecutor, shutdownTimeout);
     }
 
     private RouterConfig effectiveConfig() {

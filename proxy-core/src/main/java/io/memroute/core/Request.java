@@ -293,12 +293,17 @@ public final class Request {
   private static Request meta(Command command, String key, String[] flags, byte[] value) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(flags, "flags");
+    byte[] kb = key.getBytes(StandardCharsets.UTF_8);
+    Keys.validate(kb, 0, kb.length, Keys.MAX_BASE64_KEY_LENGTH); // parse() enforces 250 without the b flag
     StringBuilder sb = new StringBuilder(command.wireName()).append(' ').append(key);
     if (command == Command.MS) {
       sb.append(' ').append(value.length);
     }
     for (String f : flags) {
       Objects.requireNonNull(f, "flag");
+      if (f.isEmpty() || f.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
+        throw new IllegalArgumentException("flag: '" + f + "' (expected: one token, a letter then an optional argument)");
+      }
       sb.append(' ').append(f);
     }
     return parse(sb.toString().getBytes(StandardCharsets.UTF_8), value);
@@ -576,7 +581,7 @@ public final class Request {
         return false;
       }
       if (cmd.isMeta()) {
-        return src[t[2 * i]] == 'q';
+        return i > 1 && src[t[2 * i]] == 'q'; // token 1 is the key, never a flag
       }
       return i == n - 1 && is(i, "noreply");
     }
@@ -645,8 +650,11 @@ public final class Request {
     return line[keyOff + i];
   }
 
-  /** Returns a copy of the first key's bytes. */
+  /** Returns a copy of the first key's bytes (empty for keyless commands). */
   public byte[] keyBytes() {
+    if (keyOff < 0) {
+      return new byte[0];
+    }
     byte[] out = new byte[keyLen];
     System.arraycopy(line, keyOff, out, 0, keyLen);
     return out;
@@ -689,7 +697,7 @@ public final class Request {
    */
   public String token(int i) {
     int[] tk = tokens();
-    if (i < 0 || 2 * i >= tk.length) {
+    if (i < 0 || i >= tk.length / 2) {
       return null;
     }
     return str(line, tk[2 * i], tk[2 * i + 1]);
@@ -741,7 +749,9 @@ public final class Request {
     if (keyCount != 1) {
       throw new IllegalStateException("withKey: " + command + " request with " + keyCount + " keys (expected: 1)");
     }
-    byte[] kb = Keys.encode(newKey);
+    Objects.requireNonNull(newKey, "key");
+    byte[] kb = newKey.getBytes(StandardCharsets.UTF_8);
+    Keys.validate(kb, 0, kb.length, hasFlag('b') ? Keys.MAX_BASE64_KEY_LENGTH : Keys.MAX_KEY_LENGTH);
     byte[] out = new byte[line.length - keyLen + kb.length];
     System.arraycopy(line, 0, out, 0, keyOff);
     System.arraycopy(kb, 0, out, keyOff, kb.length);

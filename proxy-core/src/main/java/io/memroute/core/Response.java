@@ -159,7 +159,7 @@ public final class Response {
    * t30}), {@code ""} for a bare flag, or {@code null} when absent.
    */
   public String flagToken(char flag) {
-    if (text == null || status.isErrorReply() || isFailure() || status == ResponseStatus.VERSION) {
+    if (text == null || status.isErrorReply() || isFailure() || status == ResponseStatus.VERSION || status == ResponseStatus.DEBUG) {
       return null;
     }
     int n = text.length();
@@ -229,12 +229,18 @@ public final class Response {
         if (text != null) { // meta
           return value != null ? join("VA " + value.length, text) : join("HD", text);
         }
+        if (key == null && items != null && !items.isEmpty()) {
+          Item first = items.get(0);
+          return valueLine(first.key(), first.flags(), first.value().length, first.cas());
+        }
         byte[] v = value();
-        return "VALUE " + key + " " + Integer.toUnsignedString(flags) + " " + (v == null ? 0 : v.length)
-            + (cas != 0 ? " " + Long.toUnsignedString(cas) : "");
+        return valueLine(key, flags, v == null ? 0 : v.length, cas);
       case MISS:
         return text != null ? join("EN", text) : "END";
       case NUMERIC:
+        if (text != null) { // meta arithmetic
+          return value != null ? join("VA " + value.length, text) : join("HD", text);
+        }
         return Long.toUnsignedString(number);
       case VERSION:
         return "VERSION " + text;
@@ -248,6 +254,11 @@ public final class Response {
       default:
         return join(text != null ? metaCode(status) : status.name(), text);
     }
+  }
+
+  private static String valueLine(String key, int flags, int length, long cas) {
+    return "VALUE " + key + " " + Integer.toUnsignedString(flags) + " " + length
+        + (cas != 0 ? " " + Long.toUnsignedString(cas) : "");
   }
 
   private static String join(String word, String rest) {

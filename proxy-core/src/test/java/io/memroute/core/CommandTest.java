@@ -2,6 +2,7 @@ package io.memroute.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -60,7 +61,7 @@ class CommandTest {
       boolean retrieval,
       boolean update) {
     assertThat(c.wireName()).isEqualTo(wire);
-    assertThat(new String(c.wireBytes(), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo(wire);
+    assertThat(new String(c.wireBytes(), StandardCharsets.US_ASCII)).isEqualTo(wire);
     assertThat(c.hasKey()).as("hasKey").isEqualTo(hasKey);
     assertThat(c.isMultiKey()).as("isMultiKey").isEqualTo(multiKey);
     assertThat(c.hasValue()).as("hasValue").isEqualTo(hasValue);
@@ -73,7 +74,7 @@ class CommandTest {
   @MethodSource("table")
   void fromWireNameFindsEveryCommand(Command c, String wire) {
     assertThat(Command.fromWireName(wire)).isSameAs(c);
-    byte[] padded = ("xx" + wire + "yy").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] padded = ("xx" + wire + "yy").getBytes(StandardCharsets.US_ASCII);
     assertThat(Command.fromWire(padded, 2, 2 + wire.length())).isSameAs(c);
   }
 
@@ -81,7 +82,7 @@ class CommandTest {
   @ValueSource(strings = {"", "GET", "Get", "get ", " get", "g", "getx", "flush-all", "flushall", "m", "mx", "quit"})
   void fromWireNameReturnsNullForUnknownNames(String name) {
     assertThat(Command.fromWireName(name)).isNull();
-    byte[] b = name.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] b = name.getBytes(StandardCharsets.US_ASCII);
     assertThat(Command.fromWire(b, 0, b.length)).isNull();
   }
 
@@ -92,7 +93,7 @@ class CommandTest {
 
   @Test
   void fromWireMatchesOnlyTheGivenRange() {
-    byte[] b = "gets".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] b = "gets".getBytes(StandardCharsets.US_ASCII);
     assertThat(Command.fromWire(b, 0, 3)).isSameAs(Command.GET);
     assertThat(Command.fromWire(b, 0, 4)).isSameAs(Command.GETS);
     assertThat(Command.fromWire(b, 1, 4)).isNull();

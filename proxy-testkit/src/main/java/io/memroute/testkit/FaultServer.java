@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.Socket;
+import java.net.SocketException;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -344,7 +345,14 @@ public final class FaultServer implements AutoCloseable {
                 InputBuffer buffer = new InputBuffer();
                 ProtocolSession session = new ProtocolSession(context);
                 while (buffer.readFrom(in) >= 0) {
-                    if (!session.process(buffer, request -> handle(outbound, request))) {
+                    boolean open = session.process(buffer, request -> {
+                        if (connection.isClosed()) {
+                            // a fault closed it: later pipelined requests never reached a live server
+                            throw new SocketException("closed by a fault");
+                        }
+                        handle(outbound, request);
+                    });
+                    if (!open) {
                         break;
                     }
                 }

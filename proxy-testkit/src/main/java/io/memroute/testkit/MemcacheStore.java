@@ -30,7 +30,7 @@ final class MemcacheStore {
     private final long startedAt;
     /** Items with a CAS at or below this were flushed. */
     private volatile long flushedCas;
-    /** Epoch millis of a pending delayed flush, or -1. */
+    /** Epoch millis of a delayed flush: from then on, items stored before it are invisible; or -1. */
     private volatile long flushAt = -1;
 
     final LongAdder getCommands = new LongAdder();
@@ -96,7 +96,7 @@ final class MemcacheStore {
             return false;
         }
         long pendingFlush = flushAt;
-        if (pendingFlush >= 0 && pendingFlush <= now && item.storedAt() <= pendingFlush) {
+        if (pendingFlush >= 0 && pendingFlush <= now && item.storedAt() < pendingFlush) {
             return false;
         }
         return item.expiresAt() == NEVER || now < item.expiresAt();

@@ -91,16 +91,17 @@ public final class MemcachedProcess implements AutoCloseable {
     }
 
     /**
-     * Stops the server gracefully (SIGTERM), killing it if it does not exit within 5 seconds, and waits
-     * for it to exit. No-op if it is not running.
+     * Stops the server gracefully (SIGTERM, {@link Process#destroy()}), killing it if it does not exit
+     * within 5 seconds, and waits for it to exit; memcached needs up to a second for this. No-op if it is
+     * not running.
      */
     public void stop() {
         runtime.stop();
     }
 
     /**
-     * Stops the server if it is running, starts it again on the same port with an empty cache, and
-     * waits until it answers {@code version}.
+     * Kills the server if it is running, starts it again on the same port with an empty cache, and
+     * waits until it answers.
      *
      * @throws IllegalStateException if closed, or if it does not become ready within the startup timeout
      */
@@ -108,7 +109,7 @@ public final class MemcachedProcess implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("closed: " + this);
         }
-        runtime.stop();
+        runtime.kill();
         port = runtime.start(port);
     }
 
@@ -122,14 +123,17 @@ public final class MemcachedProcess implements AutoCloseable {
         Probe.flushAll(host(), port(), ADMIN_TIMEOUT);
     }
 
-    /** Stops the server (see {@link #stop()}) and releases it for good. Idempotent. */
+    /**
+     * Kills the server (see {@link #kill()}: a test cache has nothing to save, and memcached takes most of
+     * a second to exit on SIGTERM) and releases it for good. Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
-        runtime.stop();
+        runtime.kill();
     }
 
     @Override

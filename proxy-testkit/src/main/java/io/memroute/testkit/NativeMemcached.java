@@ -52,18 +52,21 @@ final class NativeMemcached implements ServerRuntime {
                 return candidate;
             }
             // memcached could not bind: another process took the port after we probed it
-            boolean retry = port == 0 ? attempt < BIND_ATTEMPTS : System.nanoTime() < deadline;
+            boolean retry = attempt < BIND_ATTEMPTS && System.nanoTime() - deadline < 0;
             if (!retry) {
                 throw new IllegalStateException("memcached could not listen on 127.0.0.1:" + candidate + " after "
                         + attempt + " attempt(s); its output: " + output.text());
             }
             if (port != 0) {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // give a fixed port a moment
             }
         }
     }
 
-    /** Starts one process; true once it answers, false if it exited because the port was taken. */
+    /**
+     * Starts one process; true once it answers on the port, false if it exited because the port was
+     * taken (memcached prints "Address already in use").
+     */
     private boolean launch(int port, long deadline) {
         List<String> command = new ArrayList<>(List.of(executable.toString(), "-l", HOST, "-p",
                 Integer.toString(port), "-U", "0", "-m", "64", "-t", "1"));
@@ -94,12 +97,13 @@ final class NativeMemcached implements ServerRuntime {
                 throw new IllegalStateException("memcached exited with status " + started.exitValue()
                         + ": " + String.join(" ", command) + "\n" + text);
             }
-            if (Probe.answersVersion(HOST, port, Duration.ofMillis(500))) {
+            // "stats" rather than "version": proves that our process, not another server, owns the port
+            if (Probe.statsPid(HOST, port, Duration.ofMillis(500)) == started.pid()) {
                 return true;
             }
             if (System.nanoTime() - deadline > 0) {
                 kill();
-                throw new IllegalStateException("memcached on 127.0.0.1:" + port + " did not answer version within "
+                throw new IllegalStateException("memcached on 127.0.0.1:" + port + " did not answer within "
                         + startupTimeout + "; its output: " + output.text());
             }
             LockSupport.parkNanos(POLL_NANOS);
@@ -180,6 +184,16 @@ final class NativeMemcached implements ServerRuntime {
             Reaper.unregister(w);
             TcpServer.closeQuietly(w.getOutputStream());
         }
+    }
+
+    /** The running child process, for tests. */
+    synchronized Process process() {
+        return process;
+    }
+
+    /** The watchdog of the running child, or null; for tests. */
+    synchronized Process watchdog() {
+        return watchdog;
     }
 
     /** A loopback port that was free a moment ago. */

@@ -21,8 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link EmbeddedMemcached} and asserts identical replies, except for CAS values and the version string.
  *
  * <p>Each script is a list of steps sent one after another on one connection (after {@code flush_all}
- * on both servers). Each step is followed by {@code mn}, and its reply is read up to {@code MN}, so a
- * step may hold any number of pipelined commands. {@code {cas}} in a step is replaced by the last CAS
+ * on both servers). Each step is followed by a sentinel {@code mg} miss, and its reply is read up to the
+ * sentinel's reply, so a step may hold any number of pipelined commands. {@code {cas}} in a step is replaced by the last CAS
  * value the server returned in this script.
  */
 class DifferentialTest {
@@ -178,7 +178,11 @@ class DifferentialTest {
                         "ma k C{cas} v\r\n", "ma k q k\r\nma zz q k\r\n"),
                 script("me and mn", "me miss\r\n", "ms mk 3 F1\r\nabc\r\n", "me mk\r\n", "ms m2 3\r\nabc\r\n",
                         "me m2\r\n", "me\r\n", "me " + K251 + "\r\n", "mn\r\n", "mn extra\r\n",
-                        "ms Zm9v 1 b\r\nx\r\n", "me Zm9v b\r\n", "me !!!! b\r\n"),
+                        "mg a q\r\nmn\r\nmg b q\r\nmn\r\n", "ms Zm9v 1 b\r\nx\r\n", "me Zm9v b\r\n",
+                        "me !!!! b\r\n", "ms !!!! 1 b\r\nx\r\n", "md !!!! b\r\n", "ma !!!! b\r\n",
+                        "ms big 100\r\n" + "b".repeat(100) + "\r\n", "me big\r\n",
+                        "ms bigger 5000 F9\r\n" + "b".repeat(5000) + "\r\n", "me bigger\r\n", "mg bigger h\r\n",
+                        "me bigger\r\n"),
                 // ---------------------------------------------------------------- connection
                 script("quit", "set k 0 0 1\r\nx\r\nget k\r\nquit\r\nget k\r\n"));
     }
@@ -210,7 +214,8 @@ class DifferentialTest {
                 if (request.contains("quit\r\n")) {
                     reply = client.send(request).readToEnd();
                 } else {
-                    reply = client.send(request + "mn\r\n").readUntil("MN\r\n");
+                    reply = client.send(request + SENTINEL).readUntil(SENTINEL_REPLY);
+                    reply = reply.substring(0, reply.length() - SENTINEL_REPLY.length());
                 }
                 cas = lastCas(reply, cas);
                 replies.add(RawClient.quote(step) + " => " + RawClient.quote(normalize(reply)));
@@ -219,7 +224,11 @@ class DifferentialTest {
         return replies;
     }
 
-    private static final Pattern VALUE_CAS = Pattern.compile("(?m)^VALUE \\S+ \\d+ \\d+ (\\d+)\r$");
+    /** Ends every step: a miss with a unique echo, so the step's own replies may contain anything. */
+    private static final String SENTINEL = "mg __sentinel__ k Oend\r\n";
+    private static final String SENTINEL_REPLY = "EN k__sentinel__ Oend\r\n";
+
+    private static final Pattern VALUE_CAS = Pattern.compile("(?m)^VALUE \\S+ \\d+ \\d+ (\\d+)\r\n");
     private static final Pattern META_CAS = Pattern.compile("(?m)^(?:HD|VA|NS|EX|NF|EN)[^\r\n]* c(\\d+)");
     private static final Pattern ME_CAS = Pattern.compile("cas=(\\d+)");
 
@@ -235,10 +244,10 @@ class DifferentialTest {
     }
 
     private static String normalize(String reply) {
-        String s = reply.replaceAll("(?m)^(VALUE \\S+ \\d+ \\d+) \\d+\r$", "$1 <cas>\r");
+        String s = reply.replaceAll("(?m)^(VALUE \\S+ \\d+ \\d+) \\d+\r\n", "$1 <cas>\r\n");
         s = s.replaceAll("(?m)^((?:HD|VA|NS|EX|NF|EN)[^\r\n]*) c\\d+", "$1 c<cas>");
         s = ME_CAS.matcher(s).replaceAll("cas=<cas>");
-        s = s.replaceAll("(?m)^VERSION [^\r]*\r$", "VERSION <version>\r");
+        s = s.replaceAll("(?m)^VERSION [^\r]*\r\n", "VERSION <version>\r\n");
         return s;
     }
 }

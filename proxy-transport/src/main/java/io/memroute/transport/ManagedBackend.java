@@ -2,6 +2,8 @@ package io.memroute.transport;
 
 import io.memroute.core.Backend;
 import io.memroute.core.BackendOptions;
+import io.memroute.core.FailureReason;
+import io.memroute.core.OutcomeCounters;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -34,6 +36,21 @@ public interface ManagedBackend extends Backend, AutoCloseable {
 
   /** Returns the number of requests queued or in flight. */
   int depth();
+
+  /** Returns the number of validated connections open now. */
+  int openConnections();
+
+  /** Returns request counts and latency by command and outcome, for every request this backend completed. */
+  OutcomeCounters requests();
+
+  /** Returns how many connection-level failures with {@code reason} were counted (toward the failure limit). */
+  long failureCount(FailureReason reason);
+
+  /** Returns how many requests failed fast (bad, down, closed) without touching the network. */
+  long fastFailCount();
+
+  /** Returns how many times the backend was marked bad (once per transition, not per retry). */
+  long markedBadCount();
 
   /**
    * Returns a future that completes when the backend first becomes {@code UP}, or exceptionally

@@ -1,6 +1,8 @@
 package io.memroute.routing.internal;
 
 import io.memroute.core.BackendListener;
+import io.memroute.core.BackendOptions;
+import io.memroute.core.Command;
 import io.memroute.core.FailureReason;
 import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
@@ -10,11 +12,14 @@ import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.BackendConfig;
 import io.memroute.routing.Pool;
 import io.memroute.routing.PoolConfig;
+import io.memroute.routing.RequestLogOptions;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouteContext;
 import io.memroute.routing.RouterConfig;
+import io.memroute.routing.RouterStats;
 import io.memroute.transport.ManagedBackend;
 import io.memroute.transport.TransportResources;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -23,47 +28,75 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The running router: backends by label, and the current configuration snapshot (pools and root
- * route) that every request reads once, without a lock.
+ * route) that every request reads once, without a lock. Reconfiguration builds a new snapshot and
+ * publishes it with one volatile write; requests already running finish on the old one.
  */
 public final class RouterEngine {
+  private static final Logger log = LoggerFactory.getLogger(RouterEngine.class);
+  private static final long DRAIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
   private final TransportResources resources;
   private final boolean ownsResources;
   private final BackendListener listener;
-  private final Map<String, ManagedBackend> backends = new LinkedHashMap<>();
+  private final RequestLogger requestLog;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicInteger active = new AtomicInteger();
   private final AtomicLong bufferMemory = new AtomicLong();
+  private final LongAdder[] commands = new LongAdder[Command.values().length];
+  private final LongAdder reloads = new LongAdder();
+  private final LongAdder reloadFails = new LongAdder();
+  private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
+  private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+  private volatile Map<String, ManagedBackend> backends;
   private volatile Snapshot snapshot;
 
   /** Creates backends and pools for {@code config}; connecting starts in the background. */
-  public RouterEngine(RouterConfig config, TransportResources resources, boolean ownsResources, BackendListener listener) {
+  public RouterEngine(RouterConfig config, TransportResources resources, boolean ownsResources, BackendListener listener,
+      RequestLogOptions requestLog) {
     this.resources = resources;
     this.ownsResources = ownsResources;
     this.listener = listener;
-    for (BackendConfig b : config.backends().values()) {
-      backends.put(b.label(), resources.createBackend(b.label(), b.host(), b.port(), config.optionsOf(b), listener));
+    this.requestLog = requestLog.enabled() ? new RequestLogger(requestLog) : null;
+    for (int i = 0; i < commands.length; i++) {
+      commands[i] = new LongAdder();
     }
-    this.snapshot = new Snapshot(config, pools(config), resources.ticker(), resources.eventLoopGroup());
+    Map<String, ManagedBackend> created = new LinkedHashMap<>();
+    for (BackendConfig b : config.backends().values()) {
+      created.put(b.label(), create(config, b));
+    }
+    this.backends = Collections.unmodifiableMap(created);
+    this.snapshot = snapshot(config, created);
   }
 
-  private Map<String, Pool> pools(RouterConfig config) {
+  private ManagedBackend create(RouterConfig config, BackendConfig b) {
+    return resources.createBackend(b.label(), b.host(), b.port(), config.optionsOf(b), listener);
+  }
+
+  private Snapshot snapshot(RouterConfig config, Map<String, ManagedBackend> byLabel) {
     Map<String, Pool> pools = new HashMap<>();
     for (PoolConfig pc : config.pools().values()) {
       List<ManagedBackend> members = new ArrayList<>();
       for (String label : pc.backends()) {
-        members.add(backends.get(label));
+        members.add(byLabel.get(label));
       }
       pools.put(pc.name(), new DefaultPool(pc.name(), members, KeyHash.xxh3(pc.seed()), pc.filter(), pc.distribution()));
     }
-    return Collections.unmodifiableMap(pools);
+    return new Snapshot(config, Collections.unmodifiableMap(pools), resources.ticker(), resources.eventLoopGroup());
   }
 
   /** Returns the configuration in force. */
@@ -73,13 +106,20 @@ public final class RouterEngine {
 
   /** Returns the backends by label. */
   public Map<String, ManagedBackend> backends() {
-    return Collections.unmodifiableMap(backends);
+    return backends;
   }
 
   /** Returns a pool of the current configuration, or {@code null}. */
   public Pool pool(String name) {
     return snapshot.pools.get(name);
   }
+
+  /** Returns the smallest maxValueSize of the current backends. */
+  public int maxValueSize() {
+    return snapshot.maxValueSize;
+  }
+
+  // ------------------------------------------------------------------ requests
 
   /**
    * Admits and runs a request. Never throws for runtime failures; a route bug completes the future
@@ -89,40 +129,36 @@ public final class RouterEngine {
     if (closed.get()) {
       return completedFailure(FailureReason.CLOSED, "router closed");
     }
+    commands[request.command().ordinal()].increment();
     Snapshot s = snapshot;
     int activeLimit = s.config.activeRequestLimit();
     long memoryLimit = s.config.bufferMemoryLimit();
     if (activeLimit == 0 && memoryLimit == 0) {
-      return run(s, request); // no limits: no bookkeeping on the hot path
+      return logged(request, run(s, request)); // no limits: no bookkeeping on the hot path
     }
-    if (activeLimit > 0 && active.incrementAndGet() > activeLimit) {
+    if (active.incrementAndGet() > activeLimit && activeLimit > 0) {
       active.decrementAndGet();
-      return completedFailure(FailureReason.ACTIVE_REQUEST_LIMIT, "active request limit " + activeLimit + " reached");
-    } else if (activeLimit == 0) {
-      active.incrementAndGet();
+      return logged(request, completedFailure(FailureReason.ACTIVE_REQUEST_LIMIT, "active request limit " + activeLimit + " reached"));
     }
     long bytes = request.wireSize();
     if (bufferMemory.addAndGet(bytes) > memoryLimit && memoryLimit > 0) {
       bufferMemory.addAndGet(-bytes);
       active.decrementAndGet();
-      return completedFailure(FailureReason.OUT_OF_MEMORY, "buffer memory limit " + memoryLimit + " bytes reached");
+      return logged(request, completedFailure(FailureReason.OUT_OF_MEMORY, "buffer memory limit " + memoryLimit + " bytes reached"));
     }
     CompletableFuture<Response> f = run(s, request);
     f.whenComplete((r, e) -> {
       active.decrementAndGet();
       bufferMemory.addAndGet(-bytes);
     });
+    return logged(request, f);
+  }
+
+  private CompletableFuture<Response> logged(Request request, CompletableFuture<Response> f) {
+    if (requestLog != null) {
+      f.whenComplete((r, e) -> requestLog.consider(request, r, e));
+    }
     return f;
-  }
-
-  /** Requests admitted and not yet complete (counted only while a limit is set). */
-  public int activeRequests() {
-    return active.get();
-  }
-
-  /** Request bytes admitted and not yet complete (counted only while a limit is set). */
-  public long bufferMemoryUsed() {
-    return bufferMemory.get();
   }
 
   private static CompletableFuture<Response> completedFailure(FailureReason reason, String message) {
@@ -145,6 +181,180 @@ public final class RouterEngine {
     }
   }
 
+  // ------------------------------------------------------------------ stats
+
+  /** Requests admitted and not yet complete while a limit is set; otherwise requests queued or in flight at backends. */
+  public int activeRequests() {
+    RouterConfig c = snapshot.config;
+    if (c.activeRequestLimit() > 0 || c.bufferMemoryLimit() > 0) {
+      return active.get();
+    }
+    int n = 0;
+    for (ManagedBackend b : backends.values()) {
+      n += b.depth();
+    }
+    return n;
+  }
+
+  /** Request bytes admitted and not yet complete (counted while a limit is set). */
+  public long bufferMemoryUsed() {
+    return bufferMemory.get();
+  }
+
+  /** Returns how many requests of {@code command} were routed. */
+  public long commandCount(Command command) {
+    return commands[command.ordinal()].sum();
+  }
+
+  /** Returns successful reconfigurations. */
+  public long reloads() {
+    return reloads.sum();
+  }
+
+  /** Returns rejected reconfigurations. */
+  public long reloadFails() {
+    return reloadFails.sum();
+  }
+
+  /** Returns (creating on first use) the user counter {@code name}. */
+  public LongAdder userStat(String name) {
+    return userStats.computeIfAbsent(name, n -> new LongAdder());
+  }
+
+  /** Takes an immutable snapshot of the router's counters, with the memcached proxy's stat names. */
+  public RouterStats stats() {
+    Map<String, Long> m = new LinkedHashMap<>();
+    Map<String, ManagedBackend> bs = backends;
+    long markedBad = 0;
+    long failed = 0;
+    for (ManagedBackend b : bs.values()) {
+      markedBad += b.markedBadCount();
+      for (FailureReason r : FailureReason.values()) {
+        failed += b.failureCount(r);
+      }
+    }
+    m.put("backend_total", (long) bs.size());
+    m.put("backend_marked_bad", markedBad);
+    m.put("backend_failed", failed);
+    m.put("config_reloads", reloads.sum());
+    m.put("config_reload_fails", reloadFails.sum());
+    for (Command c : Command.values()) {
+      m.put("cmd_" + c.wireName(), commands[c.ordinal()].sum());
+    }
+    RouterConfig c = snapshot.config;
+    m.put("active_req", (long) activeRequests());
+    m.put("active_req_limit", (long) c.activeRequestLimit());
+    m.put("buffer_memory_used", bufferMemory.get());
+    m.put("buffer_memory_limit", c.bufferMemoryLimit());
+    List<String> names = new ArrayList<>(userStats.keySet());
+    Collections.sort(names);
+    for (String n : names) {
+      m.put("user_" + n, userStats.get(n).sum());
+    }
+    return RouterStats.of(m);
+  }
+
+  // ------------------------------------------------------------------ reconfiguration
+
+  /** Runs {@code r} after every successful reconfiguration (metrics re-register per-backend meters). */
+  public void onReconfigure(Runnable r) {
+    reconfigureListeners.add(r);
+  }
+
+  /**
+   * Swaps in a new configuration atomically. Backends whose label, address and connection settings
+   * stay are reused (their connections survive; changed timeouts apply at once); others are created;
+   * removed or replaced ones drain their in-flight requests and close. Calls are serialized.
+   *
+   * @throws IllegalArgumentException if the configuration cannot be applied; nothing changes then
+   * @throws IllegalStateException if the router is closed
+   */
+  public synchronized void reconfigure(RouterConfig next) {
+    if (closed.get()) {
+      throw new IllegalStateException("router closed");
+    }
+    Map<String, ManagedBackend> current = backends;
+    Map<String, ManagedBackend> nextBackends = new LinkedHashMap<>();
+    List<ManagedBackend> created = new ArrayList<>();
+    List<ManagedBackend> retired = new ArrayList<>();
+    Map<ManagedBackend, BackendOptions> updates = new HashMap<>();
+    Snapshot nextSnapshot;
+    try {
+      for (BackendConfig bc : next.backends().values()) {
+        ManagedBackend old = current.get(bc.label());
+        BackendOptions options = next.optionsOf(bc);
+        if (old != null && old.host().equals(bc.host()) && old.port() == bc.port()
+            && old.options().sameConnectionSettings(options)) {
+          nextBackends.put(bc.label(), old);
+          if (!old.options().equals(options)) {
+            updates.put(old, options);
+          }
+        } else {
+          ManagedBackend b = create(next, bc);
+          created.add(b);
+          nextBackends.put(bc.label(), b);
+        }
+      }
+      nextSnapshot = snapshot(next, nextBackends);
+    } catch (RuntimeException e) {
+      created.forEach(ManagedBackend::closeAsync);
+      reloadFails.increment();
+      log.warn("reconfiguration rejected, nothing changed: {}", e.getMessage());
+      throw e instanceof IllegalArgumentException ? e : new IllegalArgumentException("reconfiguration failed: " + e, e);
+    }
+    for (Map.Entry<ManagedBackend, BackendOptions> u : updates.entrySet()) {
+      u.getKey().updateOptions(u.getValue());
+    }
+    for (Map.Entry<String, ManagedBackend> e : current.entrySet()) {
+      if (nextBackends.get(e.getKey()) != e.getValue()) {
+        retired.add(e.getValue());
+      }
+    }
+    backends = Collections.unmodifiableMap(nextBackends);
+    snapshot = nextSnapshot; // the atomic swap: new requests see the new routes from here on
+    reloads.increment();
+    log.info("reconfigured: {} backends ({} new, {} retired), {} pools", nextBackends.size(), created.size(),
+        retired.size(), next.pools().size());
+    for (ManagedBackend b : retired) {
+      drain(List.of(b), b.options().readTimeout().plusSeconds(1)).whenComplete((v, e) -> b.closeAsync());
+    }
+    for (Runnable r : reconfigureListeners) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        log.warn("reconfigure listener failed", e);
+      }
+    }
+  }
+
+  /** Completes when the backends have nothing queued or in flight, or after {@code timeout}. */
+  private CompletableFuture<Void> drain(List<ManagedBackend> bs, Duration timeout) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Runnable check = new Runnable() {
+      @Override
+      public void run() {
+        int depth = 0;
+        for (ManagedBackend b : bs) {
+          depth += b.depth();
+        }
+        if (depth == 0 || System.nanoTime() - deadline >= 0) {
+          done.complete(null);
+          return;
+        }
+        try {
+          resources.eventLoopGroup().schedule(this, DRAIN_POLL_NANOS, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+          done.complete(null);
+        }
+      }
+    };
+    check.run();
+    return done;
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
   /** Completes when every backend (not administratively down) is up. */
   public CompletableFuture<Void> ready() {
     List<CompletableFuture<Void>> all = new ArrayList<>();
@@ -156,26 +366,32 @@ public final class RouterEngine {
     return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
   }
 
-  /** Returns whether {@link #closeAsync()} was called. */
+  /** Returns whether {@link #closeAsync} was called. */
   public boolean isClosed() {
     return closed.get();
   }
 
-  /** Closes backends, then the transport resources if owned. Idempotent. */
-  public CompletableFuture<Void> closeAsync() {
+  /**
+   * Stops admitting requests, waits up to {@code drainTimeout} for those in flight, then closes the
+   * backends and, if owned, the event loops. Idempotent.
+   */
+  public CompletableFuture<Void> closeAsync(Duration drainTimeout) {
     if (!closed.compareAndSet(false, true)) {
       return closeFuture;
     }
-    List<CompletableFuture<Void>> all = new ArrayList<>();
-    for (ManagedBackend b : backends.values()) {
-      all.add(b.closeAsync());
-    }
-    CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> {
-      if (ownsResources) {
-        resources.closeAsync().whenComplete((v2, e2) -> closeFuture.complete(null));
-      } else {
-        closeFuture.complete(null);
+    List<ManagedBackend> all = new ArrayList<>(backends.values());
+    drain(all, drainTimeout).whenComplete((v, e) -> {
+      List<CompletableFuture<Void>> closing = new ArrayList<>();
+      for (ManagedBackend b : all) {
+        closing.add(b.closeAsync());
       }
+      CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0])).whenComplete((v2, e2) -> {
+        if (ownsResources) {
+          resources.closeAsync().whenComplete((v3, e3) -> closeFuture.complete(null));
+        } else {
+          closeFuture.complete(null);
+        }
+      });
     });
     return closeFuture;
   }
@@ -187,6 +403,7 @@ public final class RouterEngine {
     final Route root;
     final Ticker ticker;
     final ScheduledExecutorService scheduler;
+    final int maxValueSize;
 
     Snapshot(RouterConfig config, Map<String, Pool> pools, Ticker ticker, ScheduledExecutorService scheduler) {
       this.config = config;
@@ -194,6 +411,11 @@ public final class RouterEngine {
       this.root = config.route();
       this.ticker = ticker;
       this.scheduler = scheduler;
+      int max = Integer.MAX_VALUE;
+      for (BackendConfig b : config.backends().values()) {
+        max = Math.min(max, config.optionsOf(b).maxValueSize());
+      }
+      this.maxValueSize = max;
     }
 
     @Override

@@ -313,10 +313,12 @@ final class Connection implements ReplySink {
   }
 
   private void finish(Pending p, Response r) {
-    if (!p.internal) {
-      backend.release();
+    if (p.internal) {
+      p.complete(r);
+      return;
     }
-    p.complete(r);
+    backend.release();
+    backend.complete(p, r);
   }
 
   /** Takes the connection down (administrative down) or closes it for good. */

@@ -4,6 +4,7 @@ import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.BackendState;
 import io.memroute.core.FailureReason;
+import io.memroute.core.OutcomeCounters;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.RouterClosedException;
@@ -19,6 +20,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +48,10 @@ public final class NettyBackend implements ManagedBackend {
   private final Ticker ticker;
   private final Connection[] connections;
   private final AtomicInteger depth = new AtomicInteger();
+  private final OutcomeCounters requests = new OutcomeCounters();
+  private final LongAdder[] failureCounts = new LongAdder[FailureReason.values().length];
+  private final LongAdder fastFails = new LongAdder();
+  private final LongAdder markedBad = new LongAdder();
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
@@ -76,6 +82,9 @@ public final class NettyBackend implements ManagedBackend {
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.SO_KEEPALIVE, options.tcpKeepAlive())
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()));
+    for (int i = 0; i < failureCounts.length; i++) {
+      failureCounts[i] = new LongAdder();
+    }
     this.connections = new Connection[options.connections()];
     for (int i = 0; i < connections.length; i++) {
       connections[i] = new Connection(this, group.next(), bootstrap, options.maxValueSize());
@@ -127,6 +136,35 @@ public final class NettyBackend implements ManagedBackend {
     return ready;
   }
 
+  @Override
+  public int openConnections() {
+    int n = 0;
+    for (Connection c : connections) {
+      n += c.ready ? 1 : 0;
+    }
+    return n;
+  }
+
+  @Override
+  public OutcomeCounters requests() {
+    return requests;
+  }
+
+  @Override
+  public long failureCount(FailureReason reason) {
+    return failureCounts[reason.ordinal()].sum();
+  }
+
+  @Override
+  public long fastFailCount() {
+    return fastFails.sum();
+  }
+
+  @Override
+  public long markedBadCount() {
+    return markedBad.sum();
+  }
+
   /**
    * {@inheritDoc}
    *
@@ -144,12 +182,13 @@ public final class NettyBackend implements ManagedBackend {
     Pending p = new Pending(request, now, now + readTimeoutNanos, false);
     FailureReason fastFail = fastFailReason();
     if (fastFail != null) {
-      p.complete(failure(fastFail, null));
+      fastFails.increment();
+      complete(p, failure(fastFail, null));
       return p;
     }
     if (depth.incrementAndGet() > options.depthLimit()) {
       depth.decrementAndGet();
-      p.complete(failure(FailureReason.DEPTH_LIMIT, "depth limit " + options.depthLimit() + " reached"));
+      complete(p, failure(FailureReason.DEPTH_LIMIT, "depth limit " + options.depthLimit() + " reached"));
       return p;
     }
     Connection[] cs = connections;
@@ -173,6 +212,12 @@ public final class NettyBackend implements ManagedBackend {
     BackendOptions o = options;
     long shortest = Math.min(o.readTimeout().toNanos(), o.connectTimeout().toNanos());
     return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(TimeUnit.MILLISECONDS.toNanos(100), shortest / 10));
+  }
+
+  /** Completes a caller's request, counting it; releases its depth slot when {@code counted}. */
+  void complete(Pending p, Response r) {
+    requests.record(p.request.command(), r.status(), r.elapsedNanos());
+    p.complete(r);
   }
 
   void release() {
@@ -226,6 +271,7 @@ public final class NettyBackend implements ManagedBackend {
       return -1;
     }
     failures++;
+    failureCounts[reason.ordinal()].increment();
     notifyFailure(reason, failures);
     BackendOptions o = options;
     if (state == BackendState.BAD) {
@@ -235,6 +281,7 @@ public final class NettyBackend implements ManagedBackend {
       long now = ticker.nanoTime();
       flaps = upSinceNanos != 0 && now - upSinceNanos < o.flapTime().toNanos() ? flaps + 1 : 0;
       transition(BackendState.BAD, reason);
+      markedBad.increment();
       log.warn("backend {} marked bad after {} consecutive failures, last: {} ({}); retry in {} ms",
           name, failures, reason.text(), message, TimeUnit.NANOSECONDS.toMillis(retryDelayNanos(o)));
       for (Connection c : connections) {

@@ -1,0 +1,320 @@
+package io.memroute.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** {@link Request#parse}: round trips for every command, normalisation, and every rejection. */
+class RequestParseTest {
+  private static final byte[] ABC = bytes("abc");
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static String latin1(byte[] b) {
+    return new String(b, StandardCharsets.ISO_8859_1);
+  }
+
+  /** line, value, command, noreply, wire line (without CRLF), keys. */
+  static Stream<Arguments> roundTrips() {
+    return Stream.of(
+        rt("get k", null, Command.GET, false, "get k", "k"),
+        rt("get a b c", null, Command.GET, false, "get a b c", "a", "b", "c"),
+        rt("get noreply", null, Command.GET, false, "get noreply", "noreply"),
+        rt("gets a b", null, Command.GETS, false, "gets a b", "a", "b"),
+        rt("gat 30 a b", null, Command.GAT, false, "gat 30 a b", "a", "b"),
+        rt("gat -1 a", null, Command.GAT, false, "gat -1 a", "a"),
+        rt("gats 0 k", null, Command.GATS, false, "gats 0 k", "k"),
+        rt("set k 5 30 3", ABC, Command.SET, false, "set k 5 30 3", "k"),
+        rt("set k 5 30 3 noreply", ABC, Command.SET, true, "set k 5 30 3", "k"),
+        rt("set k 4294967295 -1 3", ABC, Command.SET, false, "set k 4294967295 -1 3", "k"),
+        rt("set k 0 0 0", new byte[0], Command.SET, false, "set k 0 0 0", "k"),
+        rt("add k 0 0 3", ABC, Command.ADD, false, "add k 0 0 3", "k"),
+        rt("add k 0 0 3 noreply", ABC, Command.ADD, true, "add k 0 0 3", "k"),
+        rt("replace k 0 0 3", ABC, Command.REPLACE, false, "replace k 0 0 3", "k"),
+        rt("replace k 0 0 3 noreply", ABC, Command.REPLACE, true, "replace k 0 0 3", "k"),
+        rt("append k 0 0 3", ABC, Command.APPEND, false, "append k 0 0 3", "k"),
+        rt("append k 0 0 3 noreply", ABC, Command.APPEND, true, "append k 0 0 3", "k"),
+        rt("prepend k 0 0 3", ABC, Command.PREPEND, false, "prepend k 0 0 3", "k"),
+        rt("prepend k 0 0 3 noreply", ABC, Command.PREPEND, true, "prepend k 0 0 3", "k"),
+        rt("cas k 0 0 3 99", ABC, Command.CAS, false, "cas k 0 0 3 99", "k"),
+        rt("cas k 0 0 3 18446744073709551615 noreply", ABC, Command.CAS, true, "cas k 0 0 3 18446744073709551615", "k"),
+        rt("delete k", null, Command.DELETE, false, "delete k", "k"),
+        rt("delete k noreply", null, Command.DELETE, true, "delete k", "k"),
+        rt("incr k 5", null, Command.INCR, false, "incr k 5", "k"),
+        rt("incr k 18446744073709551615 noreply", null, Command.INCR, true, "incr k 18446744073709551615", "k"),
+        rt("decr k 1", null, Command.DECR, false, "decr k 1", "k"),
+        rt("decr k 1 noreply", null, Command.DECR, true, "decr k 1", "k"),
+        rt("touch k 10", null, Command.TOUCH, false, "touch k 10", "k"),
+        rt("touch k 10 noreply", null, Command.TOUCH, true, "touch k 10", "k"),
+        rt("version", null, Command.VERSION, false, "version"),
+        rt("flush_all", null, Command.FLUSH_ALL, false, "flush_all"),
+        rt("flush_all 10", null, Command.FLUSH_ALL, false, "flush_all 10"),
+        rt("flush_all noreply", null, Command.FLUSH_ALL, true, "flush_all"),
+        rt("flush_all 10 noreply", null, Command.FLUSH_ALL, true, "flush_all 10"),
+        rt("verbosity 1", null, Command.VERBOSITY, false, "verbosity 1"),
+        rt("verbosity 1 noreply", null, Command.VERBOSITY, true, "verbosity 1"),
+        rt("mn", null, Command.MN, false, "mn"),
+        rt("mg k", null, Command.MG, false, "mg k", "k"),
+        rt("mg k v t", null, Command.MG, false, "mg k v t", "k"),
+        rt("mg k v q", null, Command.MG, true, "mg k v", "k"),
+        rt("mg k q v", null, Command.MG, true, "mg k v", "k"),
+        rt("mg k q", null, Command.MG, true, "mg k", "k"),
+        rt("ms k 3 T30", ABC, Command.MS, false, "ms k 3 T30", "k"),
+        rt("ms k 3 q T30", ABC, Command.MS, true, "ms k 3 T30", "k"),
+        rt("ms k 3 I q", ABC, Command.MS, true, "ms k 3 I", "k"),
+        rt("md k", null, Command.MD, false, "md k", "k"),
+        rt("md k q", null, Command.MD, true, "md k", "k"),
+        rt("md k C5", null, Command.MD, false, "md k C5", "k"),
+        rt("ma k", null, Command.MA, false, "ma k", "k"),
+        rt("ma k MI D3 q", null, Command.MA, true, "ma k MI D3", "k"),
+        rt("me k", null, Command.ME, false, "me k", "k"));
+  }
+
+  private static Arguments rt(String line, byte[] value, Command cmd, boolean noreply, String wire, String... keys) {
+    return Arguments.of(line, value, cmd, noreply, wire, List.of(keys));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("roundTrips")
+  void roundTrip(String line, byte[] value, Command cmd, boolean noreply, String wire, List<String> keys) {
+    for (String input : List.of(line, line + "\r\n")) {
+      Request r = Request.parse(input, value);
+      assertThat(r.command()).isSameAs(cmd);
+      assertThat(r.line()).as("line keeps noreply / q").isEqualTo(line);
+      assertThat(latin1(r.wireLine())).as("wire drops noreply / q").isEqualTo(wire + "\r\n");
+      assertThat(r.noreply()).isEqualTo(noreply);
+      assertThat(r.keys()).isEqualTo(keys);
+      assertThat(r.keyCount()).isEqualTo(keys.size());
+      assertThat(r.key()).isEqualTo(keys.isEmpty() ? null : keys.get(0));
+      assertThat(r.value()).isSameAs(value);
+      assertThat(r.wireSize()).isEqualTo(wire.length() + 2 + (value == null ? 0 : value.length + 2));
+      assertThat(r.tokenCount()).isEqualTo(line.split(" ").length);
+      assertThat(r.token(0)).isEqualTo(cmd.wireName());
+
+      Request again = Request.parse(r.line(), r.value());
+      assertThat(again.line()).isEqualTo(r.line());
+      assertThat(again.wireLine()).isEqualTo(r.wireLine());
+      assertThat(again.noreply()).isEqualTo(noreply);
+    }
+  }
+
+  @Test
+  void byteArrayParseAcceptsLineWithOrWithoutCrlf() {
+    Request a = Request.parse(bytes("set k 0 0 3\r\n"), ABC);
+    Request b = Request.parse(bytes("set k 0 0 3"), ABC);
+    assertThat(latin1(a.wireLine())).isEqualTo("set k 0 0 3\r\n");
+    assertThat(b.wireLine()).isEqualTo(a.wireLine());
+    assertThat(Request.parse("get k").line()).isEqualTo("get k");
+  }
+
+  @Test
+  void multipleSpacesAreNormalised() {
+    Request r = Request.parse("  get   a    b  ");
+    assertThat(r.line()).isEqualTo("get a b");
+    assertThat(latin1(r.wireLine())).isEqualTo("get a b\r\n");
+    assertThat(r.keys()).containsExactly("a", "b");
+    assertThat(r.key()).isEqualTo("a");
+
+    Request s = Request.parse("set  k  0   0 3    noreply  \r\n", ABC);
+    assertThat(s.line()).isEqualTo("set k 0 0 3 noreply");
+    assertThat(latin1(s.wireLine())).isEqualTo("set k 0 0 3\r\n");
+    assertThat(s.noreply()).isTrue();
+    assertThat(s.key()).isEqualTo("k");
+
+    Request m = Request.parse("mg   k  q   v");
+    assertThat(m.line()).isEqualTo("mg k q v");
+    assertThat(latin1(m.wireLine())).isEqualTo("mg k v\r\n");
+    assertThat(m.flagToken('v')).isEmpty();
+  }
+
+  @Test
+  void keyAccessorsAfterNormalisation() {
+    Request r = Request.parse("gat   30    alpha   beta");
+    assertThat(r.key()).isEqualTo("alpha");
+    assertThat(r.keyLength()).isEqualTo(5);
+    assertThat(r.keys()).containsExactly("alpha", "beta");
+    assertThat(new String(r.keyBytes(), StandardCharsets.US_ASCII)).isEqualTo("alpha");
+    assertThat(r.token(1)).isEqualTo("30");
+  }
+
+  @Test
+  void noreplyOnlyCountsAsTheLastToken() {
+    // a key named noreply is a key
+    Request d = Request.parse("delete noreply");
+    assertThat(d.key()).isEqualTo("noreply");
+    assertThat(d.noreply()).isFalse();
+    assertThat(latin1(d.wireLine())).isEqualTo("delete noreply\r\n");
+    Request dn = Request.parse("delete noreply noreply");
+    assertThat(dn.key()).isEqualTo("noreply");
+    assertThat(dn.noreply()).isTrue();
+    assertThat(latin1(dn.wireLine())).isEqualTo("delete noreply\r\n");
+    // noreply is case sensitive
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse("delete k NOREPLY"))
+        .withMessage("delete: 2 arguments (expected: 1)");
+  }
+
+  @Test
+  void numericBoundariesAreAccepted() {
+    assertThat(Request.parse("set k 4294967295 2147483647 3", ABC).token(2)).isEqualTo("4294967295");
+    assertThat(Request.parse("set k 0 -2147483648 3", ABC).token(3)).isEqualTo("-2147483648");
+    assertThat(Request.parse("cas k 0 0 3 0", ABC).token(5)).isEqualTo("0");
+    assertThat(Request.parse("incr k 0").token(2)).isEqualTo("0");
+    assertThat(Request.parse("touch k -1").token(2)).isEqualTo("-1");
+    assertThat(Request.parse("flush_all 2147483647").token(1)).isEqualTo("2147483647");
+    assertThat(Request.parse("verbosity 0").token(1)).isEqualTo("0");
+  }
+
+  // ---------------------------------------------------------------- rejections
+
+  static Stream<Arguments> rejections() {
+    return Stream.of(
+        // empty and unknown
+        rj("", null, "line: empty (expected: a command)"),
+        rj("   ", null, "line: empty (expected: a command)"),
+        rj("foo k", null, "line: unknown command 'foo'"),
+        rj("GET k", null, "line: unknown command 'GET'"),
+        rj("quit", null, "line: unknown command 'quit'"),
+        rj("stats", null, "line: unknown command 'stats'"),
+        // arity
+        rj("get", null, "get: 0 arguments (expected: 1-2147483646)"),
+        rj("gets", null, "gets: 0 arguments (expected: 1-2147483646)"),
+        rj("gat 30", null, "gat: 1 arguments (expected: 2-2147483646)"),
+        rj("gats", null, "gats: 0 arguments (expected: 2-2147483646)"),
+        rj("set k 0 0", null, "set: 3 arguments (expected: 4)"),
+        rj("set k 0 0 3 4", ABC, "set: 5 arguments (expected: 4)"),
+        rj("set k 0 0 3 noreply x", ABC, "set: 6 arguments (expected: 4)"),
+        rj("add k", null, "add: 1 arguments (expected: 4)"),
+        rj("cas k 0 0 3", ABC, "cas: 4 arguments (expected: 5)"),
+        rj("cas k 0 0 3 1 2", ABC, "cas: 6 arguments (expected: 5)"),
+        rj("delete", null, "delete: 0 arguments (expected: 1)"),
+        rj("delete a b", null, "delete: 2 arguments (expected: 1)"),
+        rj("incr k", null, "incr: 1 arguments (expected: 2)"),
+        rj("decr k 1 2", null, "decr: 3 arguments (expected: 2)"),
+        rj("touch k", null, "touch: 1 arguments (expected: 2)"),
+        rj("version now", null, "version: 1 arguments (expected: 0)"),
+        rj("mn x", null, "mn: 1 arguments (expected: 0)"),
+        rj("verbosity", null, "verbosity: 0 arguments (expected: 1)"),
+        rj("verbosity 1 2", null, "verbosity: 2 arguments (expected: 1)"),
+        rj("flush_all 1 2", null, "flush_all: 2 arguments (expected: 0-1)"),
+        rj("flush_all 1 2 noreply", null, "flush_all: 3 arguments (expected: 0-2)"),
+        rj("ms k", null, "ms: 1 arguments (expected: 2-2147483646)"),
+        rj("mg", null, "mg: 0 arguments (expected: 1-2147483646)"),
+        rj("md", null, "md: 0 arguments (expected: 1-2147483646)"),
+        rj("ma", null, "ma: 0 arguments (expected: 1-2147483646)"),
+        rj("me", null, "me: 0 arguments (expected: 1-2147483646)"),
+        // non-numeric
+        rj("set k x 0 3", ABC, "flags: 'x' (expected: a number)"),
+        rj("set k 0 x 3", ABC, "exptime: 'x' (expected: a number)"),
+        rj("set k 0 0 x", ABC, "bytes: 'x' (expected: a number)"),
+        rj("set k 0 0 3.0", ABC, "bytes: '3.0' (expected: a number)"),
+        rj("set k 0x1 0 3", ABC, "flags: '0x1' (expected: a number)"),
+        rj("cas k 0 0 3 x", ABC, "cas: 'x' (expected: an unsigned 64-bit number)"),
+        rj("incr k x", null, "delta: 'x' (expected: an unsigned 64-bit number)"),
+        rj("decr k 1e3", null, "delta: '1e3' (expected: an unsigned 64-bit number)"),
+        rj("touch k x", null, "exptime: 'x' (expected: a number)"),
+        rj("gat x k", null, "exptime: 'x' (expected: a number)"),
+        rj("flush_all x", null, "delay: 'x' (expected: a number)"),
+        rj("flush_all noreply noreply", null, "delay: 'noreply' (expected: a number)"),
+        rj("verbosity x", null, "level: 'x' (expected: a number)"),
+        rj("ms k x", null, "datalen: 'x' (expected: a number)"),
+        // out of range
+        rj("set k 4294967296 0 3", ABC, "flags: 4294967296 (expected: 0-4294967295)"),
+        rj("set k -1 0 3", ABC, "flags: -1 (expected: 0-4294967295)"),
+        rj("set k 0 2147483648 3", ABC, "exptime: 2147483648 (expected: -2147483648-2147483647)"),
+        rj("set k 0 -2147483649 3", ABC, "exptime: -2147483649 (expected: -2147483648-2147483647)"),
+        rj("set k 0 0 -1", ABC, "bytes: -1 (expected: 0-2147483645)"),
+        rj("set k 0 0 2147483646", ABC, "bytes: 2147483646 (expected: 0-2147483645)"),
+        rj("set k 0 0 99999999999999999999", ABC, "bytes: '99999999999999999999' (expected: a number)"),
+        rj("cas k 0 0 3 -1", ABC, "cas: '-1' (expected: an unsigned 64-bit number)"),
+        rj("cas k 0 0 3 18446744073709551616", ABC, "cas: '18446744073709551616' (expected: an unsigned 64-bit number)"),
+        rj("incr k -1", null, "delta: '-1' (expected: an unsigned 64-bit number)"),
+        rj("incr k 18446744073709551616", null, "delta: '18446744073709551616' (expected: an unsigned 64-bit number)"),
+        rj("touch k 2147483648", null, "exptime: 2147483648 (expected: -2147483648-2147483647)"),
+        rj("gat 2147483648 k", null, "exptime: 2147483648 (expected: -2147483648-2147483647)"),
+        rj("flush_all -1", null, "delay: -1 (expected: 0-2147483647)"),
+        rj("verbosity -1", null, "level: -1 (expected: 0-2147483647)"),
+        rj("ms k -1", null, "datalen: -1 (expected: 0-2147483645)"),
+        // value checks
+        rj("set k 0 0 3", bytes("ab"), "set: value of 2 bytes (expected: 3 as the line says)"),
+        rj("set k 0 0 3", bytes("abcd"), "set: value of 4 bytes (expected: 3 as the line says)"),
+        rj("cas k 0 0 0 1", ABC, "cas: value of 3 bytes (expected: 0 as the line says)"),
+        rj("ms k 2", ABC, "ms: value of 3 bytes (expected: 2 as the line says)"),
+        rj("set k 0 0 3", null, "set: value missing (expected: 3 bytes)"),
+        rj("append k 0 0 0", null, "append: value missing (expected: 0 bytes)"),
+        rj("ms k 2", null, "ms: value missing (expected: 2 bytes)"),
+        rj("get k", ABC, "get: value given (expected: none for this command)"),
+        rj("delete k", new byte[0], "delete: value given (expected: none for this command)"),
+        rj("mg k v", ABC, "mg: value given (expected: none for this command)"),
+        rj("version", ABC, "version: value given (expected: none for this command)"),
+        // meta flags
+        rj("mg k 5", null, "mg: flag '5' (expected: a letter A-Z or a-z, then an optional token)"),
+        rj("mg k v -t", null, "mg: flag '-t' (expected: a letter A-Z or a-z, then an optional token)"),
+        rj("ms k 3 !x", ABC, "ms: flag '!x' (expected: a letter A-Z or a-z, then an optional token)"),
+        rj("md k _", null, "md: flag '_' (expected: a letter A-Z or a-z, then an optional token)"),
+        rj("ma k [", null, "ma: flag '[' (expected: a letter A-Z or a-z, then an optional token)"),
+        rj("me k 1", null, "me: flag '1' (expected: a letter A-Z or a-z, then an optional token)"),
+        // the b flag makes the key base64
+        rj("mg a_b b", null, "key: not base64 at index 1 (expected: base64 with the b flag)"));
+  }
+
+  private static Arguments rj(String line, byte[] value, String message) {
+    return Arguments.of(line, value, message);
+  }
+
+  @ParameterizedTest(name = "[{index}] ''{0}''")
+  @MethodSource("rejections")
+  void rejection(String line, byte[] value, String message) {
+    assertThatIllegalArgumentException().isThrownBy(() -> Request.parse(line, value)).withMessage(message);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse(bytes(line + "\r\n"), value))
+        .withMessage(message);
+  }
+
+  @Test
+  void bareCrlfIsAnEmptyLine() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse("\r\n"))
+        .withMessage("line: empty (expected: a command)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse(new byte[0], null))
+        .withMessage("line: empty (expected: a command)");
+  }
+
+  @Test
+  void lineLengthIsBounded() {
+    String head = "get" + " aaaaaaaaa".repeat(6552) + " "; // 65524 bytes
+    String ok = head + "b".repeat(10); // 65534 bytes
+    assertThat(ok).hasSize(65_534);
+    assertThat(Request.parse(ok).keyCount()).isEqualTo(6553);
+    assertThat(Request.parse(ok + "\r\n").keyCount()).isEqualTo(6553);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse(head + "b".repeat(11)))
+        .withMessage("line: 65535 bytes (expected: <= 65534)");
+  }
+
+  @Test
+  void wireSizeCountsTheStrippedLineAndTheDataBlock() {
+    Request r = Request.parse("set k 0 0 3 noreply", ABC);
+    assertThat(r.wireSize()).isEqualTo("set k 0 0 3\r\n".length() + 3 + 2);
+    assertThat(r.toString()).isEqualTo("set k 0 0 3 noreply <3 bytes>");
+  }
+
+  @Test
+  void parseDoesNotKeepTheInputArray() {
+    byte[] in = bytes("get k\r\n");
+    Request r = Request.parse(in, null);
+    in[4] = 'x';
+    assertThat(r.key()).isEqualTo("k");
+    assertThat(latin1(r.wireLine())).isEqualTo("get k\r\n");
+  }
+}

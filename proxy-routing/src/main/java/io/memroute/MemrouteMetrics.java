@@ -1,0 +1,158 @@
+package io.memroute;
+
+import io.memroute.core.BackendState;
+import io.memroute.core.Command;
+import io.memroute.core.FailureReason;
+import io.memroute.core.Outcome;
+import io.memroute.routing.internal.RouterEngine;
+import io.memroute.transport.ManagedBackend;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
+
+/**
+ * Binds a router's metrics to a Micrometer registry. Every meter reads counters the router keeps
+ * anyway (function timers, function counters, gauges), so metrics cost the request path no lock and
+ * no allocation.
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>tags</th></tr>
+ *   <tr><td>memroute.requests</td><td>function timer</td><td>command, outcome (ok, miss, error, failure)[, backend]</td></tr>
+ *   <tr><td>memroute.backend.failures</td><td>function counter</td><td>reason[, backend]</td></tr>
+ *   <tr><td>memroute.backend.fast.fails</td><td>function counter</td><td>[backend]</td></tr>
+ *   <tr><td>memroute.backend.marked.bad</td><td>function counter</td><td>[backend]</td></tr>
+ *   <tr><td>memroute.backend.state</td><td>gauge: 0 connecting, 1 validating, 2 up, 3 bad, 4 down, 5 closed</td><td>backend (per-backend tags only)</td></tr>
+ *   <tr><td>memroute.backends</td><td>gauge: backends in each state</td><td>state</td></tr>
+ *   <tr><td>memroute.backend.connections</td><td>gauge: validated connections</td><td>[backend]</td></tr>
+ *   <tr><td>memroute.backend.in.flight</td><td>gauge: requests queued or in flight</td><td>[backend]</td></tr>
+ *   <tr><td>memroute.active.requests</td><td>gauge</td><td></td></tr>
+ *   <tr><td>memroute.buffer.memory</td><td>gauge, bytes</td><td></td></tr>
+ *   <tr><td>memroute.reconfigurations</td><td>function counter</td><td>result (ok, failed)</td></tr>
+ * </table>
+ *
+ * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
+ * the number of backends, never with traffic. Turn them off ({@link
+ * MemcacheRouter#metrics(boolean)}) to sum over backends. After a reconfiguration, meters of new
+ * backends are added and those of removed backends removed.
+ */
+public final class MemrouteMetrics implements MeterBinder {
+  private final RouterEngine engine;
+  private final boolean perBackend;
+  private final Map<MeterRegistry, Map<String, List<Meter>>> bound = new HashMap<>();
+
+  MemrouteMetrics(RouterEngine engine, boolean perBackend) {
+    this.engine = engine;
+    this.perBackend = perBackend;
+    engine.onReconfigure(this::rebind);
+  }
+
+  @Override
+  public synchronized void bindTo(MeterRegistry registry) {
+    Gauge.builder("memroute.active.requests", engine, RouterEngine::activeRequests)
+        .description("requests admitted and not yet complete").register(registry);
+    Gauge.builder("memroute.buffer.memory", engine, RouterEngine::bufferMemoryUsed).baseUnit("bytes")
+        .description("request bytes in flight (tracked while a buffer memory limit is set)").register(registry);
+    FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloads).tag("result", "ok").register(registry);
+    FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloadFails).tag("result", "failed").register(registry);
+    for (BackendState s : BackendState.values()) {
+      Gauge.builder("memroute.backends", engine, e -> count(e, s)).tag("state", s.name().toLowerCase(java.util.Locale.ROOT))
+          .description("backends in this state").register(registry);
+    }
+    if (perBackend) {
+      bound.put(registry, new HashMap<>());
+      rebind();
+    } else {
+      bindBackendMeters(registry, Tags.empty(), null);
+    }
+  }
+
+  private static double count(RouterEngine engine, BackendState state) {
+    int n = 0;
+    for (ManagedBackend b : engine.backends().values()) {
+      n += b.state() == state ? 1 : 0;
+    }
+    return n;
+  }
+
+  /** Registers meters of new backends and removes those of backends no longer configured. */
+  private synchronized void rebind() {
+    Map<String, ManagedBackend> current = engine.backends();
+    for (Map.Entry<MeterRegistry, Map<String, List<Meter>>> e : bound.entrySet()) {
+      MeterRegistry registry = e.getKey();
+      Map<String, List<Meter>> byLabel = e.getValue();
+      byLabel.entrySet().removeIf(m -> {
+        if (current.containsKey(m.getKey())) {
+          return false;
+        }
+        m.getValue().forEach(registry::remove);
+        return true;
+      });
+      for (String label : current.keySet()) {
+        if (!byLabel.containsKey(label)) {
+          byLabel.put(label, bindBackendMeters(registry, Tags.of("backend", label), label));
+        }
+      }
+    }
+  }
+
+  /** Registers the backend meters for one backend, or summed over all when {@code label} is null. */
+  private List<Meter> bindBackendMeters(MeterRegistry registry, Tags tags, String label) {
+    List<Meter> meters = new ArrayList<>();
+    for (Command c : Command.values()) {
+      for (Outcome o : Outcome.values()) {
+        meters.add(FunctionTimer.builder("memroute.requests", engine,
+                e -> (long) sum(e, label, b -> b.requests().count(c, o)),
+                e -> sum(e, label, b -> b.requests().totalNanos(c, o)), TimeUnit.NANOSECONDS)
+            .tags(tags).tag("command", c.wireName()).tag("outcome", o.tag())
+            .description("requests completed by backends").register(registry));
+      }
+    }
+    for (FailureReason r : FailureReason.values()) {
+      meters.add(FunctionCounter.builder("memroute.backend.failures", engine, e -> sum(e, label, b -> b.failureCount(r)))
+          .tags(tags).tag("reason", r.text().replace(' ', '_'))
+          .description("connection-level failures counted toward the failure limit").register(registry));
+    }
+    meters.add(FunctionCounter.builder("memroute.backend.fast.fails", engine, e -> sum(e, label, ManagedBackend::fastFailCount))
+        .tags(tags).description("requests failed fast (bad, down, closed)").register(registry));
+    meters.add(FunctionCounter.builder("memroute.backend.marked.bad", engine, e -> sum(e, label, ManagedBackend::markedBadCount))
+        .tags(tags).description("transitions to bad").register(registry));
+    meters.add(gauge(registry, "memroute.backend.connections", tags, label, ManagedBackend::openConnections));
+    meters.add(gauge(registry, "memroute.backend.in.flight", tags, label, ManagedBackend::depth));
+    if (label != null) {
+      meters.add(Gauge.builder("memroute.backend.state", engine, e -> {
+        ManagedBackend b = e.backends().get(label);
+        return b == null ? BackendState.CLOSED.ordinal() : b.state().ordinal();
+      }).tags(tags).description("0 connecting, 1 validating, 2 up, 3 bad, 4 down, 5 closed").register(registry));
+    }
+    return meters;
+  }
+
+  private Meter gauge(MeterRegistry registry, String name, Tags tags, String label, ToLongFunction<ManagedBackend> f) {
+    ToDoubleFunction<RouterEngine> value = e -> sum(e, label, f);
+    return Gauge.builder(name, engine, value).tags(tags).register(registry);
+  }
+
+  private static double sum(RouterEngine engine, String label, ToLongFunction<ManagedBackend> f) {
+    if (label != null) {
+      ManagedBackend b = engine.backends().get(label);
+      return b == null ? 0 : f.applyAsLong(b);
+    }
+    long n = 0;
+    for (ManagedBackend b : engine.backends().values()) {
+      n += f.applyAsLong(b);
+    }
+    return n;
+  }
+}

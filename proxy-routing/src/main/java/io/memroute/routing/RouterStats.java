@@ -1,0 +1,55 @@
+package io.memroute.routing;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * An immutable snapshot of a router's counters under the memcached proxy's stat names, for people
+ * who know them: {@code backend_total}, {@code backend_marked_bad} (once per transition, not per
+ * retry), {@code backend_failed} (failures counted toward failure limits), {@code config_reloads},
+ * {@code config_reload_fails}, {@code cmd_<command>} (routed requests, e.g. {@code cmd_get}),
+ * {@code active_req}, {@code active_req_limit}, {@code buffer_memory_used}, {@code
+ * buffer_memory_limit}, and {@code user_<name>} for user counters.
+ *
+ * <p>{@code active_req} counts admitted requests while a limit is set, otherwise requests queued or
+ * in flight at backends; {@code buffer_memory_used} is tracked only while a limit is set.
+ */
+public final class RouterStats {
+  private final Map<String, Long> values;
+
+  private RouterStats(Map<String, Long> values) {
+    this.values = values;
+  }
+
+  /** Creates a snapshot (the map is copied). */
+  public static RouterStats of(Map<String, Long> values) {
+    return new RouterStats(Collections.unmodifiableMap(new LinkedHashMap<>(values)));
+  }
+
+  /**
+   * Returns a stat.
+   *
+   * @throws IllegalArgumentException if there is no stat of that name
+   */
+  public long get(String name) {
+    Long v = values.get(name);
+    if (v == null) {
+      throw new IllegalArgumentException("stat: '" + name + "' (expected: one of " + values.keySet() + ")");
+    }
+    return v;
+  }
+
+  /** Returns every stat, in a stable order. */
+  public Map<String, Long> asMap() {
+    return values;
+  }
+
+  /** Returns the stats as memcached prints them: {@code STAT <name> <value>} lines. */
+  @Override
+  public String toString() {
+    StringBuilder sb = new StringBuilder();
+    values.forEach((k, v) -> sb.append("STAT ").append(k).append(' ').append(v).append('\n'));
+    return sb.toString();
+  }
+}

@@ -1,0 +1,75 @@
+package io.memroute.routing.internal;
+
+import io.memroute.core.KeyHash;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.routing.RequestLogOptions;
+import java.util.concurrent.ThreadLocalRandom;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Applies {@link RequestLogOptions}: errors, then slow requests, then a 1-in-N sample. */
+final class RequestLogger {
+  static final Logger LOG = LoggerFactory.getLogger("io.memroute.requests");
+
+  private final boolean errors;
+  private final long slowNanos;
+  private final int sampleRate;
+  private final boolean hashKeys;
+
+  RequestLogger(RequestLogOptions options) {
+    this.errors = options.errors();
+    this.slowNanos = options.slowerThan().toNanos();
+    this.sampleRate = options.sampleRate();
+    this.hashKeys = options.hashKeys();
+  }
+
+  /** Returns the rule that selects this request ({@code "error"}, {@code "slow"}, {@code "sample"}) or {@code null}. */
+  String rule(Response r, Throwable error) {
+    if (errors && (error != null || r == null || !r.isOk())) {
+      return "error";
+    }
+    if (slowNanos > 0 && r != null && r.elapsedNanos() > slowNanos) {
+      return "slow";
+    }
+    if (sampleRate > 0 && ThreadLocalRandom.current().nextInt(sampleRate) == 0) {
+      return "sample";
+    }
+    return null;
+  }
+
+  void consider(Request request, Response r, Throwable error) {
+    if (!LOG.isInfoEnabled()) {
+      return;
+    }
+    String rule = rule(r, error);
+    if (rule != null) {
+      LOG.info(line(rule, request, r, error));
+    }
+  }
+
+  String line(String rule, Request request, Response r, Throwable error) {
+    StringBuilder sb = new StringBuilder(128).append("rule=").append(rule).append(" command=").append(request.command().wireName());
+    if (request.keyCount() > 0) {
+      sb.append(" key=");
+      if (hashKeys) {
+        sb.append(Long.toHexString(KeyHash.xxh3().hash(request, null)));
+      } else {
+        sb.append(request.key());
+      }
+      if (request.keyCount() > 1) {
+        sb.append(" keys=").append(request.keyCount());
+      }
+    }
+    if (r != null) {
+      sb.append(" backend=").append(r.backend()).append(" status=").append(r.status());
+      if (r.failureReason() != null) {
+        sb.append(" reason=").append(r.failureReason().text().replace(' ', '_'));
+      }
+      sb.append(" elapsed_us=").append(r.elapsedNanos() / 1000);
+    } else {
+      sb.append(" error=").append(error);
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,285 @@
+package io.memroute;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.memroute.core.BackendOptions;
+import io.memroute.core.BackendState;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.RouterClosedException;
+import io.memroute.routing.PoolConfig;
+import io.memroute.routing.RouterConfig;
+import io.memroute.testkit.Fault;
+import io.memroute.testkit.FaultServer;
+import io.memroute.testkit.MemcachedExtension;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Metrics, stats, reconfiguration and graceful shutdown against real memcached. */
+class OperationsTest {
+  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
+
+  private static RouterConfig config(List<String> addresses, int servers, Duration readTimeout) {
+    RouterConfig.Builder b = RouterConfig.builder()
+        .backendDefaults(BackendOptions.builder().readTimeout(readTimeout).build());
+    PoolConfig.Builder pool = PoolConfig.builder("main");
+    for (int i = 0; i < servers; i++) {
+      b.backend("mc" + i, addresses.get(i));
+      pool.backends("mc" + i);
+    }
+    return b.pool(pool.build()).build();
+  }
+
+  @Test
+  void micrometerReadsTheRoutersCounters() throws Exception {
+    memcached.flushAll();
+    try (MemcacheRouter router = MemcacheRouter.builder().config(config(memcached.addresses(), 2, Duration.ofSeconds(3))).build()) {
+      router.ready().get(10, TimeUnit.SECONDS);
+      MeterRegistry registry = new SimpleMeterRegistry();
+      router.metrics().bindTo(registry);
+      MeterRegistry summed = new SimpleMeterRegistry();
+      router.metrics(false).bindTo(summed);
+      for (int i = 0; i < 10; i++) {
+        router.get("miss" + i).get(5, TimeUnit.SECONDS);
+      }
+      for (int i = 0; i < 4; i++) {
+        router.set("hit" + i, new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+      }
+      double misses = registry.find("memroute.requests").tag("command", "get").tag("outcome", "miss")
+          .functionTimers().stream().mapToDouble(FunctionTimer::count).sum();
+      assertThat(misses).isEqualTo(10);
+      FunctionTimer summedMiss = summed.find("memroute.requests").tag("command", "get").tag("outcome", "miss").functionTimer();
+      assertThat(summedMiss.count()).isEqualTo(10);
+      assertThat(summedMiss.getId().getTag("backend")).isNull();
+      assertThat(summedMiss.totalTime(TimeUnit.NANOSECONDS)).isPositive();
+      assertThat(summed.find("memroute.requests").tag("command", "set").tag("outcome", "ok").functionTimer().count()).isEqualTo(4);
+      assertThat(registry.find("memroute.backend.state").tag("backend", "mc0").gauge().value())
+          .isEqualTo(BackendState.UP.ordinal());
+      assertThat(registry.find("memroute.backends").tag("state", "up").gauge().value()).isEqualTo(2);
+      assertThat(registry.find("memroute.backend.connections").tag("backend", "mc1").gauge().value()).isEqualTo(1);
+      // reconfigure: a third backend gets meters, and the reconfiguration is counted
+      router.reconfigure(config(memcached.addresses(), 3, Duration.ofSeconds(3)));
+      assertThat(registry.find("memroute.backend.state").tag("backend", "mc2").gauge()).isNotNull();
+      assertThat(registry.find("memroute.reconfigurations").tag("result", "ok").functionCounter().count()).isEqualTo(1);
+      router.reconfigure(config(memcached.addresses(), 1, Duration.ofSeconds(3)));
+      assertThat(registry.find("memroute.backend.state").tag("backend", "mc2").gauge()).isNull();
+    }
+  }
+
+  @Test
+  void failuresAndFastFailsAreCounted() throws Exception {
+    try (FaultServer server = FaultServer.start();
+        MemcacheRouter router = MemcacheRouter.builder().servers(server.address())
+            .backendOptions(BackendOptions.builder().failureLimit(0).retryTimeout(Duration.ofSeconds(30))
+                .flapBackoffMax(Duration.ofSeconds(30)).build()).build()) {
+      router.ready().get(5, TimeUnit.SECONDS);
+      MeterRegistry registry = new SimpleMeterRegistry();
+      router.metrics(false).bindTo(registry);
+      server.faultNext(1, Fault.reply("STORED\r\n"));
+      assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+      assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(io.memroute.core.BackendUnavailableException.class);
+      FunctionCounter unexpected = registry.find("memroute.backend.failures").tag("reason", "unexpected_response").functionCounter();
+      assertThat(unexpected.count()).isEqualTo(1);
+      assertThat(registry.find("memroute.backend.fast.fails").functionCounter().count()).isEqualTo(1);
+      assertThat(registry.find("memroute.backend.marked.bad").functionCounter().count()).isEqualTo(1);
+      assertThat(router.stats().get("backend_marked_bad")).isEqualTo(1);
+      assertThat(router.stats().get("backend_failed")).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void statsUseTheProxysNames() throws Exception {
+    try (MemcacheRouter router = MemcacheRouter.builder().servers(memcached.addresses().get(0)).build()) {
+      router.ready().get(10, TimeUnit.SECONDS);
+      router.get("a").get(5, TimeUnit.SECONDS);
+      router.get("b").get(5, TimeUnit.SECONDS);
+      router.execute(Request.metaGet("c", "v")).get(5, TimeUnit.SECONDS);
+      router.userStat("logins").add(3);
+      router.userStat("logins").increment();
+      var stats = router.stats();
+      assertThat(stats.get("cmd_get")).isEqualTo(2);
+      assertThat(stats.get("cmd_mg")).isEqualTo(1);
+      assertThat(stats.get("backend_total")).isEqualTo(1);
+      assertThat(stats.get("config_reloads")).isZero();
+      assertThat(stats.get("user_logins")).isEqualTo(4);
+      assertThat(stats.toString()).contains("STAT cmd_get 2\n", "STAT user_logins 4\n");
+      assertThatThrownBy(() -> stats.get("nope")).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> router.userStat("has space")).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void reconfigureInALoopUnderLoadFailsNothingAndMisdeliversNothing() throws Exception {
+    memcached.flushAll();
+    List<String> addresses = memcached.addresses();
+    try (MemcacheRouter router = MemcacheRouter.builder().config(config(addresses, 2, Duration.ofSeconds(3))).build()) {
+      router.ready().get(10, TimeUnit.SECONDS);
+      AtomicBoolean stop = new AtomicBoolean();
+      List<Throwable> errors = new CopyOnWriteArrayList<>();
+      AtomicLong done = new AtomicLong();
+      List<Thread> load = new ArrayList<>();
+      for (int t = 0; t < 2; t++) {
+        int id = t;
+        Thread th = new Thread(() -> {
+          Random random = new Random(id);
+          while (!stop.get()) {
+            List<CompletableFuture<Response>> batch = new ArrayList<>();
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+              String key = "rc" + id + ":" + random.nextInt(500);
+              keys.add(key);
+              batch.add(i % 2 == 0 ? router.execute(Request.set(key, (key + "|v").getBytes(UTF_8), 0))
+                  : router.execute(Request.get(key)));
+            }
+            try {
+              for (int i = 0; i < batch.size(); i++) {
+                Response r = batch.get(i).get(10, TimeUnit.SECONDS);
+                assertThat(r.isOk()).as("%s", r).isTrue();
+                if (r.isHit()) {
+                  assertThat(r.valueAsString()).isEqualTo(keys.get(i) + "|v");
+                }
+                done.incrementAndGet();
+              }
+            } catch (Throwable e) {
+              errors.add(e);
+              return;
+            }
+          }
+        }, "load-" + t);
+        load.add(th);
+        th.start();
+      }
+      for (int i = 0; i < 20; i++) {
+        int servers = 1 + i % 3;
+        Duration timeout = Duration.ofMillis(2000 + 100 * i);
+        router.reconfigure(config(addresses, servers, timeout));
+        assertThat(router.config().pools().get("main").backends()).hasSize(servers);
+        long before = done.get();
+        while (done.get() < before + 200 && errors.isEmpty()) {
+          Thread.onSpinWait();
+        }
+      }
+      stop.set(true);
+      for (Thread th : load) {
+        th.join(30_000);
+      }
+      assertThat(errors).isEmpty();
+      assertThat(done.get()).isGreaterThan(4000);
+      assertThat(router.stats().get("config_reloads")).isEqualTo(20);
+      // timeouts changed in place: the backends that stayed kept their connections
+      assertThat(router.stats().get("backend_failed")).isZero();
+    }
+  }
+
+  @Test
+  void changedTimeoutsApplyWithoutReconnecting() throws Exception {
+    try (FaultServer server = FaultServer.start();
+        MemcacheRouter router = MemcacheRouter.builder().config(RouterConfig.builder().backend("fs", server.address())
+            .pool(PoolConfig.of("p", "fs")).build()).build()) {
+      router.ready().get(5, TimeUnit.SECONDS);
+      long connections = server.connectionCount();
+      RouterConfig faster = router.config().toBuilder()
+          .backendDefaults(BackendOptions.builder().readTimeout(Duration.ofMillis(200)).build()).build();
+      router.reconfigure(faster);
+      server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(io.memroute.core.MemcacheTimeoutException.class);
+      assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
+      assertThat(server.connectionCount()).isEqualTo(connections);
+    }
+  }
+
+  @Test
+  void poolResizeMovesFewKeys() throws Exception {
+    List<String> addresses = memcached.addresses();
+    try (MemcacheRouter router = MemcacheRouter.builder().config(config(addresses, 2, Duration.ofSeconds(3))).build()) {
+      int n = 10_000;
+      int[] before = new int[n];
+      for (int i = 0; i < n; i++) {
+        before[i] = router.pool("main").indexOf("key:" + i);
+      }
+      router.reconfigure(config(addresses, 3, Duration.ofSeconds(3)));
+      int moved = 0;
+      for (int i = 0; i < n; i++) {
+        int after = router.pool("main").indexOf("key:" + i);
+        if (after != before[i]) {
+          moved++;
+          assertThat(after).as("a moved key goes to the new server").isEqualTo(2);
+        }
+      }
+      assertThat((double) moved / n).isBetween(0.30, 0.37); // ideal: 1/3
+    }
+  }
+
+  @Test
+  void invalidConfigChangesNothing() throws Exception {
+    try (MemcacheRouter router = MemcacheRouter.builder().servers(memcached.addresses().get(0)).build()) {
+      router.ready().get(10, TimeUnit.SECONDS);
+      RouterConfig before = router.config();
+      assertThatThrownBy(() -> router.reconfigure(before.toBuilder()
+              .pool(PoolConfig.of("extra", "nope"))
+              .backend(before.backends().values().iterator().next())
+              .build()))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("pool 'extra' names unknown backend 'nope'")
+          .hasMessageContaining("duplicate backend label");
+      assertThat(router.config()).isSameAs(before);
+      assertThat(router.stats().get("config_reloads")).isZero();
+      assertThat(router.set("still", new byte[] {1}, 0).get(5, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
+  void closeWaitsForRequestsInFlightThenLeavesNoThreads() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      MemcacheRouter router = MemcacheRouter.builder().servers(server.address()).build();
+      router.ready().get(5, TimeUnit.SECONDS);
+      server.faultWhen(line -> line.startsWith("get"), Fault.delay(Duration.ofMillis(300)));
+      CompletableFuture<byte[]> inFlight = router.get("k");
+      CompletableFuture<Void> closed = router.closeAsync();
+      assertThatThrownBy(() -> router.get("after").get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(RouterClosedException.class);
+      assertThat(inFlight.get(5, TimeUnit.SECONDS)).isNull(); // answered, not cut off
+      closed.get(10, TimeUnit.SECONDS);
+      assertThat(router.closeAsync()).isSameAs(closed);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (eventLoopThreads() > 0 && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      assertThat(eventLoopThreads()).isZero();
+    }
+  }
+
+  private static long eventLoopThreads() {
+    // the routers' event loops ("memroute-<pool>-io-<n>"); every other router in this class is closed
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().matches("memroute-\\d+-io-\\d+")).count();
+  }
+
+  @Test
+  void closedAfterCloseStaysClosed() throws Exception {
+    MemcacheRouter router = MemcacheRouter.builder().servers(memcached.addresses().get(0)).build();
+    router.close();
+    Response r = router.execute(Request.get("k")).get(5, TimeUnit.SECONDS);
+    assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);
+    assertThatThrownBy(() -> router.reconfigure(router.config())).isInstanceOf(IllegalStateException.class);
+  }
+}
