@@ -10,6 +10,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -144,7 +145,10 @@ final class Connection implements ReplySink {
       return;
     }
     backend.onConnecting();
-    ChannelFuture f = bootstrap.connect(backend.host(), backend.port());
+    // The connect timeout of the options in force now: it may have changed since the last attempt.
+    ChannelFuture f = bootstrap.clone()
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, backend.connectTimeoutMillis())
+        .connect(backend.host(), backend.port());
     Channel ch = f.channel();
     channel = ch;
     f.addListener((ChannelFutureListener) cf -> {

@@ -80,8 +80,7 @@ public final class NettyBackend implements ManagedBackend {
         .group(group)
         .channel(channelClass)
         .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.SO_KEEPALIVE, options.tcpKeepAlive())
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()));
+        .option(ChannelOption.SO_KEEPALIVE, options.tcpKeepAlive());
     for (int i = 0; i < failureCounts.length; i++) {
       failureCounts[i] = new LongAdder();
     }
@@ -205,6 +204,15 @@ public final class NettyBackend implements ManagedBackend {
 
   long readTimeoutNanos() {
     return readTimeoutNanos;
+  }
+
+  int connectTimeoutMillis() {
+    return (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis());
+  }
+
+  /** The wait before the next retry of a bad backend, flap backoff included (for tests). */
+  synchronized long retryDelayNanos() {
+    return retryDelayNanos(options);
   }
 
   /** The deadline-check period: a tenth of the shortest timeout, between 1 and 100 ms. */

@@ -1,0 +1,207 @@
+package io.memroute.routing;
+
+import static io.memroute.routing.Fixture.hit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.routing.Fixture.Manual;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+class FailoverRouteTest {
+  private static final Response MISS = Response.of(ResponseStatus.MISS);
+  private static final Response ERROR = Response.builder(ResponseStatus.SERVER_ERROR).text("busy").build();
+  private static final Response FAIL = Response.failure(FailureReason.TIMEOUT, "x", null);
+
+  private final Fixture fx = new Fixture("a", "b", "c", "west", "east", "north");
+  private final Request get = Request.get("k");
+
+  @Test
+  void firstHealthyChildAnswers() {
+    fx.backend("a").failWith(FailureReason.MARKED_BAD);
+    fx.backend("b").put("k", "vb");
+    fx.backend("c").put("k", "vc");
+    Response reply = fx.run(Routes.failover(Routes.pool("a"), Routes.pool("b"), Routes.pool("c")), get).join();
+    assertThat(reply.valueAsString()).isEqualTo("vb");
+    assertThat(fx.backend("c").requestCount()).isZero();
+  }
+
+  @Test
+  void aMissIsAnAnswerByDefault() {
+    fx.backend("b").put("k", "vb");
+    Response reply = fx.run(Routes.failover(Routes.pool("a"), Routes.pool("b")), get).join();
+    assertThat(reply.isMiss()).isTrue();
+    assertThat(fx.backend("b").requestCount()).isZero();
+  }
+
+  @Test
+  void missIsFailureTriesTheNext() {
+    fx.backend("b").put("k", "vb");
+    Route r = Routes.failover().children(Routes.pool("a"), Routes.pool("b")).missIsFailure(true).build();
+    assertThat(fx.run(r, get).join().valueAsString()).isEqualTo("vb");
+    Route allMiss = Routes.failover().children(Routes.pool("a"), Routes.pool("c")).missIsFailure(true).build();
+    assertThat(fx.run(allMiss, get).join().isMiss()).isTrue();
+  }
+
+  @Test
+  void allFailingAnswersTheLastErrorOrAMiss() {
+    Route r = Routes.failover(new Fixture.Fixed(ERROR), new Fixture.Fixed(FAIL));
+    assertThat(fx.run(r, get).join()).isSameAs(FAIL);
+    Route m = Routes.failover().children(new Fixture.Fixed(MISS), new Fixture.Fixed(FAIL)).missIsFailure(true).build();
+    assertThat(fx.run(m, get).join()).isSameAs(MISS);
+  }
+
+  @Test
+  void failoverCountLimitsTheTries() {
+    Fixture.Fixed c = new Fixture.Fixed(hit("c"));
+    Route r = Routes.failover().children(new Fixture.Fixed(FAIL), new Fixture.Fixed(ERROR), c).failoverCount(2).build();
+    assertThat(fx.run(r, get).join()).isSameAs(ERROR);
+    assertThat(c.calls.get()).isZero();
+    Route clamped = Routes.failover().children(new Fixture.Fixed(FAIL), c).failoverCount(10).build();
+    assertThat(fx.run(clamped, get).join().valueAsString()).isEqualTo("c");
+  }
+
+  @Test
+  void brokenChildrenAreFailures() {
+    Route throwing = (req, ctx) -> {
+      throw new IllegalStateException("bug");
+    };
+    Route r = Routes.failover(throwing, (req, ctx) -> CompletableFuture.failedFuture(new RuntimeException("x")),
+        new Fixture.Fixed(hit("ok")));
+    assertThat(fx.run(r, get).join().valueAsString()).isEqualTo("ok");
+  }
+
+  @Test
+  void waitsForEachReplyWithoutHedging() {
+    Manual a = new Manual("a");
+    Manual b = new Manual("b");
+    CompletableFuture<Response> f = fx.run(Routes.failover(a, b), get);
+    fx.time.advance(Duration.ofSeconds(10));
+    assertThat(b.calls()).isZero();
+    a.reply(FAIL);
+    assertThat(b.calls()).isEqualTo(1);
+    b.reply(MISS);
+    assertThat(f.join()).isSameAs(MISS);
+  }
+
+  @Test
+  void hedgingStartsTheNextChildAfterTheDelayAndTakesTheFirstAnswer() {
+    Manual a = new Manual("a");
+    Manual b = new Manual("b");
+    Manual c = new Manual("c");
+    Route r = Routes.failover().children(a, b, c).hedgeAfter(Duration.ofMillis(20)).build();
+    CompletableFuture<Response> f = fx.run(r, get);
+    assertThat(a.calls()).isEqualTo(1);
+    fx.time.advance(Duration.ofMillis(19));
+    assertThat(b.calls()).isZero();
+    fx.time.advance(Duration.ofMillis(1));
+    assertThat(b.calls()).isEqualTo(1);
+    assertThat(c.calls()).isZero();
+    Response late = hit("a");
+    a.reply(late); // the slow first child answers first after all
+    assertThat(f.join()).isSameAs(late);
+    b.reply(hit("b")); // late reply from the hedge: ignored
+    fx.time.advance(Duration.ofSeconds(1));
+    assertThat(c.calls()).isZero();
+    assertThat(fx.time.pending()).isZero();
+  }
+
+  @Test
+  void hedgingFailureOfTheHedgeMovesOnAndTheSlowOneCanStillWin() {
+    Manual a = new Manual("a");
+    Manual b = new Manual("b");
+    Manual c = new Manual("c");
+    Route r = Routes.failover().children(a, b, c).hedgeAfter(Duration.ofMillis(20)).build();
+    CompletableFuture<Response> f = fx.run(r, get);
+    fx.time.advance(Duration.ofMillis(20)); // b starts
+    b.reply(FAIL); // c starts at once
+    assertThat(c.calls()).isEqualTo(1);
+    a.reply(ERROR); // a fails: it already had its successor (b), nothing more to start
+    assertThat(f).isNotDone();
+    Response h = hit("c");
+    c.reply(h);
+    assertThat(f.join()).isSameAs(h);
+  }
+
+  @Test
+  void hedgingWhenEverythingFailsAnswersAfterTheLastReply() {
+    Manual a = new Manual("a");
+    Manual b = new Manual("b");
+    Route r = Routes.failover().children(a, b).hedgeAfter(Duration.ofMillis(5)).build();
+    CompletableFuture<Response> f = fx.run(r, get);
+    fx.time.advance(Duration.ofMillis(5));
+    b.reply(ERROR);
+    assertThat(f).isNotDone(); // a is still out
+    a.reply(FAIL);
+    assertThat(f.join()).isSameAs(FAIL);
+  }
+
+  @Test
+  void shuffleSpreadsTheFirstTry() {
+    Set<String> first = new HashSet<>();
+    Route r = Routes.failover().children(Routes.pool("a"), Routes.pool("b"), Routes.pool("c")).shuffle(true).build();
+    for (int i = 0; i < 200; i++) {
+      Response reply = fx.run(r, get).join();
+      first.add(reply.backend());
+    }
+    assertThat(first).containsExactlyInAnyOrder("a", "b", "c");
+  }
+
+  @Test
+  void localZoneFirstThenTheOthersInOrder() {
+    Map<String, Route> zones = new LinkedHashMap<>();
+    zones.put("west", Routes.pool("west"));
+    zones.put("east", Routes.pool("east"));
+    zones.put("north", Routes.pool("north"));
+    Route r = Routes.failover().zones(zones).localZone("east").build();
+    assertThat(r).hasToString("failover(east=pool(east), west=pool(west), north=pool(north))");
+    assertThat(fx.run(r, get).join().backend()).isEqualTo("east");
+    fx.backend("east").failWith(FailureReason.CONNECT_FAILED);
+    assertThat(fx.run(r, get).join().backend()).isEqualTo("west");
+    fx.backend("west").failWith(FailureReason.CONNECT_FAILED);
+    assertThat(fx.run(r, get).join().backend()).isEqualTo("north");
+  }
+
+  @Test
+  void localZoneStaysFirstWhenShuffling() {
+    Map<String, Route> zones = new LinkedHashMap<>();
+    zones.put("west", Routes.pool("west"));
+    zones.put("east", Routes.pool("east"));
+    zones.put("north", Routes.pool("north"));
+    Route r = Routes.failover().zones(zones).localZone("north").shuffle(true).build();
+    fx.backend("north").failWith(FailureReason.CONNECT_FAILED);
+    Set<String> second = new HashSet<>();
+    for (int i = 0; i < 200; i++) {
+      second.add(fx.run(r, get).join().backend());
+    }
+    assertThat(second).containsExactlyInAnyOrder("west", "east");
+    assertThat(fx.backend("north").requestCount()).isEqualTo(200);
+  }
+
+  @Test
+  void validation() {
+    assertThatThrownBy(() -> Routes.failover().build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("failover: no children (expected: children(...) or zones(...))");
+    assertThatThrownBy(() -> Routes.failover().failoverCount(0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("failoverCount: 0 (expected: >= 1)");
+    assertThatThrownBy(() -> Routes.failover().hedgeAfter(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("hedgeAfter: PT-1S (expected: >= 0)");
+    assertThatThrownBy(() -> Routes.failover().children(Routes.pool("a")).zones(Map.of("w", Routes.pool("w"))).build())
+        .isInstanceOf(IllegalStateException.class).hasMessage("children and zones are exclusive");
+    assertThatThrownBy(() -> Routes.failover().children(Routes.pool("a")).localZone("w").build())
+        .isInstanceOf(IllegalStateException.class).hasMessage("localZone needs zones(...)");
+    assertThatThrownBy(() -> Routes.failover().zones(Map.of("w", Routes.pool("w"))).localZone("e").build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("localZone: 'e' (expected: one of [w])");
+    assertThatThrownBy(() -> Routes.failover().zones(Map.of()).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("zones: empty (expected: at least one zone)");
+  }
+}

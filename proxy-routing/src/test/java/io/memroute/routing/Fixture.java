@@ -1,0 +1,106 @@
+package io.memroute.routing;
+
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.testkit.memory.ManualScheduler;
+import io.memroute.testkit.memory.MemoryBackend;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * In-memory pools for route tests: each named pool has one {@link MemoryBackend} of the same name
+ * (so {@code pool("a")} always lands on backend {@code a}), plus a manual scheduler as the context's
+ * scheduler and ticker.
+ */
+final class Fixture {
+  final ManualScheduler time = ManualScheduler.create();
+  final Map<String, MemoryBackend> backends = new LinkedHashMap<>();
+  final RouteContext context;
+
+  Fixture(String... pools) {
+    RouteContext.Builder b = RouteContext.builder().ticker(time).scheduler(time);
+    for (String p : pools) {
+      MemoryBackend m = MemoryBackend.create(p);
+      backends.put(p, m);
+      b.pool(Pool.of(p, List.of(m)));
+    }
+    context = b.build();
+  }
+
+  MemoryBackend backend(String name) {
+    return backends.get(name);
+  }
+
+  CompletableFuture<Response> run(Route route, Request request) {
+    return route.route(request, context).toCompletableFuture();
+  }
+
+  static Request get(String key) {
+    return Request.get(key);
+  }
+
+  static Request set(String key, String value) {
+    return Request.set(key, value.getBytes(StandardCharsets.UTF_8), 0);
+  }
+
+  static Response hit(String value) {
+    return Response.builder(ResponseStatus.HIT).key("k").value(value.getBytes(StandardCharsets.UTF_8)).build();
+  }
+
+  /** A route that always answers {@code reply} and counts its calls. */
+  static final class Fixed implements Route {
+    final Response reply;
+    final AtomicInteger calls = new AtomicInteger();
+
+    Fixed(Response reply) {
+      this.reply = reply;
+    }
+
+    @Override
+    public CompletionStage<Response> route(Request request, RouteContext context) {
+      calls.incrementAndGet();
+      return CompletableFuture.completedFuture(reply);
+    }
+
+    @Override
+    public String toString() {
+      return "fixed(" + reply.status() + ")";
+    }
+  }
+
+  /** A route whose replies the test completes by hand. */
+  static final class Manual implements Route {
+    final java.util.List<CompletableFuture<Response>> pending = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final String name;
+
+    Manual(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public CompletionStage<Response> route(Request request, RouteContext context) {
+      CompletableFuture<Response> f = new CompletableFuture<>();
+      pending.add(f);
+      return f;
+    }
+
+    void reply(Response r) {
+      pending.get(pending.size() - 1).complete(r);
+    }
+
+    int calls() {
+      return pending.size();
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+}

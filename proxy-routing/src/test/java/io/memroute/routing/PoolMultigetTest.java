@@ -1,0 +1,110 @@
+package io.memroute.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.Command;
+import io.memroute.core.FailureReason;
+import io.memroute.core.Item;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.testkit.memory.MemoryBackend;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A pool splits a multiget into one multi-key request per backend and merges in key order. */
+class PoolMultigetTest {
+  private final MemoryBackend b0 = MemoryBackend.create("b0");
+  private final MemoryBackend b1 = MemoryBackend.create("b1");
+  private final MemoryBackend b2 = MemoryBackend.create("b2");
+  private final Pool pool = Pool.of(PoolConfig.of("p", "b0", "b1", "b2"), Map.of("b0", b0, "b1", b1, "b2", b2));
+  private final List<MemoryBackend> all = List.of(b0, b1, b2);
+
+  private List<String> keys(int n) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      keys.add("key:" + i);
+    }
+    return keys;
+  }
+
+  @Test
+  void oneRequestPerBackendMergedInKeyOrder() {
+    List<String> keys = keys(30);
+    for (String k : keys) {
+      if (!k.equals("key:7")) {
+        all.get(pool.indexOf(k)).put(k, "v-" + k);
+      }
+    }
+    Response r = pool.send(Request.getMulti(keys)).join();
+    List<String> expected = new ArrayList<>(keys);
+    expected.remove("key:7");
+    assertThat(r.items()).extracting(Item::key).containsExactlyElementsOf(expected);
+    assertThat(r.items()).allSatisfy(it -> assertThat(it.valueAsString()).isEqualTo("v-" + it.key()));
+    for (MemoryBackend b : all) {
+      assertThat(b.requestCount()).as(b.name()).isEqualTo(1);
+      Request sub = b.requests().get(0);
+      assertThat(sub.keys()).allSatisfy(k -> assertThat(all.get(pool.indexOf(k))).isSameAs(b));
+    }
+  }
+
+  @Test
+  void keysOnOneBackendSendTheRequestUnchanged() {
+    List<String> sameBackend = new ArrayList<>();
+    for (String k : keys(100)) {
+      if (pool.indexOf(k) == 1 && sameBackend.size() < 3) {
+        sameBackend.add(k);
+      }
+    }
+    Request req = Request.getMulti(sameBackend);
+    pool.send(req).join();
+    assertThat(b1.requests()).containsExactly(req);
+    assertThat(b0.requestCount() + b2.requestCount()).isZero();
+  }
+
+  @Test
+  void gatsKeepTheirTtlAndCas() {
+    List<String> keys = keys(10);
+    for (String k : keys) {
+      all.get(pool.indexOf(k)).put(k, k);
+    }
+    Response r = pool.send(Request.retrieval(Command.GATS, 60, keys)).join();
+    assertThat(r.items()).hasSize(10).allSatisfy(it -> assertThat(it.cas()).isNotZero());
+    for (MemoryBackend b : all) {
+      assertThat(b.requests().get(0).line()).startsWith("gats 60 ");
+      assertThat(b.exptime(b.requests().get(0).key())).isEqualTo(60L);
+    }
+  }
+
+  @Test
+  void allMissIsAMiss() {
+    Response r = pool.send(Request.getMulti(keys(10))).join();
+    assertThat(r.isMiss()).isTrue();
+    assertThat(r.items()).isEmpty();
+  }
+
+  @Test
+  void oneFailedBackendFailsTheMultigetNamingIt() {
+    b2.failWith(FailureReason.CONNECT_FAILED);
+    Response r = pool.send(Request.getMulti(keys(30))).join();
+    assertThat(r.isFailure()).isTrue();
+    assertThat(r.backend()).isEqualTo("b2");
+    assertThat(r.failureReason()).isEqualTo(FailureReason.CONNECT_FAILED);
+  }
+
+  @Test
+  void completesOnlyWhenEveryPartAnswered() {
+    b1.hold();
+    var f = pool.send(Request.getMulti(keys(30)));
+    assertThat(f).isNotDone();
+    b1.releaseHeld();
+    assertThat(f).isDone();
+  }
+
+  @Test
+  void keylessRequestsGoToTheFirstBackend() {
+    pool.send(Request.version()).join();
+    assertThat(b0.requestCount()).isEqualTo(1);
+  }
+}

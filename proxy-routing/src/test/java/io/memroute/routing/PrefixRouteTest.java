@@ -1,0 +1,172 @@
+package io.memroute.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.memroute.core.Item;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PrefixRouteTest {
+  private final Fixture fx = new Fixture("foo", "foobar", "bar", "user", "u", "main");
+
+  private String target(Route r, String key) {
+    for (var b : fx.backends.values()) {
+      b.clearRequests();
+    }
+    Response reply = fx.run(r, Request.get(key)).join();
+    for (var e : fx.backends.entrySet()) {
+      if (e.getValue().requestCount() > 0) {
+        return e.getKey();
+      }
+    }
+    return reply.message();
+  }
+
+  @Test
+  void prefixModeMatchesThePartBeforeTheStop() {
+    Route r = Routes.prefix()
+        .route("foo", Routes.pool("foo"))
+        .route("foobar", Routes.pool("foobar"))
+        .route("bar", Routes.pool("bar"))
+        .defaultRoute(Routes.pool("main"))
+        .build();
+    assertThat(target(r, "foo/1")).isEqualTo("foo");
+    assertThat(target(r, "foobar/1")).isEqualTo("foobar");
+    assertThat(target(r, "bar/x/y")).isEqualTo("bar");
+    assertThat(target(r, "foob/1")).isEqualTo("main");
+    assertThat(target(r, "fo/1")).isEqualTo("main");
+    assertThat(target(r, "foo")).isEqualTo("main"); // no stop
+    assertThat(target(r, "foo:1")).isEqualTo("main");
+    assertThat(target(r, "/foo/1")).isEqualTo("main"); // empty prefix
+    assertThat(target(r, "zzz/1")).isEqualTo("main");
+  }
+
+  @Test
+  void multiByteStop() {
+    Route r = Routes.prefix().stop("::").route("foo", Routes.pool("foo")).route("a:b", Routes.pool("bar"))
+        .defaultRoute(Routes.pool("main")).build();
+    assertThat(target(r, "foo::x")).isEqualTo("foo");
+    assertThat(target(r, "foo:x")).isEqualTo("main");
+    assertThat(target(r, "a:b::x")).isEqualTo("bar");
+    assertThat(target(r, "foo:")).isEqualTo("main");
+  }
+
+  @Test
+  void anchorMode() {
+    Route r = Routes.prefix().anchor("/").stop("/").route("foo", Routes.pool("foo"))
+        .defaultRoute(Routes.pool("main")).build();
+    assertThat(target(r, "/foo/x")).isEqualTo("foo");
+    assertThat(target(r, "foo/x")).isEqualTo("main");
+    assertThat(target(r, "/bar/x")).isEqualTo("main");
+    assertThat(target(r, "/")).isEqualTo("main");
+    Route two = Routes.prefix().anchor("__").stop("_").route("foo", Routes.pool("foo")).build();
+    assertThat(target(two, "__foo_rest")).isEqualTo("foo");
+    assertThat(target(two, "_foo_rest")).isEqualTo("no route");
+  }
+
+  @Test
+  void longestMatchMode() {
+    Route r = Routes.prefix().longestMatch()
+        .route("u", Routes.pool("u"))
+        .route("user:", Routes.pool("user"))
+        .route("foo", Routes.pool("foo"))
+        .defaultRoute(Routes.pool("main"))
+        .build();
+    assertThat(target(r, "user:42")).isEqualTo("user");
+    assertThat(target(r, "users")).isEqualTo("u");
+    assertThat(target(r, "u")).isEqualTo("u");
+    assertThat(target(r, "x")).isEqualTo("main");
+    assertThat(target(r, "foobar")).isEqualTo("foo");
+    assertThat(target(r, "fo")).isEqualTo("main");
+  }
+
+  @Test
+  void wideNodesUseATable() {
+    Routes.PrefixBuilder b = Routes.prefix().longestMatch().defaultRoute(Routes.pool("main"));
+    for (char c = 'a'; c <= 'z'; c++) {
+      b.route("p" + c, c == 'q' ? Routes.pool("foo") : Routes.pool("bar"));
+    }
+    Route r = b.build();
+    assertThat(target(r, "pq1")).isEqualTo("foo");
+    assertThat(target(r, "pz1")).isEqualTo("bar");
+    assertThat(target(r, "p1")).isEqualTo("main");
+  }
+
+  @Test
+  void noDefaultAnswersNoRoute() {
+    Route r = Routes.prefix().route("foo", Routes.pool("foo")).build();
+    Response reply = fx.run(r, Request.get("bar/1")).join();
+    assertThat(reply.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(reply.message()).isEqualTo("no route");
+  }
+
+  @Test
+  void keylessRequestsGoToTheDefault() {
+    Route r = Routes.prefix().route("foo", Routes.pool("foo")).defaultRoute(Routes.pool("main")).build();
+    assertThat(fx.run(r, Request.version()).join().status()).isEqualTo(ResponseStatus.VERSION);
+    assertThat(fx.backend("main").requestCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aMultigetIsSplitByPrefixAndMergedInKeyOrder() {
+    fx.backend("foo").put("foo/1", "f1").put("foo/2", "f2");
+    fx.backend("bar").put("bar/1", "b1");
+    fx.backend("main").put("zzz", "z");
+    Route r = Routes.prefix().route("foo", Routes.pool("foo")).route("bar", Routes.pool("bar"))
+        .defaultRoute(Routes.pool("main")).build();
+    Response reply = fx.run(r, Request.getMulti(List.of("bar/1", "foo/1", "zzz", "nope/1", "foo/2"))).join();
+    assertThat(reply.items()).extracting(Item::key).containsExactly("bar/1", "foo/1", "zzz", "foo/2");
+    assertThat(fx.backend("foo").requests()).extracting(Request::line).containsExactly("get foo/1 foo/2");
+    assertThat(fx.backend("bar").requests()).extracting(Request::line).containsExactly("get bar/1");
+    assertThat(fx.backend("main").requests()).extracting(Request::line).containsExactly("get zzz nope/1");
+
+    fx.backend("foo").clearRequests();
+    fx.run(r, Request.getMulti(List.of("foo/1", "foo/2"))).join(); // one route: passed through unchanged
+    assertThat(fx.backend("foo").requests()).extracting(Request::line).containsExactly("get foo/1 foo/2");
+
+    Response gat = fx.run(r, Request.retrieval(io.memroute.core.Command.GAT, 30, List.of("foo/1", "bar/1"))).join();
+    assertThat(gat.items()).hasSize(2);
+    assertThat(fx.backend("bar").requests().get(1).line()).isEqualTo("gat 30 bar/1");
+  }
+
+  @Test
+  void aFailedPartFailsTheMultiget() {
+    fx.backend("bar").failWith(io.memroute.core.FailureReason.CONNECT_FAILED);
+    Route r = Routes.prefix().route("foo", Routes.pool("foo")).route("bar", Routes.pool("bar")).build();
+    Response reply = fx.run(r, Request.getMulti(List.of("foo/1", "bar/1"))).join();
+    assertThat(reply.isFailure()).isTrue();
+    assertThat(reply.backend()).isEqualTo("bar");
+  }
+
+  @Test
+  void validation() {
+    assertThatThrownBy(() -> Routes.prefix().build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("prefix: nothing mapped (expected: route(prefix, route))");
+    assertThatThrownBy(() -> Routes.prefix().route("a/b", Routes.nullRoute()).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("prefix 'a/b': contains the stop '/' (it could never match)");
+    assertThatThrownBy(() -> Routes.prefix().stop("ab").route("xa", Routes.nullRoute()).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("prefix 'xa': contains the stop 'ab' (it could never match)");
+    assertThatThrownBy(() -> Routes.prefix().route("", Routes.nullRoute()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: non-empty");
+    assertThatThrownBy(() -> Routes.prefix().route("a b", Routes.nullRoute()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Routes.prefix().route("a", Routes.nullRoute()).route("a", Routes.nullRoute()))
+        .isInstanceOf(IllegalStateException.class).hasMessage("prefix 'a': already mapped");
+    assertThatThrownBy(() -> Routes.prefix().stop("")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("stop: '' (expected: 1-5 bytes, no spaces or control characters)");
+    assertThatThrownBy(() -> Routes.prefix().stop("123456")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Routes.prefix().anchor(" ")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Routes.prefix().stop(":").longestMatch().route("a", Routes.nullRoute()).build())
+        .isInstanceOf(IllegalStateException.class).hasMessage("longestMatch excludes stop and anchor");
+  }
+
+  @Test
+  void describesItself() {
+    Route r = Routes.prefix().route("foo", Routes.pool("foo")).build();
+    assertThat(r).hasToString("prefix{stop '/', foo=pool(foo), default=noRoute}");
+  }
+}

@@ -1,0 +1,231 @@
+package io.memroute.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.memroute.core.Command;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** nullRoute, error, noRoute, random, ttl, maxTtl, rateLimit, shadow. */
+class SimpleRoutesTest {
+  private final Fixture fx = new Fixture("a", "b", "c", "shadow");
+  private static final byte[] V = "v".getBytes(StandardCharsets.UTF_8);
+
+  private ResponseStatus nullReply(Request r) {
+    return fx.run(Routes.nullRoute(), r).join().status();
+  }
+
+  @Test
+  void nullRouteRepliesLikeMcrouter() {
+    assertThat(nullReply(Request.get("k"))).isEqualTo(ResponseStatus.MISS);
+    assertThat(nullReply(Request.getMulti(List.of("a", "b")))).isEqualTo(ResponseStatus.MISS);
+    assertThat(nullReply(Request.gat("k", 1))).isEqualTo(ResponseStatus.MISS);
+    assertThat(nullReply(Request.metaGet("k", "v"))).isEqualTo(ResponseStatus.MISS);
+    assertThat(nullReply(Request.set("k", V, 0))).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(nullReply(Request.add("k", V, 0))).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(nullReply(Request.cas("k", V, 0, 1))).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(nullReply(Request.metaSet("k", V))).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(nullReply(Request.delete("k"))).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(nullReply(Request.metaDelete("k"))).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(nullReply(Request.incr("k", 1))).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(nullReply(Request.touch("k", 1))).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(nullReply(Request.metaNoop())).isEqualTo(ResponseStatus.NOOP);
+    assertThat(nullReply(Request.version())).isEqualTo(ResponseStatus.VERSION);
+    assertThat(nullReply(Request.flushAll())).isEqualTo(ResponseStatus.OK);
+    assertThat(Routes.nullRoute()).hasToString("nullRoute");
+  }
+
+  @Test
+  void errorAndNoRoute() {
+    Response e = fx.run(Routes.error("pool is down for maintenance"), Request.get("k")).join();
+    assertThat(e.line()).isEqualTo("SERVER_ERROR pool is down for maintenance");
+    assertThat(fx.run(Routes.noRoute(), Request.get("k")).join().line()).isEqualTo("SERVER_ERROR no route");
+    assertThatThrownBy(() -> Routes.error("a\r\nb")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("message: contains CR or LF (expected: one line)");
+  }
+
+  @Test
+  void randomSpreadsOverChildren() {
+    Route r = Routes.random(Routes.pool("a"), Routes.pool("b"), Routes.pool("c"));
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < 200; i++) {
+      seen.add(fx.run(r, Request.get("k")).join().backend());
+    }
+    assertThat(seen).containsExactlyInAnyOrder("a", "b", "c");
+    assertThatThrownBy(Routes::random).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("random: no children (expected: at least one)");
+  }
+
+  // ---------------------------------------------------------------- ttl
+
+  private Request sent(Route r, Request req) {
+    fx.backend("a").clearRequests();
+    fx.run(r, req).join();
+    return fx.backend("a").requests().get(0);
+  }
+
+  @Test
+  void ttlOverridesEveryExpiry() {
+    Route r = Routes.ttl(Duration.ofSeconds(60), Routes.pool("a"));
+    assertThat(sent(r, Request.set("k", V, 0)).line()).isEqualTo("set k 0 60 1");
+    assertThat(sent(r, Request.set("k", 7, 3600, V)).line()).isEqualTo("set k 7 60 1");
+    assertThat(sent(r, Request.parse("add k 1 5 1 noreply", V)).line()).isEqualTo("add k 1 60 1 noreply");
+    assertThat(sent(r, Request.cas("k", V, 5, 99)).line()).isEqualTo("cas k 0 60 1 99");
+    assertThat(sent(r, Request.touch("k", 1)).line()).isEqualTo("touch k 60");
+    assertThat(sent(r, Request.gat("k", 1)).line()).isEqualTo("gat 60 k");
+    assertThat(sent(r, Request.retrieval(Command.GATS, 1, List.of("k", "j"))).line()).isEqualTo("gats 60 k j");
+    assertThat(sent(r, Request.metaSet("k", V, "T5", "F3")).line()).isEqualTo("ms k 1 T60 F3");
+    assertThat(sent(r, Request.metaSet("k", V, "q")).line()).isEqualTo("ms k 1 q T60");
+    assertThat(sent(r, Request.metaGet("k", "v", "T5")).line()).isEqualTo("mg k v T60");
+    Request plainMg = Request.metaGet("k", "v");
+    assertThat(sent(r, plainMg)).isSameAs(plainMg);
+    Request get = Request.get("k");
+    assertThat(sent(r, get)).isSameAs(get);
+    Request append = Request.append("k", V);
+    assertThat(sent(r, append)).isSameAs(append);
+    Request same = Request.set("k", V, 60);
+    assertThat(sent(r, same)).isSameAs(same); // unchanged: not rebuilt
+    assertThat(sent(r, Request.set("k", V, 0)).value()).isSameAs(V);
+    assertThat(fx.backend("a").exptime("k")).isEqualTo(60L);
+  }
+
+  @Test
+  void maxTtlCaps() {
+    Route r = Routes.maxTtl(Duration.ofMinutes(5), Routes.pool("a"));
+    assertThat(sent(r, Request.set("k", V, 0)).line()).isEqualTo("set k 0 300 1"); // never -> capped
+    assertThat(sent(r, Request.set("k", V, 3600)).line()).isEqualTo("set k 0 300 1");
+    assertThat(sent(r, Request.set("k", V, 30)).line()).isEqualTo("set k 0 30 1");
+    assertThat(sent(r, Request.parse("set k 0 -1 1", V)).line()).isEqualTo("set k 0 -1 1");
+    assertThat(sent(r, Request.set("k", V, 2_000_000_000)).line()).isEqualTo("set k 0 300 1"); // unix time, 2033
+    long soon = System.currentTimeMillis() / 1000 + 60;
+    assertThat(sent(r, Request.parse("set k 0 " + soon + " 1", V)).line()).isEqualTo("set k 0 " + soon + " 1");
+    assertThat(sent(r, Request.metaSet("k", V)).line()).isEqualTo("ms k 1 T300");
+    assertThat(sent(r, Request.metaSet("k", V, "T10")).line()).isEqualTo("ms k 1 T10");
+  }
+
+  @Test
+  void ttlValidation() {
+    assertThatThrownBy(() -> Routes.ttl(Duration.ofMillis(1500), Routes.nullRoute()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("ttl: PT1.5S (expected: whole seconds, 0-2592000)");
+    assertThatThrownBy(() -> Routes.ttl(Duration.ofDays(31), Routes.nullRoute()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Routes.maxTtl(Duration.ZERO, Routes.nullRoute()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("max: PT0S (expected: whole seconds, 1-2592000)");
+    assertThat(Routes.ttl(Duration.ZERO, Routes.pool("a"))).hasToString("ttl(0s, pool(a))");
+  }
+
+  // ---------------------------------------------------------------- rateLimit
+
+  @Test
+  void rateLimitSendsTheExcessToTheFallback() {
+    Route r = Routes.rateLimit(Routes.pool("a")).rate(10, Duration.ofSeconds(1)).burst(3)
+        .fallback(Routes.pool("b")).build();
+    for (int i = 0; i < 5; i++) {
+      fx.run(r, Request.get("k")).join();
+    }
+    assertThat(fx.backend("a").requestCount()).isEqualTo(3); // the burst
+    assertThat(fx.backend("b").requestCount()).isEqualTo(2);
+    fx.time.advance(Duration.ofMillis(100)); // one token back
+    fx.run(r, Request.get("k")).join();
+    fx.run(r, Request.get("k")).join();
+    assertThat(fx.backend("a").requestCount()).isEqualTo(4);
+    assertThat(fx.backend("b").requestCount()).isEqualTo(3);
+    fx.time.advance(Duration.ofSeconds(10)); // refills up to the burst only
+    for (int i = 0; i < 5; i++) {
+      fx.run(r, Request.get("k")).join();
+    }
+    assertThat(fx.backend("a").requestCount()).isEqualTo(7);
+  }
+
+  @Test
+  void rateLimitDefaultsToNullRepliesAndABurstOfOnePeriod() {
+    Route r = Routes.rateLimit(Routes.pool("a")).rate(2, Duration.ofSeconds(1)).build();
+    assertThat(fx.run(r, Request.get("k")).join().backend()).isEqualTo("a");
+    assertThat(fx.run(r, Request.get("k")).join().backend()).isEqualTo("a");
+    Response limited = fx.run(r, Request.set("k", V, 0)).join();
+    assertThat(limited.status()).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(limited.backend()).isNull();
+  }
+
+  @Test
+  void rateLimitIsExactUnderConcurrency() throws Exception {
+    RateLimitRoute r = (RateLimitRoute) Routes.rateLimit(Routes.nullRoute()).rate(1000, Duration.ofSeconds(1)).build();
+    java.util.concurrent.atomic.AtomicInteger passed = new java.util.concurrent.atomic.AtomicInteger();
+    Thread[] threads = new Thread[4];
+    for (int t = 0; t < threads.length; t++) {
+      threads[t] = new Thread(() -> {
+        for (int i = 0; i < 10_000; i++) {
+          if (r.tryAcquire(0)) {
+            passed.incrementAndGet();
+          }
+        }
+      });
+      threads[t].start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(passed.get()).isEqualTo(1000);
+  }
+
+  @Test
+  void rateLimitValidation() {
+    assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).build())
+        .isInstanceOf(IllegalStateException.class).hasMessage("rate: not set (expected: rate(permits, per))");
+    assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).rate(0, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("permits: 0 (expected: >= 1)");
+    assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).rate(1, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("per: PT0S (expected: > 0)");
+    assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).burst(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("burst: 0 (expected: >= 1)");
+    assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).rate(2_000_000_000L, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 1 per nanosecond");
+  }
+
+  // ---------------------------------------------------------------- shadow
+
+  @Test
+  void shadowCopiesADeterministicFractionOfKeys() {
+    Route r = Routes.shadow(Routes.pool("a"), Routes.pool("shadow"), 0.25);
+    Set<String> shadowed = new HashSet<>();
+    for (int i = 0; i < 4000; i++) {
+      Response reply = fx.run(r, Request.get("key:" + i)).join();
+      assertThat(reply.backend()).isEqualTo("a");
+    }
+    for (Request q : fx.backend("shadow").requests()) {
+      shadowed.add(q.key());
+    }
+    assertThat(shadowed.size()).isBetween(900, 1100);
+    fx.backend("shadow").clearRequests();
+    for (int i = 0; i < 4000; i++) {
+      fx.run(r, Request.get("key:" + i)).join();
+    }
+    Set<String> again = new HashSet<>();
+    for (Request q : fx.backend("shadow").requests()) {
+      again.add(q.key());
+    }
+    assertThat(again).isEqualTo(shadowed); // the same keys every time
+  }
+
+  @Test
+  void shadowFailuresNeverReachTheCaller() {
+    fx.backend("shadow").failWith(io.memroute.core.FailureReason.CONNECT_FAILED);
+    Route r = Routes.shadow(Routes.pool("a"), Routes.pool("shadow"), 1);
+    assertThat(fx.run(r, Fixture.set("k", "v")).join().status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(fx.run(r, Request.version()).join().status()).isEqualTo(ResponseStatus.VERSION);
+    assertThat(fx.backend("shadow").requestCount()).isEqualTo(1); // keyless: not shadowed
+    Route none = Routes.shadow(Routes.pool("a"), Routes.pool("shadow"), 0);
+    fx.run(none, Request.get("k")).join();
+    assertThat(fx.backend("shadow").requestCount()).isEqualTo(1);
+    assertThatThrownBy(() -> Routes.shadow(Routes.pool("a"), Routes.pool("b"), 1.5))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("fraction: 1.5 (expected: 0-1)");
+  }
+}

@@ -1,0 +1,68 @@
+package io.memroute.transport.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.Request;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+/** Exact bytes on the wire, through an EmbeddedChannel. */
+class RequestWriterTest {
+  private static String written(EmbeddedChannel ch) {
+    StringBuilder sb = new StringBuilder();
+    ByteBuf b;
+    while ((b = ch.readOutbound()) != null) {
+      sb.append(b.toString(UTF_8));
+      b.release();
+    }
+    return sb.toString();
+  }
+
+  @Test
+  void batchOfRequestsIsOneBuffer() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ByteBuf buf = ch.alloc().ioBuffer(64);
+    for (Request r : Arrays.asList(Request.get("a"), Request.set("b", "xyz".getBytes(UTF_8), 30), Request.incr("c", -1L),
+        Request.parse("delete d noreply"), Request.metaGet("e", "v", "q", "Oab"), Request.metaSet("f", new byte[0], "T9"))) {
+      buf = RequestWriter.write(r, buf, ch);
+    }
+    ch.writeAndFlush(buf);
+    assertThat(ch.outboundMessages()).hasSize(1);
+    assertThat(written(ch)).isEqualTo("get a\r\nset b 0 30 3\r\nxyz\r\nincr c 18446744073709551615\r\n"
+        + "delete d\r\nmg e v Oab\r\nms f 0 T9\r\n\r\n");
+    assertThat(ch.finish()).isFalse();
+  }
+
+  @Test
+  void largeValuesAreNotCopied() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    byte[] big = new byte[RequestWriter.ZERO_COPY_THRESHOLD];
+    Arrays.fill(big, (byte) 'v');
+    ByteBuf buf = RequestWriter.write(Request.get("a"), ch.alloc().ioBuffer(64), ch);
+    buf = RequestWriter.write(Request.set("big", big, 0), buf, ch);
+    buf = RequestWriter.write(Request.get("z"), buf, ch);
+    ch.writeAndFlush(buf);
+    ByteBuf first = ch.readOutbound();
+    ByteBuf value = ch.readOutbound();
+    ByteBuf rest = ch.readOutbound();
+    assertThat(first.toString(UTF_8)).isEqualTo("get a\r\nset big 0 0 16384\r\n");
+    assertThat(value.hasArray() && value.array() == big).as("the caller's array, wrapped").isTrue();
+    assertThat(rest.toString(UTF_8)).isEqualTo("\r\nget z\r\n");
+    first.release();
+    value.release();
+    rest.release();
+    assertThat(ch.finish()).isFalse();
+  }
+
+  @Test
+  void encodeWritesLineValueAndCrlf() {
+    ByteBuf buf = Unpooled.buffer();
+    RequestWriter.encode(Request.parse("cas k 5 0 2 99 noreply", "hi".getBytes(UTF_8)), buf);
+    assertThat(buf.toString(UTF_8)).isEqualTo("cas k 5 0 2 99\r\nhi\r\n");
+    buf.release();
+  }
+}
