@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -329,31 +330,43 @@ public final class MemcacheRouter implements AutoCloseable {
   }
 
   private <T> CompletableFuture<T> typed(Request request, Function<Response, T> map) {
-    Command command = request.command();
-    GuardedFuture<T> out = new GuardedFuture<>();
+    TypedFuture<T> out = new TypedFuture<>(request.command(), map);
     CompletableFuture<Response> f = engine.execute(request);
-    java.util.function.BiConsumer<Response, Throwable> done = (r, err) -> {
+    if (completionExecutor == null) {
+      f.whenComplete(out);
+    } else {
+      f.whenCompleteAsync(out, completionExecutor);
+    }
+    return out;
+  }
+
+  /** The caller's future, and the callback that maps the raw response onto it (one object, not two). */
+  private static final class TypedFuture<T> extends GuardedFuture<T> implements BiConsumer<Response, Throwable> {
+    private final Command command;
+    private final Function<Response, T> map;
+
+    TypedFuture(Command command, Function<Response, T> map) {
+      this.command = command;
+      this.map = map;
+    }
+
+    @Override
+    public void accept(Response r, Throwable err) {
       if (err != null) {
-        out.completeExceptionally(err);
+        completeExceptionally(err);
         return;
       }
       MemcacheException e = MemcacheException.from(r, command);
       if (e != null) {
-        out.completeExceptionally(e);
+        completeExceptionally(e);
         return;
       }
       try {
-        out.complete(map.apply(r));
+        complete(map.apply(r));
       } catch (RuntimeException ex) {
-        out.completeExceptionally(ex);
+        completeExceptionally(ex);
       }
-    };
-    if (completionExecutor == null) {
-      f.whenComplete(done);
-    } else {
-      f.whenCompleteAsync(done, completionExecutor);
     }
-    return out;
   }
 
   /** Builds a {@link MemcacheRouter}. */

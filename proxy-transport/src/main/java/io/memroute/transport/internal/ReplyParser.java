@@ -42,8 +42,14 @@ public final class ReplyParser {
   private final String backend;
   private final int maxValueSize;
 
-  // Resumable state for retrieval replies (text VALUE* END, meta VA).
-  private List<Item> items;
+  // Resumable state for retrieval replies (VALUE* END). The first item is kept in fields so that the
+  // common single-key hit allocates no list and no Item.
+  private int itemCount;
+  private String firstKey;
+  private byte[] firstValue;
+  private int firstFlags;
+  private long firstCas;
+  private List<Item> items; // from the second item on
   private int keyCursor;
 
   /**
@@ -73,6 +79,9 @@ public final class ReplyParser {
 
   /** Forgets partial state (after the connection is replaced). */
   public void reset() {
+    itemCount = 0;
+    firstKey = null;
+    firstValue = null;
     items = null;
     keyCursor = 0;
   }
@@ -163,10 +172,19 @@ public final class ReplyParser {
     byte[] value = new byte[(int) size];
     in.getBytes(dataStart, value);
     in.readerIndex(dataEnd + 2);
-    if (items == null) {
-      items = new ArrayList<>(Math.min(request.keyCount(), 16));
+    if (itemCount == 0) {
+      firstKey = key;
+      firstValue = value;
+      firstFlags = (int) flags;
+      firstCas = cas;
+    } else {
+      if (items == null) {
+        items = new ArrayList<>(Math.min(request.keyCount(), 16));
+        items.add(Item.of(firstKey, firstValue, firstFlags, firstCas));
+      }
+      items.add(Item.of(key, value, (int) flags, cas));
     }
-    items.add(Item.of(key, value, (int) flags, cas));
+    itemCount++;
     return true;
   }
 
@@ -202,16 +220,17 @@ public final class ReplyParser {
   }
 
   private Response.Builder retrievalDone() {
-    List<Item> got = items;
-    items = null;
-    keyCursor = 0;
-    if (got == null) {
+    if (itemCount == 0) {
+      keyCursor = 0;
       return Response.builder(ResponseStatus.MISS);
     }
-    Item first = got.get(0);
     Response.Builder b = Response.builder(ResponseStatus.HIT)
-        .key(first.key()).value(first.value()).flags(first.flags()).cas(first.cas());
-    return got.size() == 1 ? b : b.items(Collections.unmodifiableList(got));
+        .key(firstKey).value(firstValue).flags(firstFlags).cas(firstCas);
+    if (items != null) {
+      b.items(Collections.unmodifiableList(items));
+    }
+    reset();
+    return b;
   }
 
   // ---------------------------------------------------------------- other text commands
@@ -285,7 +304,7 @@ public final class ReplyParser {
 
   /** An error reply is legal for every command; anything else is a desync. */
   private Response.Builder errorOrUnexpected(ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
-    if (items == null) {
+    if (itemCount == 0) {
       if (equals(in, start, len, ERROR)) {
         in.readerIndex(eol + 1);
         return Response.builder(ResponseStatus.ERROR);
@@ -308,7 +327,7 @@ public final class ReplyParser {
         return Response.builder(s).text(msg);
       }
     }
-    if (request.command().isMultiKey() && items != null) {
+    if (request.command().isMultiKey() && itemCount > 0) {
       throw new ProtocolError(FailureReason.MISSING_END, "expected VALUE or END after a value, got '" + text(in, start, len) + "'");
     }
     throw unexpected(in, start, len, request);
