@@ -153,6 +153,7 @@ final class Connection implements ReplySink {
     channel = ch;
     f.addListener((ChannelFutureListener) cf -> {
       if (ch != channel) {
+        ch.close(); // taken down or closed while connecting: do not leave the socket open
         return;
       }
       if (cf.isSuccess()) {
