@@ -1,15 +1,23 @@
 package io.memroute.routing;
 
 import io.memroute.core.Backend;
+import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import io.memroute.routing.internal.DefaultPool;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * A set of backends sharing a key space: a key is hashed (XXH3-64 by default, optionally through a
  * {@link io.memroute.core.KeyFilter}) and placed on one backend by a {@link Distribution} (jump
  * hash by default), as the memcached proxy's {@code mcp.pool} does.
+ *
+ * <p>A router builds its pools from {@link PoolConfig}s; {@link #of(PoolConfig, Map)} builds one
+ * over any backends, e.g. in-memory ones for route tests. Immutable and thread-safe.
  */
 public interface Pool {
   /** Returns the pool's name. */
@@ -25,13 +33,52 @@ public interface Pool {
    */
   int indexOf(String key);
 
-  /** Returns the backend a request's (first) key is placed on. */
+  /** Returns the backend a request's (first) key is placed on; keyless requests get the first backend. */
   Backend backendFor(Request request);
 
   /**
    * Sends a request to the backend its key is placed on. A multi-key retrieval is split into one
-   * multi-key request per backend and the replies merged in key order. Keyless requests go to the
-   * first backend.
+   * multi-key request per backend and the replies merged in key order (a failure of any part fails
+   * the whole request, naming that backend). Keyless requests go to the first backend. The future
+   * completes when the backend answers (on its thread), never exceptionally unless a backend
+   * breaks the {@link Backend} contract.
    */
   CompletableFuture<Response> send(Request request);
+
+  /**
+   * Creates a pool from a configuration over the given backends, looked up by label.
+   *
+   * @throws IllegalArgumentException if a label of the pool has no backend in {@code backendsByLabel}
+   */
+  static Pool of(PoolConfig config, Map<String, ? extends Backend> backendsByLabel) {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(backendsByLabel, "backendsByLabel");
+    List<Backend> members = new ArrayList<>();
+    for (String label : config.backends()) {
+      Backend b = backendsByLabel.get(label);
+      if (b == null) {
+        throw new IllegalArgumentException("pool '" + config.name() + "' names unknown backend '" + label
+            + "' (expected: one of " + backendsByLabel.keySet() + ")");
+      }
+      members.add(b);
+    }
+    return new DefaultPool(config.name(), members, KeyHash.xxh3(config.seed()), config.filter(), config.distribution());
+  }
+
+  /**
+   * Creates a pool with the default hash and distribution (XXH3, jump) over {@code backends}, in
+   * placement order.
+   *
+   * @throws IllegalArgumentException if {@code backends} is empty or names a backend twice
+   */
+  static Pool of(String name, List<? extends Backend> backends) {
+    Objects.requireNonNull(backends, "backends");
+    PoolConfig.Builder b = PoolConfig.builder(name);
+    Map<String, Backend> byName = new java.util.LinkedHashMap<>();
+    for (Backend be : backends) {
+      b.backends(be.name());
+      byName.put(be.name(), be);
+    }
+    return of(b.build(), byName);
+  }
 }

@@ -1,11 +1,26 @@
 package io.memroute.routing;
 
+import io.memroute.core.Await;
+import io.memroute.core.AwaitMode;
+import io.memroute.core.AwaitResult;
+import io.memroute.core.Request;
 import io.memroute.core.Ticker;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * What a route can use while it runs: the pools of the configuration the request started under
- * (a reconfiguration never changes them under a running request) and the router's clock.
+ * (a reconfiguration never changes them under a running request), the router's clock and
+ * scheduler, and {@link #await await}-style fan-out over pools.
+ *
+ * <p>A router supplies the context; {@link #builder()} makes one for tests and for running routes
+ * outside a router (e.g. over in-memory backends). Implementations are thread-safe.
  */
 public interface RouteContext {
   /**
@@ -23,4 +38,84 @@ public interface RouteContext {
    * Tasks run on transport event-loop threads: keep them short and never block in them.
    */
   ScheduledExecutorService scheduler();
+
+  /**
+   * Sends {@code request} to every pool in {@code pools} (in order) and completes by the rule of
+   * {@code mode}: the proxy's {@code mcp.await(request, pools, count, mode)}. See {@link
+   * AwaitMode} for the modes and {@link Await} for the details.
+   *
+   * <pre>{@code
+   * Route replicatedSet = (req, ctx) -> ctx.await(req, List.of(ctx.pool("a"), ctx.pool("b")), 1, AwaitMode.OK)
+   *     .thenApply(AwaitResult::best);
+   * }</pre>
+   *
+   * @param pools one or more distinct pools
+   * @param count how many counted replies complete the await; 0 for all
+   * @return the replies keyed by pool; the stage completes normally, on the thread of the
+   *     completing reply
+   * @throws IllegalArgumentException if {@code pools} is empty or has duplicates, or {@code count < 0}
+   */
+  default CompletionStage<AwaitResult<Pool>> await(Request request, List<Pool> pools, int count, AwaitMode mode) {
+    Objects.requireNonNull(request, "request");
+    return Await.of(mode).count(count).run(pools, p -> p.send(request));
+  }
+
+  /**
+   * Like {@link #await(Request, List, int, AwaitMode)}, but completes after {@code timeout} at the
+   * latest (on {@link #scheduler()}), with {@link AwaitResult#timedOut()} set and the replies that
+   * arrived; errors that arrive after completion are logged at WARN when {@code logErrors} is set
+   * (the proxy's {@code mcp.await_logerrors}).
+   */
+  default CompletionStage<AwaitResult<Pool>> await(
+      Request request, List<Pool> pools, int count, AwaitMode mode, Duration timeout, boolean logErrors) {
+    Objects.requireNonNull(request, "request");
+    Await a = Await.of(mode).count(count).timeout(timeout, scheduler());
+    if (logErrors) {
+      a = a.logErrors(request.command().wireName() + " " + (request.key() == null ? "" : request.key()));
+    }
+    return a.run(pools, p -> p.send(request));
+  }
+
+  /** Returns a builder for a context over explicit pools (tests, routes run outside a router). */
+  static Builder builder() {
+    return new Builder();
+  }
+
+  /** Builds a {@link RouteContext}. Not thread-safe; the context it builds is immutable. */
+  final class Builder {
+    private final Map<String, Pool> pools = new LinkedHashMap<>();
+    private Ticker ticker = Ticker.system();
+    private ScheduledExecutorService scheduler;
+
+    private Builder() {}
+
+    /** Adds a pool, found by its {@link Pool#name()}. */
+    public Builder pool(Pool pool) {
+      Objects.requireNonNull(pool, "pool");
+      if (pools.putIfAbsent(pool.name(), pool) != null) {
+        throw new IllegalArgumentException("pool: duplicate name '" + pool.name() + "'");
+      }
+      return this;
+    }
+
+    /** Sets the ticker (default {@link Ticker#system()}). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /**
+     * Sets the scheduler for route timers. Without one, {@link RouteContext#scheduler()} throws
+     * {@link IllegalStateException}.
+     */
+    public Builder scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** Builds the context. */
+    public RouteContext build() {
+      return new SimpleContext(Collections.unmodifiableMap(new LinkedHashMap<>(pools)), ticker, scheduler);
+    }
+  }
 }

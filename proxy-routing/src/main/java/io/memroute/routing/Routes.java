@@ -1,35 +1,713 @@
 package io.memroute.routing;
 
-import io.memroute.core.Request;
-import io.memroute.core.Response;
+import io.memroute.core.Command;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletionStage;
 
-/** Factories for the common routes. */
+/**
+ * The route DSL: factories for the common routes, the Java counterpart of the memcached proxy's
+ * routelib ({@code route_*} handlers, {@code cmdmap}, the {@code routes{}} prefix router) and of
+ * mcrouter's route handles. Every factory returns an immutable, thread-safe {@link Route}; routes
+ * take child routes, so they compose, and name pools with {@link #pool(String)}.
+ *
+ * <pre>{@code
+ * Route root = Routes.prefix()
+ *     .route("sess", Routes.failover(Routes.pool("sess-a"), Routes.pool("sess-b")))
+ *     .route("user", Routes.commands()
+ *         .on(Command.SET, Routes.allSync(Routes.pool("user-a"), Routes.pool("user-b")))
+ *         .on(Command.DELETE, Routes.allSync(Routes.pool("user-a"), Routes.pool("user-b")))
+ *         .anyStorage(Routes.failover(Routes.pool("user-a"), Routes.pool("user-b")))
+ *         .build())
+ *     .defaultRoute(Routes.pool("main"))
+ *     .build();
+ * }</pre>
+ *
+ * <p><b>Replies.</b> "Ok" means a server answered without an error (a miss is ok); "good" means ok
+ * and not a miss. A request no route handles (a command missing from {@link #commands()}, a key no
+ * {@link #prefix()} entry matches, with no default) gets {@code SERVER_ERROR no route}: see {@link
+ * #noRoute()}.
+ *
+ * <p><b>Failures.</b> Routes that combine children never hang and never fail: a child that throws,
+ * returns {@code null} or completes exceptionally counts as a {@code SERVER_ERROR route failed:
+ * ...} reply (and is logged at WARN, it is a bug), and every future they return completes once
+ * their children's futures have (which, over real backends, is within the backends' deadlines).
+ * Routes with one child ({@link #ttl}, {@link #prefix()}, {@link #commands()}, ...) return the
+ * child's future as it is.
+ *
+ * <p><b>Threads.</b> Futures complete on the thread of the reply that decides them (a transport
+ * event loop), or on the context's scheduler for timed decisions (hedging, {@code allFastest}
+ * wait). Nothing blocks.
+ */
 public final class Routes {
+  private static final int MAX_TTL_SECONDS = (int) TtlRoute.RELATIVE_LIMIT;
+
   private Routes() {}
 
-  /** Sends every request to the pool named {@code name} (the backend its key hashes to). */
+  // ---------------------------------------------------------------- terminals
+
+  /**
+   * Sends every request to the pool named {@code name} (the backend its key hashes to): routelib's
+   * {@code route_direct}, mcrouter's {@code PoolRoute}. The pool is looked up in the running
+   * configuration for each request, so the route survives reconfiguration.
+   */
   public static Route pool(String name) {
     Objects.requireNonNull(name, "name");
-    return new PoolRoute(name);
+    return new BasicRoutes.PoolRoute(name);
   }
 
-  private static final class PoolRoute implements Route {
-    private final String name;
+  /**
+   * Answers without sending anything, with mcrouter's NullRoute replies: retrievals ({@code get},
+   * {@code mg}, ...) miss, storage ({@code set}, {@code ms}, ...) is {@code NOT_STORED}, {@code
+   * delete}, {@code incr}/{@code decr}, {@code touch}, {@code md}, {@code ma} are {@code NOT_FOUND};
+   * {@code mn} gets {@code MN}, {@code version} a version, {@code flush_all}/{@code verbosity}
+   * {@code OK}. routelib's {@code route_null}.
+   */
+  public static Route nullRoute() {
+    return BasicRoutes.NullRoute.INSTANCE;
+  }
 
-    PoolRoute(String name) {
-      this.name = name;
+  /**
+   * Answers {@code SERVER_ERROR <message>} without sending anything (mcrouter's ErrorRoute).
+   *
+   * @throws IllegalArgumentException if the message contains CR or LF
+   */
+  public static Route error(String message) {
+    Objects.requireNonNull(message, "message");
+    if (message.indexOf('\r') >= 0 || message.indexOf('\n') >= 0) {
+      throw new IllegalArgumentException("message: contains CR or LF (expected: one line)");
+    }
+    return new BasicRoutes.ErrorRoute(message);
+  }
+
+  /**
+   * The reply to requests nothing routes: {@code SERVER_ERROR no route}. {@link #commands()} and
+   * {@link #prefix()} use it when they have no default; the typed API turns it into a {@link
+   * io.memroute.core.ServerErrorException}. (The memcached proxy serves unhooked commands from its
+   * own cache; an in-process router has none, so it answers an error rather than a silent miss.)
+   */
+  public static Route noRoute() {
+    return BasicRoutes.NoRoute.INSTANCE;
+  }
+
+  // ---------------------------------------------------------------- selection
+
+  /**
+   * A per-command route map: routelib's {@code cmdmap}, the proxy's {@code mcp.attach}, mcrouter's
+   * OperationSelectorRoute. One array lookup per request.
+   *
+   * <p>A command resolves to, in this order: its own route ({@link CommandsBuilder#on}); for a
+   * command with a key, the {@link CommandsBuilder#anyStorage} route (the proxy's {@code
+   * CMD_ANY_STORAGE}: every meta and classic keyed command); the {@link CommandsBuilder#any} route
+   * ({@code CMD_ANY}); else {@link #noRoute()}. Unlike {@code mcp.attach}, the order of the calls
+   * does not matter: a specific command always beats the fallbacks.
+   *
+   * <p>{@code mn} (meta no-op) is never taken by {@code any}/{@code anyStorage}: as in the proxy,
+   * which refuses to hook it so that pipeline flushes work, it is answered {@code MN} at once. Map
+   * it explicitly with {@code on(Command.MN, ...)} to change that.
+   */
+  public static CommandsBuilder commands() {
+    return new CommandsBuilder();
+  }
+
+  /**
+   * A router by key prefix: routelib's {@code routes{ conf = {mode = ...}, map = ..., default = ...}}
+   * and mcrouter's PrefixSelectorRoute. Matching walks a byte trie over the key's bytes and
+   * allocates nothing. Three modes:
+   *
+   * <ul>
+   *   <li>prefix (default): the part of the key before the first stop sequence ({@code "/"} by
+   *       default, {@link PrefixBuilder#stop}) must equal a map entry: {@code foo/bar} matches
+   *       {@code foo};
+   *   <li>anchor ({@link PrefixBuilder#anchor}): the key must start with the anchor, then the part
+   *       up to the stop must equal an entry: with anchor {@code "/"}, {@code /foo/bar} matches
+   *       {@code foo};
+   *   <li>longest match ({@link PrefixBuilder#longestMatch}): the longest entry that the key starts
+   *       with, no stop needed: {@code user:42} matches {@code user:} over {@code u}.
+   * </ul>
+   *
+   * <p>A key that matches nothing, and a request without a key, go to the default route ({@link
+   * #noRoute()} if none). A multi-key get is split: each key is routed by its own prefix, one
+   * multi-key request per route, and the replies merged in key order.
+   */
+  public static PrefixBuilder prefix() {
+    return new PrefixBuilder();
+  }
+
+  /**
+   * Sends each request to one child picked at random (routelib's {@code route_random}, mcrouter's
+   * RandomRoute).
+   */
+  public static Route random(Route... children) {
+    return new BasicRoutes.RandomRoute(FanOutRoutes.copy(children, "random"));
+  }
+
+  // ---------------------------------------------------------------- fan-out
+
+  /**
+   * Sends to every child and waits for all; answers the first error in child order, else the last
+   * child's reply (routelib's {@code route_allsync}, mcrouter's AllSyncRoute: the worst reply wins).
+   * The usual way to replicate sets and deletes.
+   */
+  public static Route allSync(Route... children) {
+    return new FanOutRoutes.AllSync(FanOutRoutes.copy(children, "allSync"));
+  }
+
+  /** {@link #allSync(Route...)} over a list. */
+  public static Route allSync(List<Route> children) {
+    return allSync(children.toArray(new Route[0]));
+  }
+
+  /**
+   * Sends to every child and answers at once, without waiting, with the {@link #nullRoute()} reply
+   * for the command (mcrouter's AllAsyncRoute, routelib's {@code route_allasync}). Fire and forget:
+   * children's failures are not seen.
+   */
+  public static Route allAsync(Route... children) {
+    return new FanOutRoutes.AllAsync(FanOutRoutes.copy(children, "allAsync"));
+  }
+
+  /**
+   * Sends to every child and answers the first ok reply (a miss counts); if none is ok, the last
+   * error once all have answered (mcrouter's AllFastestRoute, routelib's {@code route_allfastest}).
+   */
+  public static Route allFastest(Route... children) {
+    return allFastest(List.of(children), false, Duration.ZERO);
+  }
+
+  /**
+   * {@link #allFastest(Route...)} with routelib's options.
+   *
+   * @param missIsFailure wait for the first good reply (a hit, or a non-miss reply) instead of the
+   *     first ok one; if none comes, the first miss, else the last error
+   * @param wait {@link Duration#ZERO} for none; otherwise, once this long has passed, answer the
+   *     best reply received so far (or the next to arrive, if none has yet)
+   */
+  public static Route allFastest(List<Route> children, boolean missIsFailure, Duration wait) {
+    Objects.requireNonNull(wait, "wait");
+    if (wait.isNegative()) {
+      throw new IllegalArgumentException("wait: " + wait + " (expected: >= 0)");
+    }
+    return new FanOutRoutes.AllFastest(FanOutRoutes.copy(children.toArray(new Route[0]), "allFastest"),
+        missIsFailure, wait);
+  }
+
+  /**
+   * Sends to every child; answers as soon as more than half of them agree on the reply status,
+   * else, once all answered, the most common status (a tie goes to an error reply, then to the
+   * earlier child). mcrouter's AllMajorityRoute.
+   */
+  public static Route majority(Route... children) {
+    return new FanOutRoutes.Majority(FanOutRoutes.copy(children, "majority"));
+  }
+
+  /**
+   * Sends to every child and answers with the first child's reply; the others finish in the
+   * background (mcrouter's AllInitialRoute; the proxy's {@code AWAIT_FIRST}).
+   */
+  public static Route allInitial(Route... children) {
+    return new FanOutRoutes.AllInitial(FanOutRoutes.copy(children, "allInitial"));
+  }
+
+  /**
+   * Sends every request to both {@code a} and {@code b} and answers from {@code a}; {@code b}'s reply
+   * is ignored (routelib's {@code route_split}). To copy only writes, put it under {@link
+   * #commands()}.
+   */
+  public static Route split(Route a, Route b) {
+    return new FanOutRoutes.Split(Objects.requireNonNull(a, "a"), Objects.requireNonNull(b, "b"));
+  }
+
+  /**
+   * Answers from {@code main}; requests whose key falls in {@code fraction} of the key space (by a
+   * seeded hash of the key: always the same keys) are also sent to {@code shadow}, whose replies are
+   * ignored (mcrouter's shadowing with a key fraction range). Keyless requests are not shadowed.
+   *
+   * @param fraction 0 (nothing) to 1 (everything)
+   */
+  public static Route shadow(Route main, Route shadow, double fraction) {
+    Objects.requireNonNull(main, "main");
+    Objects.requireNonNull(shadow, "shadow");
+    if (!(fraction >= 0 && fraction <= 1)) {
+      throw new IllegalArgumentException("fraction: " + fraction + " (expected: 0-1)");
+    }
+    return new ShadowRoute(main, shadow, fraction, "shadow(" + main + ", " + shadow + ", " + fraction + ")");
+  }
+
+  // ---------------------------------------------------------------- failover
+
+  /** Tries {@code children} in order until one answers ok (a miss is ok); see {@link #failover()}. */
+  public static Route failover(Route... children) {
+    return failover().children(children).build();
+  }
+
+  /**
+   * A failover route, routelib's {@code route_failover}: children are tried one after the other,
+   * starting with the first (or the local zone), until one answers acceptably: a good reply, or any
+   * ok reply unless {@link FailoverBuilder#missIsFailure misses count as failures}. An error reply
+   * or a failure tries the next child at once. If none answers acceptably: a miss if one came (with
+   * misses as failures), else the last error.
+   */
+  public static FailoverBuilder failover() {
+    return new FailoverBuilder();
+  }
+
+  // ---------------------------------------------------------------- request rewriting
+
+  /**
+   * Sets the expiry of every request that carries one to {@code ttl}, then passes it to {@code
+   * child}: {@code set}, {@code add}, {@code replace}, {@code cas}, {@code touch}, {@code gat},
+   * {@code gats}, {@code ms} (its {@code T} flag, added when absent) and {@code mg} with a {@code
+   * T} flag. Other requests pass unchanged. routelib's {@code route_ttl} (the "gutter" pattern),
+   * mcrouter's ModifyExptimeRoute with {@code action: set}.
+   *
+   * @param ttl whole seconds, 0 (never expires) to 30 days
+   */
+  public static Route ttl(Duration ttl, Route child) {
+    return new TtlRoute(seconds("ttl", ttl, 0), false, Objects.requireNonNull(child, "child"));
+  }
+
+  /**
+   * Caps the expiry of the same requests as {@link #ttl} at {@code max}: an exptime of 0 (never) or
+   * above {@code max} becomes {@code max}; shorter ones, and negative ones (already expired), are
+   * kept. A unix-time exptime is compared with the system clock. mcrouter's ModifyExptimeRoute with
+   * {@code action: min}.
+   *
+   * @param max whole seconds, 1 second to 30 days
+   */
+  public static Route maxTtl(Duration max, Route child) {
+    return new TtlRoute(seconds("max", max, 1), true, Objects.requireNonNull(child, "child"));
+  }
+
+  private static int seconds(String what, Duration d, int min) {
+    Objects.requireNonNull(d, what);
+    if (d.getNano() != 0 || d.getSeconds() < min || d.getSeconds() > MAX_TTL_SECONDS) {
+      throw new IllegalArgumentException(what + ": " + d + " (expected: whole seconds, " + min + "-" + MAX_TTL_SECONDS + ")");
+    }
+    return (int) d.getSeconds();
+  }
+
+  /**
+   * Rate-limits {@code child} with a token bucket; requests over the limit go to a fallback route
+   * ({@link #nullRoute()} by default). routelib's {@code route_ratelim}, mcrouter's RateLimitRoute.
+   * Time comes from the context's ticker, so tests control it.
+   */
+  public static RateLimitBuilder rateLimit(Route child) {
+    return new RateLimitBuilder(Objects.requireNonNull(child, "child"));
+  }
+
+  // ---------------------------------------------------------------- builders
+
+  /**
+   * Builds a {@link Routes#commands()} map. Not thread-safe; the route it builds is immutable.
+   */
+  public static final class CommandsBuilder {
+    private final Map<Command, Route> routes = new EnumMap<>(Command.class);
+    private Route any;
+    private Route anyStorage;
+
+    private CommandsBuilder() {}
+
+    /**
+     * Routes {@code command} to {@code route}.
+     *
+     * @throws IllegalStateException if the command is already mapped
+     */
+    public CommandsBuilder on(Command command, Route route) {
+      Objects.requireNonNull(command, "command");
+      Objects.requireNonNull(route, "route");
+      if (routes.putIfAbsent(command, route) != null) {
+        throw new IllegalStateException("command " + command.wireName() + ": already mapped");
+      }
+      return this;
     }
 
-    @Override
-    public CompletionStage<Response> route(Request request, RouteContext context) {
-      return context.pool(name).send(request);
+    /** Routes each of {@code commands} to {@code route}. */
+    public CommandsBuilder on(List<Command> commands, Route route) {
+      for (Command c : commands) {
+        on(c, route);
+      }
+      return this;
     }
 
-    @Override
-    public String toString() {
-      return "pool(" + name + ")";
+    /** Routes every command without a route of its own (except {@code mn}): {@code CMD_ANY}. */
+    public CommandsBuilder any(Route route) {
+      if (any != null) {
+        throw new IllegalStateException("any: already set");
+      }
+      this.any = Objects.requireNonNull(route, "route");
+      return this;
+    }
+
+    /**
+     * Routes every command with a key and without a route of its own: {@code CMD_ANY_STORAGE}
+     * (get, gets, gat, gats, set, add, replace, append, prepend, cas, delete, incr, decr, touch, mg,
+     * ms, md, ma, me).
+     */
+    public CommandsBuilder anyStorage(Route route) {
+      if (anyStorage != null) {
+        throw new IllegalStateException("anyStorage: already set");
+      }
+      this.anyStorage = Objects.requireNonNull(route, "route");
+      return this;
+    }
+
+    /**
+     * Builds the route.
+     *
+     * @throws IllegalArgumentException if nothing is mapped
+     */
+    public Route build() {
+      if (routes.isEmpty() && any == null && anyStorage == null) {
+        throw new IllegalArgumentException("commands: nothing mapped (expected: on(...), any(...) or anyStorage(...))");
+      }
+      Command[] all = Command.values();
+      Route[] table = new Route[all.length];
+      for (Command c : all) {
+        Route r = routes.get(c);
+        if (r == null && c == Command.MN) {
+          r = BasicRoutes.NoopRoute.INSTANCE;
+        }
+        if (r == null && c.hasKey()) {
+          r = anyStorage;
+        }
+        if (r == null) {
+          r = any;
+        }
+        table[c.ordinal()] = r == null ? BasicRoutes.NoRoute.INSTANCE : r;
+      }
+      StringBuilder d = new StringBuilder("commands{");
+      routes.forEach((c, r) -> d.append(c.wireName()).append('=').append(r).append(", "));
+      if (anyStorage != null) {
+        d.append("anyStorage=").append(anyStorage).append(", ");
+      }
+      if (any != null) {
+        d.append("any=").append(any).append(", ");
+      }
+      d.setLength(d.length() - 2);
+      return new CommandRoute(table, d.append('}').toString());
+    }
+  }
+
+  /** Builds a {@link Routes#prefix()} router. Not thread-safe; the route it builds is immutable. */
+  public static final class PrefixBuilder {
+    private final Map<String, Route> map = new LinkedHashMap<>();
+    private PrefixRoute.Mode mode = PrefixRoute.Mode.PREFIX;
+    private String stop = "/";
+    private boolean stopSet;
+    private String start;
+    private Route defaultRoute;
+
+    private PrefixBuilder() {}
+
+    /**
+     * Sets the stop sequence that ends the prefix (default {@code "/"}), 1 to 5 bytes without
+     * whitespace. Not for {@link #longestMatch()}.
+     */
+    public PrefixBuilder stop(String stop) {
+      this.stop = checkMarker("stop", stop);
+      this.stopSet = true;
+      return this;
+    }
+
+    /**
+     * Anchor mode: the key must start with {@code start} (1 to 5 bytes), and the prefix is what
+     * follows it, up to the stop.
+     */
+    public PrefixBuilder anchor(String start) {
+      this.start = checkMarker("anchor", start);
+      this.mode = PrefixRoute.Mode.ANCHOR;
+      return this;
+    }
+
+    /** Longest-match mode: the longest entry the key starts with wins; no stop sequence. */
+    public PrefixBuilder longestMatch() {
+      this.mode = PrefixRoute.Mode.LONGEST;
+      return this;
+    }
+
+    /**
+     * Routes keys with {@code prefix} to {@code route}.
+     *
+     * @throws IllegalArgumentException for an empty prefix or one with whitespace or control bytes
+     * @throws IllegalStateException if the prefix is already mapped
+     */
+    public PrefixBuilder route(String prefix, Route route) {
+      Objects.requireNonNull(prefix, "prefix");
+      Objects.requireNonNull(route, "route");
+      if (prefix.isEmpty() || prefix.chars().anyMatch(c -> c <= ' ' || c == 127)) {
+        throw new IllegalArgumentException("prefix: '" + prefix + "' (expected: non-empty, no spaces or control characters)");
+      }
+      if (map.putIfAbsent(prefix, route) != null) {
+        throw new IllegalStateException("prefix '" + prefix + "': already mapped");
+      }
+      return this;
+    }
+
+    /** Routes keys that match no entry, and keyless requests (default {@link Routes#noRoute()}). */
+    public PrefixBuilder defaultRoute(Route route) {
+      this.defaultRoute = Objects.requireNonNull(route, "route");
+      return this;
+    }
+
+    /**
+     * Builds the router.
+     *
+     * @throws IllegalArgumentException if no prefix is mapped, or an entry can never match (it
+     *     contains the stop sequence)
+     * @throws IllegalStateException if a stop is set with longest-match mode
+     */
+    public Route build() {
+      if (map.isEmpty()) {
+        throw new IllegalArgumentException("prefix: nothing mapped (expected: route(prefix, route))");
+      }
+      if (mode == PrefixRoute.Mode.LONGEST && (stopSet || start != null)) {
+        throw new IllegalStateException("longestMatch excludes stop and anchor");
+      }
+      if (mode != PrefixRoute.Mode.LONGEST) {
+        for (String p : map.keySet()) {
+          if ((p + stop).indexOf(stop) != p.length()) {
+            throw new IllegalArgumentException("prefix '" + p + "': contains the stop '" + stop + "' (it could never match)");
+          }
+        }
+      }
+      Route otherwise = defaultRoute == null ? BasicRoutes.NoRoute.INSTANCE : defaultRoute;
+      StringBuilder d = new StringBuilder("prefix{");
+      d.append(mode == PrefixRoute.Mode.LONGEST ? "longest" : mode == PrefixRoute.Mode.ANCHOR
+          ? "anchor '" + start + "' stop '" + stop + "'" : "stop '" + stop + "'");
+      map.forEach((p, r) -> d.append(", ").append(p).append('=').append(r));
+      d.append(", default=").append(otherwise).append('}');
+      return new PrefixRoute(mode, start == null ? null : start.getBytes(StandardCharsets.UTF_8),
+          stop.getBytes(StandardCharsets.UTF_8), map, otherwise, d.toString());
+    }
+
+    private static String checkMarker(String what, String s) {
+      Objects.requireNonNull(s, what);
+      int n = s.getBytes(StandardCharsets.UTF_8).length;
+      if (n < 1 || n > 5 || s.chars().anyMatch(c -> c <= ' ' || c == 127)) {
+        throw new IllegalArgumentException(what + ": '" + s + "' (expected: 1-5 bytes, no spaces or control characters)");
+      }
+      return s;
+    }
+  }
+
+  /** Builds a {@link Routes#failover()} route. Not thread-safe; the route it builds is immutable. */
+  public static final class FailoverBuilder {
+    private final List<Route> children = new ArrayList<>();
+    private Map<String, Route> zones;
+    private String localZone;
+    private int failoverCount = Integer.MAX_VALUE;
+    private boolean shuffle;
+    private boolean missIsFailure;
+    private Duration hedgeAfter = Duration.ZERO;
+
+    private FailoverBuilder() {}
+
+    /** Adds children, tried in this order. Exclusive with {@link #zones}. */
+    public FailoverBuilder children(Route... children) {
+      for (Route r : children) {
+        this.children.add(Objects.requireNonNull(r, "child"));
+      }
+      return this;
+    }
+
+    /** Adds children, tried in this order. Exclusive with {@link #zones}. */
+    public FailoverBuilder children(List<Route> children) {
+      return children(children.toArray(new Route[0]));
+    }
+
+    /**
+     * Sets a zoned pool set (routelib's {@code set_*} pools: one route per zone), tried in the
+     * map's iteration order (use a {@link LinkedHashMap}) after the {@link #localZone} one.
+     * Exclusive with {@link #children}.
+     */
+    public FailoverBuilder zones(Map<String, Route> byZone) {
+      Objects.requireNonNull(byZone, "byZone");
+      Map<String, Route> z = new LinkedHashMap<>();
+      byZone.forEach((k, v) -> z.put(Objects.requireNonNull(k, "zone"), Objects.requireNonNull(v, "route")));
+      this.zones = z;
+      return this;
+    }
+
+    /** Tries this zone of the {@link #zones} set first (routelib's {@code local_zone}). */
+    public FailoverBuilder localZone(String zone) {
+      this.localZone = Objects.requireNonNull(zone, "zone");
+      return this;
+    }
+
+    /**
+     * Tries at most this many children (routelib's {@code failover_count}); default all, and a
+     * larger count is clamped to the number of children.
+     */
+    public FailoverBuilder failoverCount(int count) {
+      if (count < 1) {
+        throw new IllegalArgumentException("failoverCount: " + count + " (expected: >= 1)");
+      }
+      this.failoverCount = count;
+      return this;
+    }
+
+    /**
+     * Spreads the first try over the children (routelib's {@code shuffle}). routelib shuffles once
+     * per worker thread; an in-process router has no workers of its own, so each request starts
+     * at a random child and goes on in order from there (the local zone, if any, is still first).
+     */
+    public FailoverBuilder shuffle(boolean shuffle) {
+      this.shuffle = shuffle;
+      return this;
+    }
+
+    /** Treats a miss as a failure and tries the next child (routelib's {@code miss = true}). */
+    public FailoverBuilder missIsFailure(boolean missIsFailure) {
+      this.missIsFailure = missIsFailure;
+      return this;
+    }
+
+    /**
+     * Hedging (routelib's {@code wait}): when a child has not answered within {@code delay}, the
+     * next one starts too, without cancelling the first; the first acceptable reply from any of
+     * them wins. Timers run on the context's scheduler. {@link Duration#ZERO} (the default) waits
+     * for each reply.
+     */
+    public FailoverBuilder hedgeAfter(Duration delay) {
+      Objects.requireNonNull(delay, "delay");
+      if (delay.isNegative()) {
+        throw new IllegalArgumentException("hedgeAfter: " + delay + " (expected: >= 0)");
+      }
+      this.hedgeAfter = delay;
+      return this;
+    }
+
+    /**
+     * Builds the route.
+     *
+     * @throws IllegalArgumentException if there are no children, or the local zone is not in the set
+     * @throws IllegalStateException if both children and zones are set, or a local zone without zones
+     */
+    public Route build() {
+      List<Route> ordered = new ArrayList<>();
+      int fixed = 0;
+      StringBuilder d = new StringBuilder("failover(");
+      if (zones != null) {
+        if (!children.isEmpty()) {
+          throw new IllegalStateException("children and zones are exclusive");
+        }
+        if (zones.isEmpty()) {
+          throw new IllegalArgumentException("zones: empty (expected: at least one zone)");
+        }
+        if (localZone != null) {
+          Route local = zones.get(localZone);
+          if (local == null) {
+            throw new IllegalArgumentException("localZone: '" + localZone + "' (expected: one of " + zones.keySet() + ")");
+          }
+          ordered.add(local);
+          fixed = 1;
+          d.append(localZone).append('=').append(local);
+        }
+        for (Map.Entry<String, Route> e : zones.entrySet()) {
+          if (!e.getKey().equals(localZone)) {
+            ordered.add(e.getValue());
+            d.append(d.charAt(d.length() - 1) == '(' ? "" : ", ").append(e.getKey()).append('=').append(e.getValue());
+          }
+        }
+      } else {
+        if (localZone != null) {
+          throw new IllegalStateException("localZone needs zones(...)");
+        }
+        if (children.isEmpty()) {
+          throw new IllegalArgumentException("failover: no children (expected: children(...) or zones(...))");
+        }
+        ordered.addAll(children);
+        for (int i = 0; i < children.size(); i++) {
+          d.append(i == 0 ? "" : ", ").append(children.get(i));
+        }
+      }
+      int limit = Math.min(failoverCount, ordered.size());
+      if (limit < ordered.size()) {
+        d.append("; count=").append(limit);
+      }
+      if (shuffle) {
+        d.append("; shuffle");
+      }
+      if (missIsFailure) {
+        d.append("; miss");
+      }
+      if (!hedgeAfter.isZero()) {
+        d.append("; hedge=").append(hedgeAfter);
+      }
+      return new FailoverRoute(ordered.toArray(new Route[0]), fixed, limit, shuffle, missIsFailure,
+          hedgeAfter.toNanos(), d.append(')').toString());
+    }
+  }
+
+  /** Builds a {@link Routes#rateLimit} route. Not thread-safe; the route it builds is immutable. */
+  public static final class RateLimitBuilder {
+    private final Route child;
+    private long permits;
+    private Duration per;
+    private int burst;
+    private Route fallback = BasicRoutes.NullRoute.INSTANCE;
+
+    private RateLimitBuilder(Route child) {
+      this.child = child;
+    }
+
+    /**
+     * Sets the rate: {@code permits} requests per {@code per} (e.g. {@code rate(1000,
+     * Duration.ofSeconds(1))}). Required.
+     */
+    public RateLimitBuilder rate(long permits, Duration per) {
+      Objects.requireNonNull(per, "per");
+      if (permits < 1) {
+        throw new IllegalArgumentException("permits: " + permits + " (expected: >= 1)");
+      }
+      if (per.isNegative() || per.isZero()) {
+        throw new IllegalArgumentException("per: " + per + " (expected: > 0)");
+      }
+      if (per.toNanos() / permits < 1) {
+        throw new IllegalArgumentException("rate: " + permits + " per " + per + " (expected: at most 1 per nanosecond)");
+      }
+      this.permits = permits;
+      this.per = per;
+      return this;
+    }
+
+    /**
+     * Sets how many requests may pass at once after a quiet period (the bucket size, routelib's
+     * {@code limit}); default: {@code permits}, one period's worth.
+     */
+    public RateLimitBuilder burst(int burst) {
+      if (burst < 1) {
+        throw new IllegalArgumentException("burst: " + burst + " (expected: >= 1)");
+      }
+      this.burst = burst;
+      return this;
+    }
+
+    /** Sets the route for requests over the limit (default {@link Routes#nullRoute()}). */
+    public RateLimitBuilder fallback(Route fallback) {
+      this.fallback = Objects.requireNonNull(fallback, "fallback");
+      return this;
+    }
+
+    /**
+     * Builds the route.
+     *
+     * @throws IllegalStateException if no rate was set
+     */
+    public Route build() {
+      if (per == null) {
+        throw new IllegalStateException("rate: not set (expected: rate(permits, per))");
+      }
+      int b = burst > 0 ? burst : (int) Math.min(Integer.MAX_VALUE, permits);
+      long interval = per.toNanos() / permits;
+      return new RateLimitRoute(child, fallback, interval, b,
+          "rateLimit(" + child + ", " + permits + "/" + per + ", burst " + b + ", fallback " + fallback + ")");
     }
   }
 }

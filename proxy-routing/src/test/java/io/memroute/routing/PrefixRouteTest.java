@@ -56,6 +56,13 @@ class PrefixRouteTest {
   }
 
   @Test
+  void overlappingStop() {
+    Route r = Routes.prefix().stop("ab").route("xa", Routes.pool("foo")).route("x", Routes.pool("bar")).build();
+    assertThat(target(r, "xaab1")).isEqualTo("foo");
+    assertThat(target(r, "xab1")).isEqualTo("bar");
+  }
+
+  @Test
   void anchorMode() {
     Route r = Routes.prefix().anchor("/").stop("/").route("foo", Routes.pool("foo"))
         .defaultRoute(Routes.pool("main")).build();
@@ -148,8 +155,9 @@ class PrefixRouteTest {
         .hasMessage("prefix: nothing mapped (expected: route(prefix, route))");
     assertThatThrownBy(() -> Routes.prefix().route("a/b", Routes.nullRoute()).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessage("prefix 'a/b': contains the stop '/' (it could never match)");
-    assertThatThrownBy(() -> Routes.prefix().stop("ab").route("xa", Routes.nullRoute()).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("prefix 'xa': contains the stop 'ab' (it could never match)");
+    assertThatThrownBy(() -> Routes.prefix().stop("aa").route("xa", Routes.nullRoute()).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("prefix 'xa': contains the stop 'aa' (it could never match)");
+    Routes.prefix().stop("ab").route("xa", Routes.nullRoute()).build(); // "xaab..." ends the prefix at "xa"
     assertThatThrownBy(() -> Routes.prefix().route("", Routes.nullRoute()))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: non-empty");
     assertThatThrownBy(() -> Routes.prefix().route("a b", Routes.nullRoute()))

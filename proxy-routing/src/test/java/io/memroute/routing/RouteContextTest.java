@@ -62,6 +62,7 @@ class RouteContextTest {
     assertThat(first).isNotDone();
     fx.backend("a").releaseHeld();
     assertThat(first.join().arrivalOrder()).containsExactly(a);
+    fx.backend("a").heal();
     AwaitResult<Pool> bg = fx.context.await(Request.set("k2", new byte[] {1}, 0), List.of(a, b), 0, AwaitMode.BACKGROUND)
         .toCompletableFuture().join();
     assertThat(bg.isEmpty()).isTrue();

@@ -1,25 +1,22 @@
 package io.memroute.routing.internal;
 
 import io.memroute.core.Backend;
-import io.memroute.core.Command;
-import io.memroute.core.Item;
 import io.memroute.core.KeyFilter;
 import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
-import io.memroute.core.ResponseStatus;
-import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.Pool;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
-/** A pool: hash, optional key filter, distribution, backends. Immutable. */
+/**
+ * A pool: hash, optional key filter, distribution, backends. Immutable and thread-safe; placing a
+ * single-key request allocates nothing.
+ */
 public final class DefaultPool implements Pool {
   private final String name;
   private final Backend[] backends;
@@ -88,57 +85,22 @@ public final class DefaultPool implements Pool {
   /** One multi-key request per backend, replies merged in the order the keys were asked for. */
   private CompletableFuture<Response> sendMulti(Request request) {
     List<String> keys = request.keys();
-    Map<Integer, List<String>> byBackend = new HashMap<>();
-    for (String k : keys) {
-      int i = checked(distribution.select(hash.hash(k, filter), backends.length));
-      byBackend.computeIfAbsent(i, x -> new ArrayList<>()).add(k);
-    }
-    if (byBackend.size() == 1) {
-      return backends[byBackend.keySet().iterator().next()].send(request);
-    }
-    Command cmd = request.command();
-    int ttl = cmd == Command.GAT || cmd == Command.GATS ? Integer.parseInt(request.token(1)) : -1;
-    List<CompletableFuture<Response>> parts = new ArrayList<>(byBackend.size());
-    for (Map.Entry<Integer, List<String>> e : byBackend.entrySet()) {
-      parts.add(backends[e.getKey()].send(Request.retrieval(cmd, ttl, e.getValue())));
-    }
-    GuardedFuture<Response> out = new GuardedFuture<>();
-    CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0])).whenComplete((v, err) -> {
-      if (err != null) {
-        out.completeExceptionally(err);
-        return;
-      }
-      out.complete(merge(keys, parts));
-    });
-    return out;
-  }
-
-  private static Response merge(List<String> keys, List<CompletableFuture<Response>> parts) {
-    Map<String, Item> found = new HashMap<>();
-    long elapsed = 0;
-    for (CompletableFuture<Response> f : parts) {
-      Response r = f.join();
-      if (!r.isOk()) {
-        return r; // a multiget is all or nothing: one failed backend fails it, naming that backend
-      }
-      elapsed = Math.max(elapsed, r.elapsedNanos());
-      for (Item it : r.items()) {
-        found.putIfAbsent(it.key(), it);
+    int[] groupOf = new int[keys.size()];
+    int first = -1;
+    boolean one = true;
+    for (int k = 0; k < groupOf.length; k++) {
+      int i = checked(distribution.select(hash.hash(keys.get(k), filter), backends.length));
+      groupOf[k] = i;
+      if (first < 0) {
+        first = i;
+      } else if (i != first) {
+        one = false;
       }
     }
-    if (found.isEmpty()) {
-      return Response.builder(ResponseStatus.MISS).elapsedNanos(elapsed).build();
+    if (one) {
+      return backends[first].send(request); // every key on one backend: the request as it is
     }
-    List<Item> items = new ArrayList<>(found.size());
-    for (String k : keys) {
-      Item it = found.remove(k);
-      if (it != null) {
-        items.add(it);
-      }
-    }
-    Item first = items.get(0);
-    return Response.builder(ResponseStatus.HIT).key(first.key()).value(first.value()).flags(first.flags())
-        .cas(first.cas()).items(Collections.unmodifiableList(items)).elapsedNanos(elapsed).build();
+    return Multiget.split(request, keys, groupOf, backends.length, (g, sub) -> backends[g].send(sub));
   }
 
   @Override

@@ -1,0 +1,78 @@
+package io.memroute.examples;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.MemcacheRouter;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.routing.Pool;
+import io.memroute.routing.PoolConfig;
+import io.memroute.routing.Route;
+import io.memroute.routing.RouteContext;
+import io.memroute.routing.RouterConfig;
+import io.memroute.routing.Routes;
+import io.memroute.testkit.MemcachedExtension;
+import io.memroute.testkit.memory.MemoryBackend;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The snippets of docs/routing.md do what the document says. */
+class RoutingSnippetsTest {
+  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
+
+  @Test
+  void basicConfigDefaultsTheRootRouteToItsOnlyPool() {
+    RouterConfig config = RoutingSnippets.basicConfig();
+    assertThat(config.pools()).containsOnlyKeys("main");
+    assertThat(config.route()).hasToString("pool(main)");
+  }
+
+  @Test
+  void routerFromAConfig() throws Exception {
+    RouterConfig config = RouterConfig.builder().backend("a", memcached.addresses().get(0))
+        .pool(PoolConfig.of("main", "a")).build();
+    try (MemcacheRouter router = RoutingSnippets.router(config)) {
+      router.ready().get(10, TimeUnit.SECONDS);
+      assertThat(router.set("k", "v".getBytes(UTF_8), 0).get(5, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
+  void lambdaRouteAndQuorum() {
+    MemoryBackend sessions = MemoryBackend.create("sessions");
+    MemoryBackend main = MemoryBackend.create("main");
+    MemoryBackend a = MemoryBackend.create("a");
+    MemoryBackend b = MemoryBackend.create("b").failWith(io.memroute.core.FailureReason.CONNECT_FAILED);
+    MemoryBackend c = MemoryBackend.create("c");
+    RouteContext ctx = RouteContext.builder()
+        .pool(Pool.of("sessions", List.of(sessions))).pool(Pool.of("main", List.of(main)))
+        .pool(Pool.of("a", List.of(a))).pool(Pool.of("b", List.of(b))).pool(Pool.of("c", List.of(c)))
+        .build();
+    Route lambda = RoutingSnippets.lambdaRoute();
+    lambda.route(Request.get("session:1"), ctx).toCompletableFuture().join();
+    lambda.route(Request.get("user:1"), ctx).toCompletableFuture().join();
+    assertThat(sessions.requestCount()).isEqualTo(1);
+    assertThat(main.requestCount()).isEqualTo(1);
+
+    Response r = RoutingSnippets.quorum().route(Request.set("k", new byte[] {1}, 0), ctx).toCompletableFuture().join();
+    assertThat(r.status()).isEqualTo(ResponseStatus.STORED); // two of three stored, one failed
+    assertThat(c.valueOf("k")).isNotNull();
+  }
+
+  @Test
+  void weights() {
+    PoolConfig big = RoutingSnippets.weighted();
+    Pool pool = Pool.of(big, Map.of("old", MemoryBackend.create("old"), "new", MemoryBackend.create("new")));
+    int onNew = 0;
+    for (int i = 0; i < 20_000; i++) {
+      onNew += pool.indexOf("k" + i);
+    }
+    assertThat(onNew / 20_000.0).isBetween(0.73, 0.77);
+    assertThat(Routes.pool("big")).hasToString("pool(big)");
+  }
+}

@@ -1,0 +1,144 @@
+package io.memroute.routing;
+
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.GuardedFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * routelib's {@code route_failover}: tries children in order until one answers acceptably.
+ *
+ * <p>Acceptable: a good reply (ok, not a miss), or any ok reply unless misses count as failures.
+ * An error reply or a failure moves on to the next child at once. With a hedge delay, a child that
+ * has not answered within it is left running and the next one starts too; the first acceptable
+ * reply from any of them wins. When no child answers acceptably: the first miss (if misses were
+ * failures), else the last error.
+ */
+final class FailoverRoute implements Route {
+  private final Route[] children; // local zone (if any) first
+  private final int fixed; // leading children never shuffled (the local zone)
+  private final int limit;
+  private final boolean shuffle;
+  private final boolean missIsFailure;
+  private final long hedgeNanos; // 0: none
+  private final String description;
+
+  FailoverRoute(Route[] children, int fixed, int limit, boolean shuffle, boolean missIsFailure, long hedgeNanos,
+      String description) {
+    this.children = children;
+    this.fixed = fixed;
+    this.limit = limit;
+    this.shuffle = shuffle;
+    this.missIsFailure = missIsFailure;
+    this.hedgeNanos = hedgeNanos;
+    this.description = description;
+  }
+
+  @Override
+  public CompletionStage<Response> route(Request request, RouteContext context) {
+    int rotation = shuffle && children.length - fixed > 1 ? ThreadLocalRandom.current().nextInt(children.length - fixed) : 0;
+    Attempts a = new Attempts(request, context, rotation);
+    a.tryNext();
+    return a.out;
+  }
+
+  private Route child(int attempt, int rotation) {
+    if (attempt < fixed) {
+      return children[attempt];
+    }
+    int span = children.length - fixed;
+    return children[fixed + (attempt - fixed + rotation) % span];
+  }
+
+  /** One request's tries. {@code this} counts the children in flight (plus one while starting one). */
+  private final class Attempts extends AtomicInteger {
+    private static final long serialVersionUID = 1L;
+    final GuardedFuture<Response> out = new GuardedFuture<>();
+    final AtomicInteger next = new AtomicInteger();
+    final Request request;
+    final RouteContext context;
+    final int rotation;
+    volatile Response miss;
+    volatile Response lastError;
+
+    Attempts(Request request, RouteContext context, int rotation) {
+      this.request = request;
+      this.context = context;
+      this.rotation = rotation;
+    }
+
+    /** Starts the next child, if any is left and no answer is in yet. */
+    boolean tryNext() {
+      incrementAndGet();
+      int i = out.isDone() ? limit : next.getAndIncrement();
+      if (i >= limit) {
+        release();
+        return false;
+      }
+      Attempt attempt = new Attempt();
+      if (hedgeNanos > 0 && i + 1 < limit) {
+        try {
+          attempt.timer = context.scheduler().schedule(attempt::hedge, hedgeNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+          // no hedging then: the next child starts when this one fails
+        }
+      }
+      Replies.call(child(i, rotation), request, context, attempt);
+      return true;
+    }
+
+    void release() {
+      if (decrementAndGet() == 0 && !out.isDone()) {
+        Response m = miss;
+        out.complete(m != null ? m : lastError);
+      }
+    }
+
+    /** One child's try; its reply, or its hedge timer, decides what happens next. */
+    private final class Attempt extends AtomicInteger implements java.util.function.Consumer<Response> {
+      private static final long serialVersionUID = 1L;
+      volatile ScheduledFuture<?> timer;
+
+      /** The hedge delay passed without a reply: start the next child too (once). */
+      void hedge() {
+        if (compareAndSet(0, 1) && !out.isDone()) {
+          tryNext();
+        }
+      }
+
+      @Override
+      public void accept(Response r) {
+        ScheduledFuture<?> t = timer;
+        if (t != null) {
+          t.cancel(false);
+        }
+        if (r.isOk() && !(missIsFailure && r.status() == ResponseStatus.MISS)) {
+          out.complete(r);
+        } else {
+          if (r.isOk()) {
+            if (miss == null) {
+              miss = r;
+            }
+          } else {
+            lastError = r;
+          }
+          if (compareAndSet(0, 1)) { // the hedge timer has not started the next child already
+            tryNext();
+          }
+        }
+        release();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return description;
+  }
+}

@@ -1,0 +1,119 @@
+package io.memroute.routing;
+
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.GuardedFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Shared reply helpers of the built-in routes. */
+final class Replies {
+  private static final Logger log = LoggerFactory.getLogger(Routes.class);
+
+  /** The message of {@link #noRoute()}. */
+  static final String NO_ROUTE = "no route";
+
+  private static final Response NO_ROUTE_REPLY = Response.builder(ResponseStatus.SERVER_ERROR).text(NO_ROUTE).build();
+  private static final Response NULL_MISS = Response.of(ResponseStatus.MISS);
+  private static final Response NULL_NOT_STORED = Response.of(ResponseStatus.NOT_STORED);
+  private static final Response NULL_NOT_FOUND = Response.of(ResponseStatus.NOT_FOUND);
+  private static final Response NULL_OK = Response.of(ResponseStatus.OK);
+  private static final Response NULL_NOOP = Response.of(ResponseStatus.NOOP);
+  private static final Response NULL_VERSION = Response.builder(ResponseStatus.VERSION).text("memroute-null").build();
+
+  private Replies() {}
+
+  /** The reply to a request no route handles: {@code SERVER_ERROR no route}. */
+  static Response noRoute() {
+    return NO_ROUTE_REPLY;
+  }
+
+  /**
+   * mcrouter's NullRoute / the proxy's null response: retrievals miss, storage is not stored, the
+   * other keyed commands are not found; keyless commands get a harmless success.
+   */
+  static Response nullReply(Request request) {
+    switch (request.command()) {
+      case GET:
+      case GETS:
+      case GAT:
+      case GATS:
+      case MG:
+      case ME:
+        return NULL_MISS;
+      case SET:
+      case ADD:
+      case REPLACE:
+      case APPEND:
+      case PREPEND:
+      case CAS:
+      case MS:
+        return NULL_NOT_STORED;
+      case DELETE:
+      case INCR:
+      case DECR:
+      case TOUCH:
+      case MD:
+      case MA:
+        return NULL_NOT_FOUND;
+      case MN:
+        return NULL_NOOP;
+      case VERSION:
+        return NULL_VERSION;
+      default:
+        return NULL_OK; // flush_all, verbosity
+    }
+  }
+
+  /** A reply is good when a server answered without error and it is not a miss. */
+  static boolean isGood(Response r) {
+    return r.isOk() && r.status() != ResponseStatus.MISS;
+  }
+
+  /** The reply an exception in a child route stands for; logs it (it is a bug in that route). */
+  static Response failed(Throwable e, Object route) {
+    Throwable t = e;
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    log.warn("route {} failed; answering SERVER_ERROR", route, t);
+    return Response.builder(ResponseStatus.SERVER_ERROR).text("route failed: " + t).build();
+  }
+
+  static <T> GuardedFuture<T> completed(T value) {
+    GuardedFuture<T> f = new GuardedFuture<>();
+    f.complete(value);
+    return f;
+  }
+
+  /**
+   * Runs {@code child} and hands its reply to {@code then}: a thrown exception, a {@code null}
+   * stage, an exceptionally completed stage or a {@code null} reply become a {@code SERVER_ERROR}
+   * reply, so a parent route always gets a {@link Response}.
+   */
+  static void call(Route child, Request request, RouteContext context, Consumer<Response> then) {
+    CompletionStage<Response> stage;
+    try {
+      stage = child.route(request, context);
+    } catch (RuntimeException e) {
+      then.accept(failed(e, child));
+      return;
+    }
+    if (stage == null) {
+      then.accept(failed(new NullPointerException("route returned a null stage"), child));
+      return;
+    }
+    stage.whenComplete((r, e) -> then.accept(
+        e != null ? failed(e, child) : r != null ? r : failed(new NullPointerException("null response"), child)));
+  }
+
+  /** Runs {@code child} and ignores its reply (background copies); exceptions are logged. */
+  static void fireAndForget(Route child, Request request, RouteContext context) {
+    call(child, request, context, r -> {});
+  }
+}

@@ -1,0 +1,139 @@
+package io.memroute.routing;
+
+import io.memroute.core.Command;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@link Routes#ttl} and {@link Routes#maxTtl}: rewrites the expiry of the requests that set one
+ * (set, add, replace, cas, touch, gat, gats, ms, and mg with a {@code T} flag), then passes every
+ * request to the child.
+ */
+final class TtlRoute implements Route {
+  /** memcached reads an exptime above 30 days as a unix time. */
+  static final long RELATIVE_LIMIT = 60L * 60 * 24 * 30;
+
+  private final int ttl;
+  private final boolean cap;
+  private final Route child;
+
+  TtlRoute(int ttl, boolean cap, Route child) {
+    this.ttl = ttl;
+    this.cap = cap;
+    this.child = child;
+  }
+
+  @Override
+  public CompletionStage<Response> route(Request request, RouteContext context) {
+    return child.route(rewrite(request), context);
+  }
+
+  Request rewrite(Request r) {
+    Command c = r.command();
+    switch (c) {
+      case SET:
+      case ADD:
+      case REPLACE:
+      case CAS:
+        return withToken(r, 3);
+      case TOUCH:
+        return withToken(r, 2);
+      case GAT:
+      case GATS:
+        return withToken(r, 1);
+      case MS:
+        return withFlag(r, true);
+      case MG:
+        return withFlag(r, false);
+      default:
+        return r;
+    }
+  }
+
+  /** The exptime to send instead of {@code current}, or {@code current} to keep it. */
+  long apply(long current) {
+    if (!cap) {
+      return ttl;
+    }
+    if (current < 0) {
+      return current; // already expired: below any cap
+    }
+    if (current == 0) {
+      return ttl; // never expires: capped
+    }
+    if (current > RELATIVE_LIMIT) {
+      long remaining = current - System.currentTimeMillis() / 1000;
+      return remaining > ttl ? ttl : current;
+    }
+    return current > ttl ? ttl : current;
+  }
+
+  private Request withToken(Request r, int index) {
+    long current;
+    try {
+      current = Long.parseLong(r.token(index));
+    } catch (NumberFormatException e) {
+      return r;
+    }
+    long next = apply(current);
+    if (next == current) {
+      return r;
+    }
+    StringBuilder sb = new StringBuilder(r.wireSize() + 12);
+    int n = r.tokenCount();
+    for (int i = 0; i < n; i++) {
+      if (i > 0) {
+        sb.append(' ');
+      }
+      if (i == index) {
+        sb.append(next);
+      } else {
+        sb.append(r.token(i));
+      }
+    }
+    return Request.parse(sb.toString(), r.value());
+  }
+
+  private Request withFlag(Request r, boolean addIfAbsent) {
+    String t = r.flagToken('T');
+    if (t == null && !addIfAbsent) {
+      return r;
+    }
+    long current;
+    try {
+      current = t == null ? 0 : Long.parseLong(t);
+    } catch (NumberFormatException e) {
+      return r;
+    }
+    long next = apply(current);
+    if (t != null && next == current) {
+      return r;
+    }
+    int first = r.command() == Command.MS ? 3 : 2;
+    StringBuilder sb = new StringBuilder(r.wireSize() + 12);
+    int n = r.tokenCount();
+    boolean replaced = false;
+    for (int i = 0; i < n; i++) {
+      if (i > 0) {
+        sb.append(' ');
+      }
+      String tok = r.token(i);
+      if (i >= first && !replaced && tok.charAt(0) == 'T') {
+        sb.append('T').append(next);
+        replaced = true;
+      } else {
+        sb.append(tok);
+      }
+    }
+    if (!replaced) {
+      sb.append(" T").append(next);
+    }
+    return Request.parse(sb.toString(), r.value());
+  }
+
+  @Override
+  public String toString() {
+    return (cap ? "maxTtl(" : "ttl(") + ttl + "s, " + child + ")";
+  }
+}

@@ -1,0 +1,106 @@
+package io.memroute.routing.internal;
+
+import io.memroute.core.Command;
+import io.memroute.core.Item;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.GuardedFuture;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+
+/**
+ * Splits a multi-key retrieval ({@code get}/{@code gets}/{@code gat}/{@code gats} with several
+ * keys) into one multi-key request per group (backend, route) and merges the replies in the order
+ * the keys were asked for. A multiget is all or nothing: if any part does not answer ok, that part's
+ * reply is the answer (it names the failed backend).
+ */
+public final class Multiget {
+  private Multiget() {}
+
+  /**
+   * Sends one sub-request per group and merges the replies.
+   *
+   * @param keys the request's keys, in order
+   * @param groupOf the group of each key, in {@code [0, groups)}
+   * @param send sends a sub-request to a group; must not return {@code null}
+   * @return a future completed when every part answered; exceptionally if a part completed
+   *     exceptionally
+   */
+  public static GuardedFuture<Response> split(Request request, List<String> keys, int[] groupOf, int groups,
+      BiFunction<Integer, Request, CompletionStage<Response>> send) {
+    List<List<String>> byGroup = new ArrayList<>(groups);
+    for (int g = 0; g < groups; g++) {
+      byGroup.add(null);
+    }
+    int used = 0;
+    for (int k = 0; k < keys.size(); k++) {
+      List<String> l = byGroup.get(groupOf[k]);
+      if (l == null) {
+        byGroup.set(groupOf[k], l = new ArrayList<>());
+        used++;
+      }
+      l.add(keys.get(k));
+    }
+    Command cmd = request.command();
+    int ttl = cmd == Command.GAT || cmd == Command.GATS ? Integer.parseInt(request.token(1)) : -1;
+    Response[] parts = new Response[used];
+    AtomicInteger remaining = new AtomicInteger(used);
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    int p = 0;
+    for (int g = 0; g < groups; g++) {
+      List<String> l = byGroup.get(g);
+      if (l == null) {
+        continue;
+      }
+      int slot = p++;
+      CompletionStage<Response> stage = send.apply(g, Request.retrieval(cmd, ttl, l));
+      stage.whenComplete((r, e) -> {
+        if (e != null) {
+          out.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+          return;
+        }
+        parts[slot] = r;
+        if (remaining.decrementAndGet() == 0) {
+          out.complete(merge(keys, parts));
+        }
+      });
+    }
+    return out;
+  }
+
+  /** Merges part replies into one reply whose items follow {@code keys}' order. */
+  public static Response merge(List<String> keys, Response[] parts) {
+    Map<String, Item> found = new HashMap<>();
+    long elapsed = 0;
+    for (Response r : parts) {
+      if (!r.isOk()) {
+        return r; // all or nothing: one failed part fails the multiget, naming its backend
+      }
+      elapsed = Math.max(elapsed, r.elapsedNanos());
+      for (Item it : r.items()) {
+        found.putIfAbsent(it.key(), it);
+      }
+    }
+    if (found.isEmpty()) {
+      return Response.builder(ResponseStatus.MISS).elapsedNanos(elapsed).build();
+    }
+    List<Item> items = new ArrayList<>(found.size());
+    for (String k : keys) {
+      Item it = found.remove(k);
+      if (it != null) {
+        items.add(it);
+      }
+    }
+    Item first = items.get(0);
+    return Response.builder(ResponseStatus.HIT).key(first.key()).value(first.value()).flags(first.flags())
+        .cas(first.cas()).items(Collections.unmodifiableList(items)).elapsedNanos(elapsed).build();
+  }
+}

@@ -1,0 +1,183 @@
+package io.memroute.routing;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.MemcacheRouter;
+import io.memroute.core.AwaitMode;
+import io.memroute.core.AwaitResult;
+import io.memroute.core.Command;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.testkit.MemcachedExtension;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Routes over several real memcached processes: replication, failover, prefixes, zones, multiget. */
+class RoutingIntegrationTest {
+  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
+
+  private final List<MemcacheRouter> routers = new ArrayList<>();
+
+  @BeforeEach
+  void flush() {
+    memcached.flushAll();
+  }
+
+  @AfterEach
+  void close() {
+    routers.forEach(MemcacheRouter::close);
+  }
+
+  private MemcacheRouter router(RouterConfig config) throws Exception {
+    MemcacheRouter r = MemcacheRouter.builder().config(config).eventLoopThreads(2).build();
+    routers.add(r);
+    r.ready().get(10, TimeUnit.SECONDS);
+    return r;
+  }
+
+  /** A router straight to server {@code i}, to see what it holds. */
+  private MemcacheRouter direct(int i) throws Exception {
+    MemcacheRouter r = MemcacheRouter.builder().servers(memcached.addresses().get(i)).eventLoopThreads(1).build();
+    routers.add(r);
+    r.ready().get(10, TimeUnit.SECONDS);
+    return r;
+  }
+
+  private static <T> T await(CompletableFuture<T> f) throws Exception {
+    return f.get(10, TimeUnit.SECONDS);
+  }
+
+  private static String str(byte[] b) {
+    return b == null ? null : new String(b, UTF_8);
+  }
+
+  /** s0, s1, s2 are the servers; pools p0, p1, p2 hold one server each; "all" holds the three. */
+  private RouterConfig.Builder config() {
+    List<String> a = memcached.addresses();
+    return RouterConfig.builder()
+        .backend("s0", a.get(0)).backend("s1", a.get(1)).backend("s2", a.get(2))
+        .pool(PoolConfig.of("p0", "s0")).pool(PoolConfig.of("p1", "s1")).pool(PoolConfig.of("p2", "s2"))
+        .pool(PoolConfig.of("all", "s0", "s1", "s2"));
+  }
+
+  @Test
+  void replicatedSetsAndFailoverGetsWhenAServerDies() throws Exception {
+    Route replicas = Routes.allSync(Routes.pool("p0"), Routes.pool("p1"), Routes.pool("p2"));
+    Route root = Routes.commands()
+        .on(List.of(Command.SET, Command.DELETE), replicas)
+        .anyStorage(Routes.failover(Routes.pool("p0"), Routes.pool("p1"), Routes.pool("p2")))
+        .build();
+    MemcacheRouter r = router(config().route(root).build());
+    assertThat(await(r.set("user:1", "ada".getBytes(UTF_8), 0))).isTrue();
+    for (int i = 0; i < 3; i++) {
+      assertThat(str(await(direct(i).get("user:1")))).as("server %d", i).isEqualTo("ada");
+    }
+    assertThat(str(await(r.get("user:1")))).isEqualTo("ada");
+
+    memcached.server(0).kill();
+    assertThat(str(await(r.get("user:1")))).isEqualTo("ada"); // from s1
+    Response reply = await(r.execute(Request.get("user:1")));
+    assertThat(reply.backend()).isEqualTo("s1");
+
+    // a replicated set with a dead replica reports the failure (worst reply wins), the others have it
+    Response set = await(r.execute(Request.set("user:2", "bob".getBytes(UTF_8), 0)));
+    assertThat(set.isFailure()).isTrue();
+    assertThat(set.backend()).isEqualTo("s0");
+    assertThat(str(await(direct(1).get("user:2")))).isEqualTo("bob");
+    assertThat(str(await(direct(2).get("user:2")))).isEqualTo("bob");
+  }
+
+  @Test
+  void prefixRouting() throws Exception {
+    Route root = Routes.prefix()
+        .route("foo", Routes.pool("p0"))
+        .route("bar", Routes.pool("p1"))
+        .defaultRoute(Routes.pool("p2"))
+        .build();
+    MemcacheRouter r = router(config().route(root).build());
+    assertThat(await(r.set("foo/1", "f".getBytes(UTF_8), 0))).isTrue();
+    assertThat(await(r.set("bar/1", "b".getBytes(UTF_8), 0))).isTrue();
+    assertThat(await(r.set("other", "o".getBytes(UTF_8), 0))).isTrue();
+    assertThat(str(await(direct(0).get("foo/1")))).isEqualTo("f");
+    assertThat(str(await(direct(1).get("bar/1")))).isEqualTo("b");
+    assertThat(str(await(direct(2).get("other")))).isEqualTo("o");
+    assertThat(await(direct(0).get("bar/1"))).isNull();
+    Map<String, byte[]> many = await(r.getMulti(List.of("other", "bar/1", "foo/1", "foo/none")));
+    assertThat(many.keySet()).containsExactly("other", "bar/1", "foo/1");
+  }
+
+  @Test
+  void zonedFailoverPrefersTheLocalZone() throws Exception {
+    Map<String, Route> zones = new LinkedHashMap<>();
+    zones.put("west", Routes.pool("p0"));
+    zones.put("east", Routes.pool("p1"));
+    zones.put("north", Routes.pool("p2"));
+    Route reads = Routes.failover().zones(zones).localZone("east").build();
+    Route root = Routes.commands()
+        .on(Command.SET, Routes.allSync(Routes.pool("p0"), Routes.pool("p1"), Routes.pool("p2")))
+        .anyStorage(reads)
+        .build();
+    MemcacheRouter r = router(config().route(root).build());
+    assertThat(await(r.set("k", "v".getBytes(UTF_8), 0))).isTrue();
+    assertThat(await(r.execute(Request.get("k"))).backend()).isEqualTo("s1");
+    memcached.server(1).kill();
+    Response reply = await(r.execute(Request.get("k")));
+    assertThat(reply.valueAsString()).isEqualTo("v");
+    assertThat(reply.backend()).isEqualTo("s0"); // the next zone in order
+  }
+
+  @Test
+  void multigetAcrossServers() throws Exception {
+    MemcacheRouter r = router(config().route(Routes.pool("all")).build());
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      keys.add("mk:" + i);
+      if (i % 4 != 0) {
+        assertThat(await(r.set("mk:" + i, ("v" + i).getBytes(UTF_8), 0))).isTrue();
+      }
+    }
+    Map<String, byte[]> got = await(r.getMulti(keys));
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      if (i % 4 != 0) {
+        expected.add("mk:" + i);
+      }
+    }
+    assertThat(got.keySet()).containsExactlyElementsOf(expected);
+    assertThat(str(got.get("mk:7"))).isEqualTo("v7");
+    int[] perServer = new int[3];
+    for (int s = 0; s < 3; s++) {
+      perServer[s] = await(direct(s).getMulti(keys)).size();
+    }
+    assertThat(perServer[0] + perServer[1] + perServer[2]).isEqualTo(150);
+    for (int n : perServer) {
+      assertThat(n).isGreaterThan(20);
+    }
+
+    memcached.server(2).kill();
+    Response failed = await(r.execute(Request.getMulti(keys)));
+    assertThat(failed.isFailure()).isTrue();
+    assertThat(failed.backend()).isEqualTo("s2");
+  }
+
+  @Test
+  void awaitOverRealPools() throws Exception {
+    Route quorum = (req, ctx) -> ctx.await(req, List.of(ctx.pool("p0"), ctx.pool("p1"), ctx.pool("p2")), 2, AwaitMode.OK)
+        .thenApply(AwaitResult::best);
+    MemcacheRouter r = router(config().route(quorum).build());
+    memcached.server(0).kill();
+    Response set = await(r.execute(Request.set("q", "v".getBytes(UTF_8), 0)));
+    assertThat(set.status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(str(await(direct(1).get("q")))).isEqualTo("v");
+  }
+}
