@@ -1,0 +1,135 @@
+package io.memroute.benchmarks;
+
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.transport.internal.ReplyParser;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The reply half of the CPU path: {@link ReplyParser} turning one complete reply (already in a
+ * pooled direct buffer, as after a socket read) into a {@link Response}. Hit and miss of a get,
+ * 1 KiB and 100 KiB values (the value is copied once out of the buffer), a 10-key multi-VALUE
+ * reply, and STORED.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+@State(Scope.Thread)
+public class ReplyDecodingBenchmark {
+  static final String KEY = RequestEncodingBenchmark.KEY;
+
+  private final ReplyParser parser = new ReplyParser("bench", 1024 * 1024);
+  private Request get;
+  private Request set;
+  private Request multi;
+  private ByteBuf miss;
+  private ByteBuf hit100;
+  private ByteBuf hit1k;
+  private ByteBuf hit100k;
+  private ByteBuf multi10x100;
+  private ByteBuf stored;
+
+  @Setup
+  public void setup() {
+    get = Request.get(KEY);
+    set = Request.set(KEY, new byte[100], 0);
+    List<String> keys = new ArrayList<>();
+    ByteArrayOutputStream m = new ByteArrayOutputStream();
+    for (int i = 0; i < 10; i++) {
+      String k = "user:profile:000000000004" + i + ":abc";
+      keys.add(k);
+      m.writeBytes(value(k, 100));
+    }
+    m.writeBytes(ascii("END\r\n"));
+    multi = Request.getMulti(keys);
+    miss = buf(ascii("END\r\n"));
+    stored = buf(ascii("STORED\r\n"));
+    hit100 = buf(concat(value(KEY, 100), ascii("END\r\n")));
+    hit1k = buf(concat(value(KEY, 1024), ascii("END\r\n")));
+    hit100k = buf(concat(value(KEY, 100 * 1024), ascii("END\r\n")));
+    multi10x100 = buf(m.toByteArray());
+  }
+
+  @TearDown
+  public void tearDown() {
+    for (ByteBuf b : new ByteBuf[] {miss, stored, hit100, hit1k, hit100k, multi10x100}) {
+      b.release();
+    }
+  }
+
+  private static byte[] value(String key, int size) {
+    byte[] data = new byte[size];
+    java.util.Arrays.fill(data, (byte) 'v');
+    return concat(ascii("VALUE " + key + " 0 " + size + "\r\n"), data, ascii("\r\n"));
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    for (byte[] p : parts) {
+      o.writeBytes(p);
+    }
+    return o.toByteArray();
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static ByteBuf buf(byte[] b) {
+    return PooledByteBufAllocator.DEFAULT.directBuffer(b.length).writeBytes(b);
+  }
+
+  private Response parse(ByteBuf b, Request r) throws ReplyParser.ProtocolError {
+    b.readerIndex(0);
+    return parser.parse(b, r, 0);
+  }
+
+  @Benchmark
+  public Response getMiss() throws ReplyParser.ProtocolError {
+    return parse(miss, get);
+  }
+
+  @Benchmark
+  public Response getHit100B() throws ReplyParser.ProtocolError {
+    return parse(hit100, get);
+  }
+
+  @Benchmark
+  public Response getHit1KiB() throws ReplyParser.ProtocolError {
+    return parse(hit1k, get);
+  }
+
+  @Benchmark
+  public Response getHit100KiB() throws ReplyParser.ProtocolError {
+    return parse(hit100k, get);
+  }
+
+  @Benchmark
+  public Response multiValue10x100B() throws ReplyParser.ProtocolError {
+    return parse(multi10x100, multi);
+  }
+
+  @Benchmark
+  public Response setStored() throws ReplyParser.ProtocolError {
+    return parse(stored, set);
+  }
+}

@@ -1,0 +1,103 @@
+package io.memroute.benchmarks.load;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * What one run records: the phase (warm-up, measure, stop), latency histograms (nanoseconds), and
+ * completed, failed and missed request counts. Only completions that happen while the phase is
+ * {@link #MEASURE} are counted, so warm-up and drain never leak into the numbers.
+ */
+public final class Measurement {
+  public static final int WARMUP = 0;
+  public static final int MEASURE = 1;
+  public static final int STOP = 2;
+
+  public static final byte OP_GET = 0;
+  public static final byte OP_SET = 1;
+  public static final byte OP_MULTI = 2;
+
+  public volatile int phase = WARMUP;
+  /** Latency from the intended send time (closed loop: the actual send time). */
+  public final Recorder latency = new Recorder(3);
+  /** Open loop only: latency from the actual send time, for comparison. */
+  public final Recorder service = new Recorder(3);
+  public final LongAdder ops = new LongAdder();
+  public final LongAdder errors = new LongAdder();
+  public final LongAdder misses = new LongAdder();
+  public final AtomicReference<String> firstError = new AtomicReference<>();
+  public final int keysPerGet;
+  /** Open loop: also record the service time (from the actual send). */
+  public final boolean open;
+
+  public Measurement(int keysPerGet, boolean open) {
+    this.keysPerGet = keysPerGet;
+    this.open = open;
+  }
+
+  /** Records one completion. */
+  public void complete(byte op, long startNanos, long sentNanos, long now, Object value, Throwable err) {
+    if (phase != MEASURE) {
+      return;
+    }
+    latency.recordValue(Math.max(0, now - startNanos));
+    if (open) {
+      service.recordValue(Math.max(0, now - sentNanos));
+    }
+    ops.increment();
+    int outcome = classify(op, value, err);
+    if (outcome == 1) {
+      misses.increment();
+    } else if (outcome == 2) {
+      errors.increment();
+      if (firstError.get() == null) {
+        firstError.compareAndSet(null, err != null ? String.valueOf(err) : "unexpected result " + value);
+      }
+    }
+  }
+
+  /** 0 success, 1 miss, 2 error; understands every client's result types. */
+  private int classify(byte op, Object value, Throwable err) {
+    if (err != null) {
+      return 2;
+    }
+    switch (op) {
+      case OP_GET:
+        return value == null ? 1 : 0;
+      case OP_SET:
+        if (value instanceof Boolean) {
+          return (Boolean) value ? 0 : 2;
+        }
+        if (value instanceof Enum) { // Folsom's MemcacheStatus
+          return "OK".equals(((Enum<?>) value).name()) ? 0 : 2;
+        }
+        return value == null ? 2 : 0;
+      default:
+        if (value instanceof Map) {
+          return ((Map<?, ?>) value).size() < keysPerGet ? 1 : 0;
+        }
+        if (value instanceof List) {
+          for (Object o : (List<?>) value) {
+            if (o == null) {
+              return 1;
+            }
+          }
+          return ((Collection<?>) value).size() < keysPerGet ? 1 : 0;
+        }
+        return value == null ? 1 : 0;
+    }
+  }
+
+  public Histogram latencyHistogram() {
+    return latency.getIntervalHistogram();
+  }
+
+  public Histogram serviceHistogram() {
+    return service.getIntervalHistogram();
+  }
+}

@@ -1,0 +1,91 @@
+package io.memroute.benchmarks.load;
+
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/** The measurements of one client on one workload; travels from a worker as one line of key=value pairs. */
+public final class RunResult {
+  /** Column order of the CSV file. */
+  public static final String[] COLUMNS = {
+    "client", "workload", "description", "ops", "seconds", "opsPerSec", "targetRate",
+    "p50us", "p90us", "p99us", "p999us", "maxUs", "serviceP50us", "serviceP99us",
+    "cpuNsPerOp", "userNsPerOp", "sysNsPerOp", "ctxSwitchesPerOp", "allocBytesPerOp",
+    "syscallsPerOp", "readsPerOp", "writesPerOp", "epollWaitsPerOp", "futexPerOp", "uringEnterPerOp", "gcCount", "gcMillis", "serverCpuNsPerOp", "sidecarCpuNsPerOp", "othersCpuPct", "errors", "misses", "note"
+  };
+
+  private final Map<String, String> values = new LinkedHashMap<>();
+
+  public RunResult set(String key, Object value) {
+    String v;
+    if (value instanceof Double || value instanceof Float) {
+      v = String.format(Locale.ROOT, "%.3f", ((Number) value).doubleValue());
+    } else {
+      v = String.valueOf(value);
+    }
+    values.put(key, v.replace(';', ',').replace('\n', ' ').replace('=', ':'));
+    return this;
+  }
+
+  public String get(String key) {
+    return values.getOrDefault(key, "");
+  }
+
+  public double num(String key) {
+    String v = values.get(key);
+    if (v == null || v.isEmpty()) {
+      return Double.NaN;
+    }
+    try {
+      return Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      return Double.NaN;
+    }
+  }
+
+  public String client() {
+    return get("client");
+  }
+
+  public String workload() {
+    return get("workload");
+  }
+
+  /** One line: {@code k=v;k=v}. */
+  public String encode() {
+    StringBuilder sb = new StringBuilder();
+    for (Map.Entry<String, String> e : values.entrySet()) {
+      if (sb.length() > 0) {
+        sb.append(';');
+      }
+      sb.append(e.getKey()).append('=').append(e.getValue());
+    }
+    return sb.toString();
+  }
+
+  public static RunResult decode(String line) {
+    RunResult r = new RunResult();
+    for (String kv : line.split(";")) {
+      int eq = kv.indexOf('=');
+      if (eq > 0) {
+        r.values.put(kv.substring(0, eq), kv.substring(eq + 1));
+      }
+    }
+    return r;
+  }
+
+  public String csvRow() {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < COLUMNS.length; i++) {
+      if (i > 0) {
+        sb.append(',');
+      }
+      String v = get(COLUMNS[i]);
+      if (v.contains(",") || v.contains("\"")) {
+        v = '"' + v.replace("\"", "\"\"") + '"';
+      }
+      sb.append(v);
+    }
+    return sb.toString();
+  }
+}
