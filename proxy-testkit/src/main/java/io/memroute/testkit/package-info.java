@@ -12,6 +12,7 @@
  *       connections, for resilience tests.</li>
  * </ul>
  *
- * <p>This module uses only the JDK's blocking sockets: no Netty and no other memroute module.
+ * <p>These servers use only the JDK's blocking sockets, no Netty. The in-memory backends for route
+ * tests ({@code io.memroute.testkit.memory}) implement proxy-core's {@code Backend}.
  */
 package io.memroute.testkit;
