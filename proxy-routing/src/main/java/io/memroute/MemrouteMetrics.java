@@ -40,6 +40,8 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.active.requests</td><td>gauge</td><td></td></tr>
  *   <tr><td>memroute.buffer.memory</td><td>gauge, bytes</td><td></td></tr>
  *   <tr><td>memroute.reconfigurations</td><td>function counter</td><td>result (ok, failed)</td></tr>
+ *   <tr><td>memroute.fanouts</td><td>function counter: requests sent to several routes</td><td></td></tr>
+ *   <tr><td>memroute.failovers</td><td>function counter: requests tried on a further route</td><td></td></tr>
  * </table>
  *
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
@@ -66,6 +68,10 @@ public final class MemrouteMetrics implements MeterBinder {
         .description("request bytes in flight (tracked while a buffer memory limit is set)").register(registry);
     FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloads).tag("result", "ok").register(registry);
     FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloadFails).tag("result", "failed").register(registry);
+    FunctionCounter.builder("memroute.fanouts", engine, RouterEngine::fanOuts)
+        .description("requests sent to several routes at once").register(registry);
+    FunctionCounter.builder("memroute.failovers", engine, RouterEngine::failovers)
+        .description("requests tried on a further route").register(registry);
     for (BackendState s : BackendState.values()) {
       Gauge.builder("memroute.backends", engine, e -> count(e, s)).tag("state", s.name().toLowerCase(java.util.Locale.ROOT))
           .description("backends in this state").register(registry);

@@ -106,6 +106,35 @@ class OperationsTest {
   }
 
   @Test
+  void fanOutsAndFailoversAreCounted() throws Exception {
+    try (FaultServer dead = FaultServer.start(); FaultServer live = FaultServer.start()) {
+      RouterConfig config = RouterConfig.builder()
+          .backend("dead", dead.address()).backend("live", live.address())
+          .pool(PoolConfig.of("a", "dead")).pool(PoolConfig.of("b", "live"))
+          .route(io.memroute.routing.Routes.commands()
+              .on(io.memroute.core.Command.SET, io.memroute.routing.Routes.allSync(
+                  io.memroute.routing.Routes.pool("a"), io.memroute.routing.Routes.pool("b")))
+              .any(io.memroute.routing.Routes.failover(io.memroute.routing.Routes.pool("a"), io.memroute.routing.Routes.pool("b")))
+              .build())
+          .build();
+      try (MemcacheRouter router = MemcacheRouter.builder().config(config).build()) {
+        router.ready().get(5, TimeUnit.SECONDS);
+        MeterRegistry registry = new SimpleMeterRegistry();
+        router.metrics(false).bindTo(registry);
+        dead.faultWhen(line -> line.startsWith("get"), Fault.serverError("busy"));
+        for (int i = 0; i < 3; i++) {
+          assertThat(router.get("k" + i).get(5, TimeUnit.SECONDS)).isNull(); // failed over to b: a miss
+        }
+        router.set("s", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+        assertThat(router.stats().get("failovers")).isEqualTo(3);
+        assertThat(router.stats().get("fanouts")).isEqualTo(1);
+        assertThat(registry.find("memroute.failovers").functionCounter().count()).isEqualTo(3);
+        assertThat(registry.find("memroute.fanouts").functionCounter().count()).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
   void statsUseTheProxysNames() throws Exception {
     try (MemcacheRouter router = MemcacheRouter.builder().servers(memcached.addresses().get(0)).build()) {
       router.ready().get(10, TimeUnit.SECONDS);

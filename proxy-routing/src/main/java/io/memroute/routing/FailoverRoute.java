@@ -81,6 +81,9 @@ final class FailoverRoute implements Route {
         release();
         return false;
       }
+      if (i > 0) {
+        context.countFailover();
+      }
       Attempt attempt = new Attempt();
       if (hedgeNanos > 0 && i + 1 < limit) {
         try {

@@ -36,6 +36,7 @@ final class FanOutRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
+      context.countFanOut();
       int n = children.length;
       Response[] got = new Response[n];
       AtomicInteger remaining = new AtomicInteger(n);
@@ -77,6 +78,7 @@ final class FanOutRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
+      context.countFanOut();
       for (Route c : children) {
         Replies.fireAndForget(c, request, context);
       }
@@ -99,6 +101,7 @@ final class FanOutRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
+      context.countFanOut();
       GuardedFuture<Response> out = new GuardedFuture<>();
       Replies.call(children[0], request, context, out::complete);
       for (int i = 1; i < children.length; i++) {
@@ -125,6 +128,7 @@ final class FanOutRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
+      context.countFanOut();
       GuardedFuture<Response> out = new GuardedFuture<>();
       Replies.fireAndForget(b, request, context);
       Replies.call(a, request, context, out::complete);
@@ -155,6 +159,7 @@ final class FanOutRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
+      context.countFanOut();
       State s = new State(children.length);
       if (waitNanos > 0) {
         try {
@@ -238,6 +243,7 @@ final class FanOutRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
+      context.countFanOut();
       int n = children.length;
       int quorum = n / 2 + 1;
       Response[] got = new Response[n];

@@ -40,6 +40,18 @@ public interface RouteContext {
   ScheduledExecutorService scheduler();
 
   /**
+   * Counts one fan-out: a request sent to several routes at once. The built-in fan-out routes call
+   * it; custom ones may. Reported as {@code memroute.fanouts} and the {@code fanouts} stat.
+   */
+  default void countFanOut() {}
+
+  /**
+   * Counts one failover: a request tried on a further route after the first failed (or, with
+   * hedging, was slow). Reported as {@code memroute.failovers} and the {@code failovers} stat.
+   */
+  default void countFailover() {}
+
+  /**
    * Sends {@code request} to every pool in {@code pools} (in order) and completes by the rule of
    * {@code mode}: the proxy's {@code mcp.await(request, pools, count, mode)}. See {@link
    * AwaitMode} for the modes and {@link Await} for the details.

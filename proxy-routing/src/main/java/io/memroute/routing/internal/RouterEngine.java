@@ -59,6 +59,8 @@ public final class RouterEngine {
   private final LongAdder[] commands = new LongAdder[Command.values().length];
   private final LongAdder reloads = new LongAdder();
   private final LongAdder reloadFails = new LongAdder();
+  private final LongAdder fanOuts = new LongAdder();
+  private final LongAdder failovers = new LongAdder();
   private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
   private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
   private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
@@ -96,7 +98,8 @@ public final class RouterEngine {
       }
       pools.put(pc.name(), new DefaultPool(pc.name(), members, KeyHash.xxh3(pc.seed()), pc.filter(), pc.distribution()));
     }
-    return new Snapshot(config, Collections.unmodifiableMap(pools), resources.ticker(), resources.eventLoopGroup());
+    return new Snapshot(config, Collections.unmodifiableMap(pools), resources.ticker(), resources.eventLoopGroup(), fanOuts,
+        failovers);
   }
 
   /** Returns the configuration in force. */
@@ -216,6 +219,16 @@ public final class RouterEngine {
     return reloadFails.sum();
   }
 
+  /** Returns requests fanned out to several routes. */
+  public long fanOuts() {
+    return fanOuts.sum();
+  }
+
+  /** Returns requests that failed over to a further route. */
+  public long failovers() {
+    return failovers.sum();
+  }
+
   /** Returns (creating on first use) the user counter {@code name}. */
   public LongAdder userStat(String name) {
     return userStats.computeIfAbsent(name, n -> new LongAdder());
@@ -238,6 +251,8 @@ public final class RouterEngine {
     m.put("backend_failed", failed);
     m.put("config_reloads", reloads.sum());
     m.put("config_reload_fails", reloadFails.sum());
+    m.put("fanouts", fanOuts.sum());
+    m.put("failovers", failovers.sum());
     for (Command c : Command.values()) {
       m.put("cmd_" + c.wireName(), commands[c.ordinal()].sum());
     }
@@ -404,8 +419,13 @@ public final class RouterEngine {
     final Ticker ticker;
     final ScheduledExecutorService scheduler;
     final int maxValueSize;
+    final LongAdder fanOuts;
+    final LongAdder failovers;
 
-    Snapshot(RouterConfig config, Map<String, Pool> pools, Ticker ticker, ScheduledExecutorService scheduler) {
+    Snapshot(RouterConfig config, Map<String, Pool> pools, Ticker ticker, ScheduledExecutorService scheduler,
+        LongAdder fanOuts, LongAdder failovers) {
+      this.fanOuts = fanOuts;
+      this.failovers = failovers;
       this.config = config;
       this.pools = pools;
       this.root = config.route();
@@ -435,6 +455,16 @@ public final class RouterEngine {
     @Override
     public ScheduledExecutorService scheduler() {
       return scheduler;
+    }
+
+    @Override
+    public void countFanOut() {
+      fanOuts.increment();
+    }
+
+    @Override
+    public void countFailover() {
+      failovers.increment();
     }
   }
 }
