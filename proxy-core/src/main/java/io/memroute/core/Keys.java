@@ -12,6 +12,32 @@ final class Keys {
 
   private Keys() {}
 
+  /**
+   * Returns the key's length when every char is printable ASCII (0x21-0x7e) and the length is valid,
+   * so that it can be copied char by char into a line; -1 otherwise (use {@link #encode}, which
+   * handles UTF-8 and reports what is wrong).
+   */
+  static int printableAsciiLength(String key) {
+    int n = key.length();
+    if (n == 0 || n > MAX_KEY_LENGTH) {
+      return -1;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = key.charAt(i);
+      if (c <= 0x20 || c >= 0x7f) {
+        return -1;
+      }
+    }
+    return n;
+  }
+
+  /** Copies a key checked by {@link #printableAsciiLength} into {@code dst} at {@code off}. */
+  static void copyAscii(String key, byte[] dst, int off) {
+    for (int i = 0, n = key.length(); i < n; i++) {
+      dst[off + i] = (byte) key.charAt(i);
+    }
+  }
+
   /** Encodes a key to bytes (UTF-8) and validates it, or throws {@link IllegalArgumentException}. */
   static byte[] encode(String key) {
     if (key == null) {

@@ -91,6 +91,29 @@ final class LineWriter {
     return len == buf.length ? buf : Arrays.copyOf(buf, len);
   }
 
+  /** Returns the number of decimal digits of {@code v} read as unsigned. */
+  static int unsignedDigits(long v) {
+    return v >= 0 ? digits(v) : Long.toUnsignedString(v).length();
+  }
+
+  /** Writes {@code v} (unsigned) as {@code digits} decimal digits at {@code pos}; returns the end. */
+  static int putUnsigned(byte[] dst, int pos, long v, int digits) {
+    int end = pos + digits;
+    if (v < 0) {
+      String s = Long.toUnsignedString(v);
+      for (int i = 0; i < digits; i++) {
+        dst[pos + i] = (byte) s.charAt(i);
+      }
+      return end;
+    }
+    int p = end;
+    do {
+      dst[--p] = (byte) ('0' + (v % 10));
+      v /= 10;
+    } while (v != 0);
+    return end;
+  }
+
   static int digits(long nonNegative) {
     int d = 1;
     long v = nonNegative;

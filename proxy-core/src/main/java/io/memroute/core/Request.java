@@ -67,12 +67,12 @@ public final class Request {
 
   /** {@code get <key>}. */
   public static Request get(String key) {
-    return singleKey(Command.GET, Keys.encode(key));
+    return singleKey(Command.GET, key);
   }
 
   /** {@code gets <key>}: the reply carries the item's CAS value. */
   public static Request gets(String key) {
-    return singleKey(Command.GETS, Keys.encode(key));
+    return singleKey(Command.GETS, key);
   }
 
   /**
@@ -189,25 +189,51 @@ public final class Request {
       throw new IllegalArgumentException(
           "command: " + command + " (expected: set, add, replace, append, prepend or cas)");
     }
-    byte[] kb = Keys.encode(key);
     checkTtl(ttlSeconds);
+    Objects.requireNonNull(key, "key");
+    int n = Keys.printableAsciiLength(key);
+    byte[] kb = n < 0 ? Keys.encode(key) : null;
+    int klen = n < 0 ? kb.length : n;
+    // One exactly sized array: <name> <key> <flags> <ttl> <bytes>[ <cas>]\r\n
     byte[] name = command.wireBytes();
-    LineWriter w = new LineWriter(name.length + kb.length + 40);
-    w.put(name).space();
-    int off = w.length();
-    w.put(kb).space().putUnsigned(flags & 0xffffffffL).space().putLong(ttlSeconds).space().putLong(value.length);
-    if (command == Command.CAS) {
-      w.space().putUnsigned(cas);
+    long flagsU = flags & 0xffffffffL;
+    int flagDigits = LineWriter.digits(flagsU);
+    int ttlDigits = LineWriter.digits(ttlSeconds);
+    int lenDigits = LineWriter.digits(value.length);
+    boolean withCas = command == Command.CAS;
+    int casDigits = withCas ? LineWriter.unsignedDigits(cas) : 0;
+    int size = name.length + 1 + klen + 1 + flagDigits + 1 + ttlDigits + 1 + lenDigits + (withCas ? 1 + casDigits : 0) + 2;
+    byte[] line = new byte[size];
+    System.arraycopy(name, 0, line, 0, name.length);
+    int p = name.length;
+    line[p++] = ' ';
+    int off = p;
+    if (kb == null) {
+      Keys.copyAscii(key, line, p);
+    } else {
+      System.arraycopy(kb, 0, line, p, klen);
     }
-    byte[] line = w.crlf().toArray();
-    return new Request(command, line, line, value, off, kb.length, 1, 0, false);
+    p += klen;
+    line[p++] = ' ';
+    p = LineWriter.putUnsigned(line, p, flagsU, flagDigits);
+    line[p++] = ' ';
+    p = LineWriter.putUnsigned(line, p, ttlSeconds, ttlDigits);
+    line[p++] = ' ';
+    p = LineWriter.putUnsigned(line, p, value.length, lenDigits);
+    if (withCas) {
+      line[p++] = ' ';
+      p = LineWriter.putUnsigned(line, p, cas, casDigits);
+    }
+    line[p++] = '\r';
+    line[p] = '\n';
+    return new Request(command, line, line, value, off, klen, 1, 0, false);
   }
 
   // ---------------------------------------------------------------- other keyed text commands
 
   /** {@code delete <key>}. */
   public static Request delete(String key) {
-    return singleKey(Command.DELETE, Keys.encode(key));
+    return singleKey(Command.DELETE, key);
   }
 
   /** {@code incr <key> <delta>}; {@code delta} is an unsigned 64-bit value. */
@@ -825,15 +851,24 @@ public final class Request {
     return ttlSeconds;
   }
 
-  private static Request singleKey(Command command, byte[] kb) {
+  /** {@code <command> <key>\r\n}, written straight into one exactly sized array for ASCII keys. */
+  private static Request singleKey(Command command, String key) {
+    Objects.requireNonNull(key, "key");
     byte[] name = command.wireBytes();
-    byte[] line = new byte[name.length + 1 + kb.length + 2];
+    int n = Keys.printableAsciiLength(key);
+    byte[] kb = n < 0 ? Keys.encode(key) : null;
+    int klen = n < 0 ? kb.length : n;
+    byte[] line = new byte[name.length + 1 + klen + 2];
     System.arraycopy(name, 0, line, 0, name.length);
     line[name.length] = ' ';
-    System.arraycopy(kb, 0, line, name.length + 1, kb.length);
+    if (kb == null) {
+      Keys.copyAscii(key, line, name.length + 1);
+    } else {
+      System.arraycopy(kb, 0, line, name.length + 1, klen);
+    }
     line[line.length - 2] = '\r';
     line[line.length - 1] = '\n';
-    return new Request(command, line, line, null, name.length + 1, kb.length, 1, 0, false);
+    return new Request(command, line, line, null, name.length + 1, klen, 1, 0, false);
   }
 
   private static Request keyAndNumber(Command command, String key, long number, boolean unsigned) {
