@@ -197,8 +197,13 @@ final class Connection implements ReplySink {
   }
 
   @Override
-  public long oldestElapsedNanos() {
-    return backend.now() - inflight.peek().startNanos;
+  public long oldestStartNanos() {
+    return inflight.peek().startNanos;
+  }
+
+  @Override
+  public long now() {
+    return backend.now();
   }
 
   @Override

@@ -30,6 +30,7 @@ final class ReplyDecoder extends ByteToMessageDecoder {
       in.skipBytes(in.readableBytes());
       return;
     }
+    long now = sink.now();
     try {
       while (in.isReadable()) {
         Request head = sink.oldest();
@@ -37,7 +38,7 @@ final class ReplyDecoder extends ByteToMessageDecoder {
           throw new ReplyParser.ProtocolError(FailureReason.TRAILING_DATA,
               in.readableBytes() + " bytes arrived with no request in flight");
         }
-        Response r = parser.parse(in, head, sink.oldestElapsedNanos());
+        Response r = parser.parse(in, head, now - sink.oldestStartNanos());
         if (r == null) {
           return;
         }

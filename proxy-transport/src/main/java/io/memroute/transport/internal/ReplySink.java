@@ -8,8 +8,11 @@ interface ReplySink {
   /** Returns the oldest request in flight, or {@code null} when none is. */
   Request oldest();
 
-  /** Returns the nanoseconds since the oldest request was sent. */
-  long oldestElapsedNanos();
+  /** Returns when the oldest request was sent, in the backend ticker's nanoseconds. */
+  long oldestStartNanos();
+
+  /** Returns the backend ticker's time; read once per batch of replies, not once per reply. */
+  long now();
 
   /**
    * Completes the oldest request with its reply.

@@ -38,8 +38,13 @@ class ReplyDecoderTest {
     }
 
     @Override
-    public long oldestElapsedNanos() {
-      return 7;
+    public long oldestStartNanos() {
+      return 100;
+    }
+
+    @Override
+    public long now() {
+      return 107;
     }
 
     @Override
