@@ -41,6 +41,8 @@ public final class ReplyParser {
 
   private final String backend;
   private final int maxValueSize;
+  private final byte[] line = new byte[MAX_LINE + 2];
+  private int lineBase;
 
   // Resumable state for retrieval replies (VALUE* END). The first item is kept in fields so that the
   // common single-key hit allocates no list and no Item.
@@ -199,7 +201,7 @@ public final class ReplyParser {
           "VALUE for key '" + text(in, keyStart, klen) + "', expected '" + request.key() + "'");
     }
     List<String> keys = request.keys();
-    String got = in.toString(keyStart, klen, StandardCharsets.UTF_8);
+    String got = text(in, keyStart, klen);
     while (keyCursor < keys.size()) {
       String k = keys.get(keyCursor++);
       if (k.equals(got)) {
@@ -209,10 +211,10 @@ public final class ReplyParser {
     throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE, "VALUE for unrequested or out-of-order key '" + got + "'");
   }
 
-  private static boolean sameKey(ByteBuf in, int keyStart, Request request) {
+  private boolean sameKey(ByteBuf in, int keyStart, Request request) {
     int n = request.keyLength();
     for (int i = 0; i < n; i++) {
-      if (in.getByte(keyStart + i) != request.keyByte(i)) {
+      if (at(keyStart + i) != request.keyByte(i)) {
         return false;
       }
     }
@@ -273,7 +275,7 @@ public final class ReplyParser {
       case DECR:
         if (equals(in, start, len, NOT_FOUND)) {
           status = ResponseStatus.NOT_FOUND;
-        } else if (len > 0 && isDigit(in.getByte(start))) {
+        } else if (len > 0 && isDigit(at(start))) {
           long v = unsigned(in, start, start + len);
           in.readerIndex(eol + 1);
           return Response.builder(ResponseStatus.NUMERIC).number(v);
@@ -317,11 +319,11 @@ public final class ReplyParser {
       } else if (startsWith(in, start, len, CLIENT_ERROR)) {
         s = ResponseStatus.CLIENT_ERROR;
         wordLen = CLIENT_ERROR.length;
-      } else if (startsWith(in, start, len, ERROR) && len > ERROR.length && in.getByte(start + ERROR.length) == ' ') {
+      } else if (startsWith(in, start, len, ERROR) && len > ERROR.length && at(start + ERROR.length) == ' ') {
         s = ResponseStatus.ERROR;
         wordLen = ERROR.length;
       }
-      if (s != null && (len == wordLen || in.getByte(start + wordLen) == ' ')) {
+      if (s != null && (len == wordLen || at(start + wordLen) == ' ')) {
         String msg = len > wordLen + 1 ? text(in, start + wordLen + 1, len - wordLen - 1) : null;
         in.readerIndex(eol + 1);
         return Response.builder(s).text(msg);
@@ -339,13 +341,13 @@ public final class ReplyParser {
         (known ? "unexpected reply '" : "unparseable reply '") + text(in, start, Math.min(len, 64)) + "' to " + request.command().wireName());
   }
 
-  private static boolean isKnownReply(ByteBuf in, int start, int len) {
+  private boolean isKnownReply(ByteBuf in, int start, int len) {
     for (byte[] w : new byte[][] {STORED, NOT_STORED, EXISTS, NOT_FOUND, DELETED, TOUCHED, OK, END}) {
       if (equals(in, start, len, w)) {
         return true;
       }
     }
-    if (startsWith(in, start, len, VALUE) || startsWith(in, start, len, VERSION) || isDigit(in.getByte(start))) {
+    if (startsWith(in, start, len, VALUE) || startsWith(in, start, len, VERSION) || isDigit(at(start))) {
       return true;
     }
     return len >= 2 && metaCode(in, start, len) != null;
@@ -497,12 +499,12 @@ public final class ReplyParser {
     }
   }
 
-  private static String metaCode(ByteBuf in, int start, int len) {
-    if (len < 2 || (len > 2 && in.getByte(start + 2) != ' ')) {
+  private String metaCode(ByteBuf in, int start, int len) {
+    if (len < 2 || (len > 2 && at(start + 2) != ' ')) {
       return null;
     }
-    byte a = in.getByte(start);
-    byte b = in.getByte(start + 1);
+    byte a = at(start);
+    byte b = at(start + 1);
     switch (a) {
       case 'V':
         return b == 'A' ? "VA" : null;
@@ -521,8 +523,12 @@ public final class ReplyParser {
 
   // ---------------------------------------------------------------- byte helpers
 
-  /** Returns the index of the LF ending the line at the reader index, or -1 if incomplete. */
-  private static int findEol(ByteBuf in) throws ProtocolError {
+  /**
+   * Returns the index of the LF ending the line at the reader index, or -1 if incomplete. A complete
+   * line is copied into {@link #line} once, so that parsing it reads a plain array instead of
+   * making a checked buffer access per byte.
+   */
+  private int findEol(ByteBuf in) throws ProtocolError {
     int start = in.readerIndex();
     int readable = in.writerIndex() - start;
     int scan = Math.min(readable, MAX_LINE + 2);
@@ -534,33 +540,41 @@ public final class ReplyParser {
       return -1;
     }
     if (lf == start || in.getByte(lf - 1) != '\r') {
-      throw new ProtocolError(FailureReason.PARSING, "reply line not terminated by CRLF: '" + text(in, start, Math.min(lf - start, 64)) + "'");
+      throw new ProtocolError(FailureReason.PARSING, "reply line not terminated by CRLF: '"
+          + in.toString(start, Math.min(lf - start, 64), StandardCharsets.UTF_8) + "'");
     }
+    in.getBytes(start, line, 0, lf - start);
+    lineBase = start;
     return lf;
   }
 
-  private static int indexOf(ByteBuf in, int from, int to, byte c) {
+  /** Byte {@code index} (a buffer index inside the current line) of the copied line. */
+  private byte at(int index) {
+    return line[index - lineBase];
+  }
+
+  private int indexOf(ByteBuf in, int from, int to, byte c) {
     for (int i = from; i < to; i++) {
-      if (in.getByte(i) == c) {
+      if (at(i) == c) {
         return i;
       }
     }
     return -1;
   }
 
-  private static boolean startsWith(ByteBuf in, int start, int len, byte[] word) {
+  private boolean startsWith(ByteBuf in, int start, int len, byte[] word) {
     if (len < word.length) {
       return false;
     }
     for (int i = 0; i < word.length; i++) {
-      if (in.getByte(start + i) != word[i]) {
+      if (at(start + i) != word[i]) {
         return false;
       }
     }
     return true;
   }
 
-  private static boolean equals(ByteBuf in, int start, int len, byte[] word) {
+  private boolean equals(ByteBuf in, int start, int len, byte[] word) {
     return len == word.length && startsWith(in, start, len, word);
   }
 
@@ -568,22 +582,22 @@ public final class ReplyParser {
     return b >= '0' && b <= '9';
   }
 
-  private static long number(ByteBuf in, int from, int to, int lineStart, int lineLen) throws ProtocolError {
+  private long number(ByteBuf in, int from, int to, int lineStart, int lineLen) throws ProtocolError {
     if (to <= from || to - from > 20) {
       throw parsing("bad number in '" + text(in, lineStart, lineLen) + "'");
     }
     for (int i = from; i < to; i++) {
-      if (!isDigit(in.getByte(i))) {
+      if (!isDigit(at(i))) {
         throw parsing("bad number in '" + text(in, lineStart, lineLen) + "'");
       }
     }
     return unsigned(in, from, to);
   }
 
-  private static long unsigned(ByteBuf in, int from, int to) throws ProtocolError {
+  private long unsigned(ByteBuf in, int from, int to) throws ProtocolError {
     long v = 0;
     for (int i = from; i < to; i++) {
-      byte c = in.getByte(i);
+      byte c = at(i);
       if (!isDigit(c)) {
         throw parsing("bad number '" + text(in, from, to - from) + "'");
       }
@@ -608,8 +622,8 @@ public final class ReplyParser {
     return new ProtocolError(FailureReason.PARSING, message);
   }
 
-  private static String text(ByteBuf in, int start, int len) {
-    return in.toString(start, Math.max(0, len), StandardCharsets.UTF_8);
+  private String text(ByteBuf in, int start, int len) {
+    return new String(line, start - lineBase, Math.max(0, len), StandardCharsets.UTF_8);
   }
 
   private static byte[] ascii(String s) {
