@@ -41,6 +41,7 @@ public final class Request {
   private final boolean noreply;
   private int[] tokens; // lazily computed [start, end) pairs into line, excluding CRLF
   private String key;
+  private List<String> keyList; // the keys of a multi-key request, kept or decoded once
 
   private Request(
       Command command,
@@ -121,20 +122,33 @@ public final class Request {
     }
     int firstOff = -1;
     int firstLen = 0;
+    String[] given = new String[keys.size()];
+    int i = 0;
     for (String k : keys) {
-      byte[] kb = Keys.encode(k);
+      int n = Keys.printableAsciiLength(Objects.requireNonNull(k, "key"));
       w.space();
       if (firstOff < 0) {
         firstOff = w.length();
-        firstLen = kb.length;
       }
-      w.put(kb);
+      if (n >= 0) {
+        w.put(k); // printable ASCII: copied char by char
+      } else {
+        w.put(Keys.encode(k));
+      }
+      if (i == 0) {
+        firstLen = w.length() - firstOff;
+      }
+      given[i++] = k;
     }
     if (w.length() > MAX_LINE) {
       throw new IllegalArgumentException("keys: line of " + w.length() + " bytes (expected: <= " + MAX_LINE + ")");
     }
     byte[] line = w.crlf().toArray();
-    return new Request(command, line, line, null, firstOff, firstLen, keys.size(), 0, false);
+    Request r = new Request(command, line, line, null, firstOff, firstLen, given.length, 0, false);
+    if (given.length > 1) {
+      r.keyList = Collections.unmodifiableList(java.util.Arrays.asList(given));
+    }
+    return r;
   }
 
   // ---------------------------------------------------------------- text storage
@@ -651,13 +665,17 @@ public final class Request {
     if (keyCount <= 1) {
       return keyCount == 0 ? List.of() : List.of(key());
     }
+    List<String> cached = keyList;
+    if (cached != null) {
+      return cached;
+    }
     int[] tk = tokens();
     int first = tk.length / 2 - keyCount;
     List<String> out = new ArrayList<>(keyCount);
     for (int i = first; i < first + keyCount; i++) {
       out.add(Keys.decode(line, tk[2 * i], tk[2 * i + 1] - tk[2 * i]));
     }
-    return Collections.unmodifiableList(out);
+    return keyList = Collections.unmodifiableList(out);
   }
 
   /** Returns how many keys the request names. */
