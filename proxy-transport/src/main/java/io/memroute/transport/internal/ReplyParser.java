@@ -201,14 +201,38 @@ public final class ReplyParser {
           "VALUE for key '" + text(in, keyStart, klen) + "', expected '" + request.key() + "'");
     }
     List<String> keys = request.keys();
-    String got = text(in, keyStart, klen);
     while (keyCursor < keys.size()) {
       String k = keys.get(keyCursor++);
-      if (k.equals(got)) {
-        return k;
+      if (lineMatches(keyStart, klen, k)) {
+        return k; // the caller's own string: no allocation per item
       }
     }
-    throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE, "VALUE for unrequested or out-of-order key '" + got + "'");
+    throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE,
+        "VALUE for unrequested or out-of-order key '" + text(in, keyStart, klen) + "'");
+  }
+
+  /** Compares {@code len} line bytes at buffer index {@code from} with a key string (UTF-8). */
+  private boolean lineMatches(int from, int len, String key) {
+    int n = key.length();
+    if (n == len) {
+      boolean ascii = true;
+      for (int i = 0; i < n; i++) {
+        char c = key.charAt(i);
+        if (c >= 0x80) {
+          ascii = false;
+          break;
+        }
+        if (line[from - lineBase + i] != (byte) c) {
+          return false;
+        }
+      }
+      if (ascii) {
+        return true;
+      }
+    } else if (n > len) {
+      return false; // UTF-8 is never shorter than the char count
+    }
+    return new String(line, from - lineBase, len, StandardCharsets.UTF_8).equals(key);
   }
 
   private boolean sameKey(ByteBuf in, int keyStart, Request request) {
