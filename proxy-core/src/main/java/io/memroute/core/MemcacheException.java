@@ -55,6 +55,9 @@ public abstract sealed class MemcacheException extends RuntimeException
    */
   public static MemcacheException from(Response response, Command command) {
     ResponseStatus status = response.status();
+    if (status.isOk()) {
+      return null; // the common case: no message built
+    }
     String backend = response.backend();
     String on = backend == null ? "" : " on " + backend;
     String cmd = command == null ? "request" : command.wireName();

@@ -240,7 +240,9 @@ public final class Request {
     }
     line[p++] = '\r';
     line[p] = '\n';
-    return new Request(command, line, line, value, off, klen, 1, 0, false);
+    Request r = new Request(command, line, line, value, off, klen, 1, 0, false);
+    r.key = key;
+    return r;
   }
 
   // ---------------------------------------------------------------- other keyed text commands
@@ -886,7 +888,9 @@ public final class Request {
     }
     line[line.length - 2] = '\r';
     line[line.length - 1] = '\n';
-    return new Request(command, line, line, null, name.length + 1, klen, 1, 0, false);
+    Request r = new Request(command, line, line, null, name.length + 1, klen, 1, 0, false);
+    r.key = key; // the caller's string: key() never decodes
+    return r;
   }
 
   private static Request keyAndNumber(Command command, String key, long number, boolean unsigned) {

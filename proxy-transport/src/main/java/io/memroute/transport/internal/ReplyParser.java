@@ -115,6 +115,15 @@ public final class ReplyParser {
         }
         if (equals(in, start, len, END)) {
           in.readerIndex(eol + 1);
+          if (itemCount == 0) {
+            keyCursor = 0;
+            return Response.reply(ResponseStatus.MISS, backend, elapsedNanos);
+          }
+          if (items == null) {
+            Response hit = Response.hit(firstKey, firstValue, firstFlags, firstCas, backend, elapsedNanos);
+            reset();
+            return hit;
+          }
           b = retrievalDone();
         } else {
           b = errorOrUnexpected(in, start, len, eol, request);
@@ -125,7 +134,7 @@ public final class ReplyParser {
           return null;
         }
       } else {
-        b = simple(in, start, len, eol, request);
+        return simple(in, start, len, eol, request, elapsedNanos);
       }
       return b.backend(backend).elapsedNanos(elapsedNanos).build();
     }
@@ -261,7 +270,7 @@ public final class ReplyParser {
 
   // ---------------------------------------------------------------- other text commands
 
-  private Response.Builder simple(ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
+  private Response simple(ByteBuf in, int start, int len, int eol, Request request, long elapsed) throws ProtocolError {
     Command cmd = request.command();
     ResponseStatus status = null;
     switch (cmd) {
@@ -302,14 +311,14 @@ public final class ReplyParser {
         } else if (len > 0 && isDigit(at(start))) {
           long v = unsigned(in, start, start + len);
           in.readerIndex(eol + 1);
-          return Response.builder(ResponseStatus.NUMERIC).number(v);
+          return Response.builder(ResponseStatus.NUMERIC).number(v).backend(backend).elapsedNanos(elapsed).build();
         }
         break;
       case VERSION:
         if (startsWith(in, start, len, VERSION)) {
           String v = text(in, start + VERSION.length, len - VERSION.length);
           in.readerIndex(eol + 1);
-          return Response.builder(ResponseStatus.VERSION).text(v);
+          return Response.builder(ResponseStatus.VERSION).text(v).backend(backend).elapsedNanos(elapsed).build();
         }
         break;
       case FLUSH_ALL:
@@ -323,9 +332,9 @@ public final class ReplyParser {
     }
     if (status != null) {
       in.readerIndex(eol + 1);
-      return Response.builder(status);
+      return Response.reply(status, backend, elapsed);
     }
-    return errorOrUnexpected(in, start, len, eol, request);
+    return errorOrUnexpected(in, start, len, eol, request).backend(backend).elapsedNanos(elapsed).build();
   }
 
   /** An error reply is legal for every command; anything else is a desync. */
