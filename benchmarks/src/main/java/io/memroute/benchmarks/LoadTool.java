@@ -63,6 +63,7 @@ public final class LoadTool {
   private boolean syscalls;
   private int quietWaitSeconds = 120;
   private String profile;
+  private String pin = "shared";
 
   public static void main(String[] args) throws Exception {
     LoadTool t = new LoadTool();
@@ -102,6 +103,11 @@ public final class LoadTool {
     o.println("                          executor run on the I/O thread, as memroute does; default: their own pools");
     o.println("  --syscalls              count system calls per request with perf stat (syscall tracepoints; adds a");
     o.println("                          little CPU per syscall, so use a separate run for CPU numbers)");
+    o.println("  --pin shared|split|none|S:C");
+    o.println("                          CPU placement with taskset: shared (default) = memcached and the client JVM");
+    o.println("                          on CPU 0, one core for both (stable: throughput = 1/(client+server CPU));");
+    o.println("                          split = memcached on CPU 0, client on CPU 1 (cross-core wake-ups);");
+    o.println("                          none = the scheduler decides (runs flip between both regimes); S:C = explicit");
     o.println("  --profile EVENT         profile each measured window: cpu, wall, alloc, lock (async-profiler) or jfr;");
     o.println("                          files in <out>/profiles (flame graph .html, .collapsed, .txt, or .jfr)");
     o.println("  --quiet-wait S          before each run, wait up to S s while other processes use >= 10% of the");
@@ -119,6 +125,12 @@ public final class LoadTool {
           return false;
         case "--quick":
           quick = true;
+          break;
+        case "--pin":
+          pin = value(args, ++i, a);
+          if (!pin.matches("shared|split|none|\\d+(,\\d+)*:\\d+(,\\d+)*")) {
+            throw new IllegalArgumentException("--pin: '" + pin + "' (expected: shared, split, none or SERVER_CPUS:CLIENT_CPUS)");
+          }
           break;
         case "--profile":
           profile = value(args, ++i, a);
@@ -247,6 +259,8 @@ public final class LoadTool {
     Map<String, String> env = Report.environment(memcachedBinary, memcachedThreads);
     System.out.println("memroute load tool: " + clientNames.size() + " clients x " + workloads.size() + " workloads, warm-up "
         + warmupMs + " ms + " + durationMs + " ms per run; output " + out.toAbsolutePath());
+    env.put("cpu placement", pinning() == null ? "not pinned (--pin " + pin + ")"
+        : "--pin " + pin + ": memcached on CPU " + serverCpus() + ", client JVM on CPU " + clientCpus() + " (taskset)");
     env.forEach((k, v) -> System.out.println("  " + k + ": " + v));
 
     List<AutoCloseable> toClose = new ArrayList<>();
@@ -262,7 +276,7 @@ public final class LoadTool {
         if (!ServerProcess.executable(memcachedBinary)) {
           throw new IllegalStateException("memcached not found ('" + memcachedBinary + "'): install it or pass --memcached PATH or --server host:port");
         }
-        memcached = ServerProcess.memcached(memcachedBinary, memcachedThreads, 1024, logs);
+        memcached = ServerProcess.memcached(memcachedBinary, memcachedThreads, 1024, logs, serverCpus());
         toClose.add(memcached);
         mcHost = memcached.host;
         mcPort = memcached.port;
@@ -276,7 +290,7 @@ public final class LoadTool {
           System.out.println("  sidecar runs skipped: nutcracker not found, or --server given");
           clientNames.removeIf(c -> c.endsWith("+nutcracker"));
         } else {
-          nut = ServerProcess.nutcracker(nutcrackerBinary, memcached, logs);
+          nut = ServerProcess.nutcracker(nutcrackerBinary, memcached, logs, serverCpus());
           toClose.add(nut);
         }
       }
@@ -310,7 +324,7 @@ public final class LoadTool {
         WorkerHandle h;
         try {
           h = WorkerHandle.start(c, host, port, jvmArgs, directCallbacks, syscalls, keys, seed, watch, logs,
-              profile == null ? "" : profile, out.resolve("profiles").toAbsolutePath().toString());
+              profile == null ? "" : profile, out.resolve("profiles").toAbsolutePath().toString(), clientCpus());
           workers.put(c, h);
           descriptions.put(c, h.description);
           System.out.println("client " + c + ": " + h.description);
@@ -357,6 +371,24 @@ public final class LoadTool {
     System.out.println();
     System.out.println("wrote " + out.resolve("results.csv") + ", " + out.resolve("report.html") + ", " + out.resolve("report.md"));
     return 0;
+  }
+
+  /** The explicit S:C pinning, or null for none (also when taskset is missing or there is one CPU). */
+  private String pinning() {
+    if (pin.equals("none") || !ServerProcess.executable("taskset") || Runtime.getRuntime().availableProcessors() < 2) {
+      return null;
+    }
+    return pin.equals("shared") ? "0:0" : pin.equals("split") ? "0:1" : pin;
+  }
+
+  private String serverCpus() {
+    String p = pinning();
+    return p == null ? null : p.substring(0, p.indexOf(':'));
+  }
+
+  private String clientCpus() {
+    String p = pinning();
+    return p == null ? null : p.substring(p.indexOf(':') + 1);
   }
 
   /**
@@ -415,8 +447,12 @@ public final class LoadTool {
     }
 
     static WorkerHandle start(String client, String host, int port, String jvmArgs, boolean direct, boolean syscalls,
-        int keys, long seed, List<Long> watch, Path logs, String profile, String profileDir) throws IOException {
+        int keys, long seed, List<Long> watch, Path logs, String profile, String profileDir, String cpus)
+        throws IOException {
       List<String> cmd = new ArrayList<>();
+      if (cpus != null) {
+        cmd.addAll(List.of("taskset", "-c", cpus));
+      }
       cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
       for (String a : jvmArgs.trim().split("\\s+")) {
         if (!a.isEmpty()) {

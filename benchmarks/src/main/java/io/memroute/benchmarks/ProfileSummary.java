@@ -24,7 +24,9 @@ import jdk.jfr.consumer.RecordingFile;
  * and Netty frames with the most inclusive samples.
  *
  * <pre>
- * java -jar benchmarks.jar profile-summary FILE.collapsed [top]   (async-profiler, with thread names)
+ * java -jar benchmarks.jar profile-summary FILE.collapsed [top]   (async-profiler, with thread names;
+ *                                                                  a name containing "alloc" is read
+ *                                                                  as an allocation profile)
  * java -jar benchmarks.jar profile-summary FILE.jfr [top]         (JDK Flight Recorder)
  * </pre>
  */
@@ -35,7 +37,11 @@ public final class ProfileSummary {
   private final Map<String, Long> bySyscall = new HashMap<>();
   private final Map<String, Long> self = new HashMap<>();
   private final Map<String, Long> inclusive = new HashMap<>();
+  private final Map<String, Long> allocByType = new HashMap<>();
+  private final Map<String, Long> allocBySite = new HashMap<>();
   private long total;
+  /** An allocation profile (async-profiler event alloc): the leaf frame is the allocated type. */
+  private boolean allocMode;
 
   private ProfileSummary() {}
 
@@ -47,6 +53,7 @@ public final class ProfileSummary {
     int top = args.length > 1 ? Integer.parseInt(args[1]) : 25;
     ProfileSummary s = new ProfileSummary();
     Path f = Paths.get(args[0]);
+    s.allocMode = f.getFileName().toString().contains("alloc");
     if (f.toString().endsWith(".jfr")) {
       s.readJfr(f);
     } else {
@@ -104,6 +111,16 @@ public final class ProfileSummary {
       return;
     }
     String leaf = stack.get(stack.size() - 1);
+    if (allocMode && (leaf.endsWith("_[i]") || leaf.endsWith("_[k]")) && stack.size() > 1) {
+      // allocation profile: the leaf is the allocated type (_[i] in a TLAB, _[k] outside)
+      String type = leaf.substring(0, leaf.length() - 4);
+      allocByType.merge(type, n, Long::sum);
+      allocBySite.merge(type + "  <-  " + stack.get(stack.size() - 2).replace('/', '.'), n, Long::sum);
+      for (String fr : new HashSet<>(stack)) {
+        inclusive.merge(fr, n, Long::sum);
+      }
+      return;
+    }
     self.merge(leaf, n, Long::sum);
     byKind.merge(kind(leaf), n, Long::sum);
     Set<String> seen = new HashSet<>();
@@ -127,6 +144,9 @@ public final class ProfileSummary {
     }
     if (leaf.contains("/") && leaf.contains(".")) {
       String pkg = leaf.substring(0, leaf.lastIndexOf('/'));
+      if (pkg.startsWith("io/memroute/benchmarks") || pkg.startsWith("org/HdrHistogram")) {
+        return "java: load tool (harness, raw client)";
+      }
       if (pkg.startsWith("io/memroute")) {
         return "java: io.memroute";
       }
@@ -136,9 +156,6 @@ public final class ProfileSummary {
       if (pkg.startsWith("java/") || pkg.startsWith("jdk/") || pkg.startsWith("sun/")) {
         return "java: JDK";
       }
-      if (pkg.startsWith("org/HdrHistogram") || pkg.startsWith("io/memroute/benchmarks")) {
-        return "java: load tool";
-      }
       return "java: other (" + pkg.replace('/', '.') + ")";
     }
     return "native (JVM, libc, JNI)";
@@ -146,6 +163,11 @@ public final class ProfileSummary {
 
   private void print(int top) {
     System.out.printf(Locale.ROOT, "total samples: %d%n", total);
+    if (!allocByType.isEmpty()) {
+      section("allocation samples by type", allocByType, top);
+      section("allocation samples by type and allocating frame", allocBySite, top);
+      return;
+    }
     section("by thread", byThread, 12);
     section("by kind of leaf frame", byKind, 20);
     section("kernel time by system call (inclusive, from __x64_sys_* frames)", bySyscall, 15);

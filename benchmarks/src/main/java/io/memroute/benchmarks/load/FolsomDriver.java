@@ -14,8 +14,7 @@ final class FolsomDriver extends Driver {
     this.direct = directCallbacks;
     MemcacheClientBuilder<byte[]> b = MemcacheClientBuilder.newByteArrayClient()
         .withAddress(host, port)
-        .withConnections(1)
-        .withRequestTimeoutMillis(5000);
+        .withConnections(1);
     if (directCallbacks) {
       b.withReplyExecutor(Runnable::run);
     }

@@ -37,6 +37,8 @@ public final class ProcStats {
   public long wallNanos;
   /** Busy CPU time of the whole machine (all CPUs, /proc/stat), nanoseconds. */
   public long machineBusyNanos;
+  /** When {@link #machineBusyNanos} was read. */
+  public long machineBusyAtNanos;
   /** CPU nanoseconds of the watched processes (memcached, a sidecar), same order as given. */
   public long[] otherCpuNanos;
 
@@ -62,6 +64,7 @@ public final class ProcStats {
       s.gcMillis += Math.max(0, gc.getCollectionTime());
     }
     s.machineBusyNanos = machineBusyNanos();
+    s.machineBusyAtNanos = System.nanoTime();
     s.otherCpuNanos = new long[otherPids.length];
     for (int i = 0; i < otherPids.length; i++) {
       long[] t = statTicks(Long.toString(otherPids[i]));
@@ -138,7 +141,7 @@ public final class ProcStats {
    * ones between two snapshots: interference from anything else running.
    */
   public static double othersPercent(ProcStats s0, ProcStats s1) {
-    long wall = s1.wallNanos - s0.wallNanos;
+    long wall = s1.machineBusyAtNanos - s0.machineBusyAtNanos;
     if (wall <= 0 || s1.machineBusyNanos == 0) {
       return Double.NaN;
     }
@@ -146,7 +149,7 @@ public final class ProcStats {
     for (int i = 0; i < s0.otherCpuNanos.length; i++) {
       others -= s1.otherCpuNanos[i] - s0.otherCpuNanos[i];
     }
-    return Math.max(0, 100.0 * others / ((double) wall * Runtime.getRuntime().availableProcessors()));
+    return Math.min(100, Math.max(0, 100.0 * others / ((double) wall * Runtime.getRuntime().availableProcessors())));
   }
 
   /** [utime, stime] in clock ticks of /proc/PID/stat, or zeros. */

@@ -57,7 +57,24 @@ public final class Report {
     m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
     m.put("memcached", ServerProcess.memcachedVersion(memcachedBinary) + ", -t " + memcachedThreads);
     m.put("netty", nettyVersion());
+    m.put("memroute source", gitRevision());
     return m;
+  }
+
+  private static String gitRevision() {
+    try {
+      Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
+      String rev = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      if (p.waitFor() != 0) {
+        return "unknown (not a git work tree)";
+      }
+      Process d = new ProcessBuilder("git", "status", "--porcelain", "--untracked-files=no").redirectErrorStream(true).start();
+      String dirty = new String(d.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      d.waitFor();
+      return "git " + rev + (dirty.isEmpty() ? "" : " + uncommitted changes in " + dirty.split("\n").length + " files");
+    } catch (IOException | InterruptedException e) {
+      return "unknown";
+    }
   }
 
   private static String cpuModel() {
@@ -334,8 +351,8 @@ public final class Report {
         + "time per request (user+kernel). sys%: kernel share of it. ctx: context switches per request. syscalls: "
         + "system calls per request (perf stat, only with --syscalls), then reads/writes/epoll waits/futex calls. "
         + "B/op: bytes allocated per request. srv: memcached CPU per request.\n\n");
-    sb.append("| workload | client | ops/s | p50 | p99 | p99.9 | CPU ns/op | sys% | ctx/op | syscalls/op | rd | wr | epoll | futex | B/op | srv ns/op | notes |\n");
-    sb.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+    sb.append("| workload | client | ops/s | p50 | p99 | p99.9 | CPU ns/op | sys% | ctx/op | syscalls/op | rd | wr | epoll | futex | B/op | srv ns/op | sidecar ns/op | notes |\n");
+    sb.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
     for (Workload w : workloads) {
       for (RunResult r : runs(w)) {
         if (Double.isNaN(r.num("opsPerSec"))) {
@@ -344,11 +361,12 @@ public final class Report {
           continue;
         }
         double sysPct = 100 * r.num("sysNsPerOp") / Math.max(1, r.num("userNsPerOp") + r.num("sysNsPerOp"));
-        sb.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.1f | %.1f | %.1f | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %s | %.0f | %s | %s |%n",
+        sb.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.1f | %.1f | %.1f | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %s | %.0f | %s | %s | %s |%n",
             w.name(), r.client(), r.num("opsPerSec"), r.num("p50us"), r.num("p99us"), r.num("p999us"),
             r.num("cpuNsPerOp"), sysPct, r.num("ctxSwitchesPerOp"), fmt2(r.num("syscallsPerOp")),
             fmt2(r.num("readsPerOp")), fmt2(r.num("writesPerOp")), fmt2(r.num("epollWaitsPerOp")),
-            fmt2(r.num("futexPerOp")), r.num("allocBytesPerOp"), fmt0(r.num("serverCpuNsPerOp")), errorNote(r)));
+            fmt2(r.num("futexPerOp")), r.num("allocBytesPerOp"), fmt0(r.num("serverCpuNsPerOp")),
+            fmt0(r.num("sidecarCpuNsPerOp")), errorNote(r)));
       }
     }
     sb.append("\n## memroute vs the best peer\n\n| workload | client | CPU/op vs best peer | ops/s vs best peer | ops/s vs raw | p99 vs best peer |\n|---|---|---|---|---|---|\n");
@@ -392,7 +410,7 @@ public final class Report {
     h.append("<h2>All results</h2><table><tr>");
     String[] cols = {"workload", "client", "opsPerSec", "p50us", "p99us", "p999us", "cpuNsPerOp", "sysNsPerOp",
       "ctxSwitchesPerOp", "syscallsPerOp", "readsPerOp", "writesPerOp", "epollWaitsPerOp", "futexPerOp", "allocBytesPerOp",
-      "serverCpuNsPerOp", "othersCpuPct", "errors", "misses", "note"};
+      "serverCpuNsPerOp", "sidecarCpuNsPerOp", "othersCpuPct", "errors", "misses", "timelineKops", "note"};
     for (String c : cols) {
       h.append("<th>").append(c).append("</th>");
     }
@@ -403,7 +421,7 @@ public final class Report {
         for (String c : cols) {
           String v = r.get(c);
           double d = r.num(c);
-          if (!Double.isNaN(d) && !c.equals("workload") && !c.equals("client")) {
+          if (!Double.isNaN(d) && !c.equals("workload") && !c.equals("client") && !c.equals("timelineKops")) {
             v = d >= 100 ? fmt0(d) : fmt2(d);
           }
           h.append(c.equals("workload") || c.equals("client") || c.equals("note") ? "<td class=l>" : "<td>")
@@ -425,6 +443,9 @@ public final class Report {
     int y = 10;
     StringBuilder body = new StringBuilder();
     for (Workload w : workloads) {
+      if (w.open && metric.equals("opsPerSec")) {
+        continue; // the rate is fixed
+      }
       List<RunResult> rs = runs(w);
       double max = 0;
       for (RunResult r : rs) {

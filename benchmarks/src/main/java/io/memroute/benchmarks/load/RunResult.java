@@ -11,7 +11,7 @@ public final class RunResult {
     "client", "workload", "description", "ops", "seconds", "opsPerSec", "targetRate",
     "p50us", "p90us", "p99us", "p999us", "maxUs", "serviceP50us", "serviceP99us",
     "cpuNsPerOp", "userNsPerOp", "sysNsPerOp", "ctxSwitchesPerOp", "allocBytesPerOp",
-    "syscallsPerOp", "readsPerOp", "writesPerOp", "epollWaitsPerOp", "futexPerOp", "uringEnterPerOp", "gcCount", "gcMillis", "serverCpuNsPerOp", "sidecarCpuNsPerOp", "othersCpuPct", "errors", "misses", "note"
+    "syscallsPerOp", "readsPerOp", "writesPerOp", "epollWaitsPerOp", "futexPerOp", "uringEnterPerOp", "gcCount", "gcMillis", "serverCpuNsPerOp", "sidecarCpuNsPerOp", "othersCpuPct", "errors", "misses", "timelineKops", "note"
   };
 
   private final Map<String, String> values = new LinkedHashMap<>();

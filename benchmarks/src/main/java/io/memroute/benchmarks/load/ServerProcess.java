@@ -42,9 +42,11 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /** Starts memcached: {@code -t threads}, {@code -m megabytes}, UDP off, on a free port. */
-  public static ServerProcess memcached(String binary, int threads, int megabytes, Path logDir) throws IOException {
+  public static ServerProcess memcached(String binary, int threads, int megabytes, Path logDir, String cpus)
+      throws IOException {
     int port = freePort();
-    List<String> cmd = new ArrayList<>(List.of(binary, "-l", "127.0.0.1", "-p", String.valueOf(port), "-U", "0",
+    List<String> cmd = new ArrayList<>(pinned(cpus));
+    cmd.addAll(List.of(binary, "-l", "127.0.0.1", "-p", String.valueOf(port), "-U", "0",
         "-t", String.valueOf(threads), "-m", String.valueOf(megabytes), "-c", "4096"));
     if ("root".equals(System.getProperty("user.name"))) {
       cmd.add("-u");
@@ -61,7 +63,8 @@ public final class ServerProcess implements AutoCloseable {
    * Starts nutcracker (twemproxy) in front of {@code backend}: one pool, one server connection, no
    * host ejection, the memcached text protocol.
    */
-  public static ServerProcess nutcracker(String binary, ServerProcess backend, Path workDir) throws IOException {
+  public static ServerProcess nutcracker(String binary, ServerProcess backend, Path workDir, String cpus)
+      throws IOException {
     int port = freePort();
     int statsPort = freePort();
     Path conf = workDir.resolve("nutcracker.yml");
@@ -78,12 +81,18 @@ public final class ServerProcess implements AutoCloseable {
         + "  servers:\n"
         + "   - " + backend.host + ":" + backend.port + ":1\n";
     Files.writeString(conf, yml);
-    Process p = new ProcessBuilder(binary, "-c", conf.toString(), "-s", String.valueOf(statsPort), "-a", "127.0.0.1",
-        "-o", workDir.resolve("nutcracker.log").toString())
+    List<String> cmd = new ArrayList<>(pinned(cpus));
+    cmd.addAll(List.of(binary, "-c", conf.toString(), "-s", String.valueOf(statsPort), "-a", "127.0.0.1",
+        "-o", workDir.resolve("nutcracker.log").toString()));
+    Process p = new ProcessBuilder(cmd)
         .redirectErrorStream(true).redirectOutput(workDir.resolve("nutcracker.out").toFile()).start();
     ServerProcess s = new ServerProcess("nutcracker", port, p);
     s.awaitListening();
     return s;
+  }
+
+  private static List<String> pinned(String cpus) {
+    return cpus == null ? List.of() : List.of("taskset", "-c", cpus);
   }
 
   public static boolean executable(String binary) {

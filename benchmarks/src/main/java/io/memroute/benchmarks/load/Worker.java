@@ -201,7 +201,23 @@ public final class Worker {
       profiler.start();
     }
     SyscallCounter counter = countSyscalls ? SyscallCounter.start(Math.max(200, durationMillis - 500)) : null;
-    Thread.sleep(durationMillis);
+    // throughput timeline in 500 ms steps: shows whether a run was steady
+    StringBuilder timeline = new StringBuilder();
+    long end = System.nanoTime() + durationMillis * 1_000_000L;
+    long last = 0;
+    long lastT = System.nanoTime();
+    while (true) {
+      long left = end - System.nanoTime();
+      if (left <= 0) {
+        break;
+      }
+      Thread.sleep(Math.max(1, Math.min(500, left / 1_000_000L)));
+      long now = System.nanoTime();
+      long ops = m.ops.sum();
+      timeline.append(timeline.length() == 0 ? "" : " ").append(Math.round((ops - last) * 1e9 / (now - lastT) / 1000));
+      last = ops;
+      lastT = now;
+    }
     m.phase = Measurement.STOP;
     ProcStats s1 = ProcStats.take(true, watch);
     String profileNote = profiler == null ? "" : profiler.stop(client.replace('+', '_') + "-" + w.name());
@@ -211,6 +227,7 @@ public final class Worker {
       throw new IllegalStateException("load failed: " + load.failure, load.failure);
     }
     RunResult r = result(w, m, s0, s1, note);
+    r.set("timelineKops", timeline.toString());
     double opsInWindow = r.num("opsPerSec") * counterWindowSeconds(counter);
     for (Map.Entry<String, Long> e : syscalls.entrySet()) {
       r.set(e.getKey(), e.getValue() / Math.max(1, opsInWindow));
