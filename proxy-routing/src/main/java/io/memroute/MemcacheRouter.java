@@ -54,8 +54,8 @@ import java.util.function.Function;
  * for runtime failures; bad input (null, an invalid key, a value over the maximum size) throws
  * {@link IllegalArgumentException} or {@link NullPointerException} at once, before anything is
  * sent. A miss is a value ({@code null} or {@code false}), not an exception. Failures complete the
- * future exceptionally with a {@link MemcacheException} subclass naming the backend and the
- * reason. Every future completes, at the latest after the backend's read timeout.
+ * future exceptionally with a {@link MemcacheException} subclass naming the backend and the reason.
+ * Every future completes, at the latest after the backend's read timeout.
  *
  * <p><b>Threads.</b> Futures complete on a transport event-loop thread unless a {@link
  * Builder#completionExecutor(Executor) completionExecutor} is set: keep callbacks short and
@@ -73,7 +73,8 @@ public final class MemcacheRouter implements AutoCloseable {
   private final Executor completionExecutor;
   private final Duration shutdownTimeout;
 
-  private MemcacheRouter(RouterEngine engine, Executor completionExecutor, Duration shutdownTimeout) {
+  private MemcacheRouter(
+      RouterEngine engine, Executor completionExecutor, Duration shutdownTimeout) {
     this.engine = engine;
     this.completionExecutor = completionExecutor;
     this.shutdownTimeout = shutdownTimeout;
@@ -101,13 +102,15 @@ public final class MemcacheRouter implements AutoCloseable {
       return completed(Collections.emptyMap());
     }
     List<String> unique = new ArrayList<>(new LinkedHashSet<>(keys));
-    return typed(Request.getMulti(unique), r -> {
-      Map<String, byte[]> out = new LinkedHashMap<>();
-      for (Item it : r.items()) {
-        out.put(it.key(), it.value());
-      }
-      return Collections.unmodifiableMap(out);
-    });
+    return typed(
+        Request.getMulti(unique),
+        r -> {
+          Map<String, byte[]> out = new LinkedHashMap<>();
+          for (Item it : r.items()) {
+            out.put(it.key(), it.value());
+          }
+          return Collections.unmodifiableMap(out);
+        });
   }
 
   /** Gets a value with its CAS value; the future yields {@code null} on a miss. */
@@ -174,14 +177,18 @@ public final class MemcacheRouter implements AutoCloseable {
     return typed(Request.delete(key), r -> r.status() == ResponseStatus.DELETED);
   }
 
-  /** Increments a counter by an unsigned delta; the new value, or {@code null} if the key is absent. */
+  /**
+   * Increments a counter by an unsigned delta; the new value, or {@code null} if the key is absent.
+   */
   public CompletableFuture<Long> incr(String key, long delta) {
-    return typed(Request.incr(key, delta), r -> r.status() == ResponseStatus.NUMERIC ? r.number() : null);
+    return typed(
+        Request.incr(key, delta), r -> r.status() == ResponseStatus.NUMERIC ? r.number() : null);
   }
 
   /** Decrements a counter (floors at 0); the new value, or {@code null} if the key is absent. */
   public CompletableFuture<Long> decr(String key, long delta) {
-    return typed(Request.decr(key, delta), r -> r.status() == ResponseStatus.NUMERIC ? r.number() : null);
+    return typed(
+        Request.decr(key, delta), r -> r.status() == ResponseStatus.NUMERIC ? r.number() : null);
   }
 
   /** Updates a key's expiry; {@code false} if the key is absent. */
@@ -207,8 +214,8 @@ public final class MemcacheRouter implements AutoCloseable {
   // ---------------------------------------------------------------- lifecycle
 
   /**
-   * Returns a future that completes when every backend has connected and passed validation. It
-   * does not complete while a server is unreachable: wait with a timeout.
+   * Returns a future that completes when every backend has connected and passed validation. It does
+   * not complete while a server is unreachable: wait with a timeout.
    */
   public CompletableFuture<Void> ready() {
     return engine.ready();
@@ -221,11 +228,11 @@ public final class MemcacheRouter implements AutoCloseable {
 
   /**
    * Replaces the configuration. The whole new configuration is checked first (a {@link
-   * RouterConfig} is valid by construction; backends are created before anything is published), then
-   * swapped in atomically: new requests see the new routes, requests in flight finish on the old
-   * ones. Backends are reused by label and address, so their connections survive; changed timeouts
-   * and limits apply without reconnecting; removed backends drain their requests and close.
-   * Concurrent calls are serialized, never dropped.
+   * RouterConfig} is valid by construction; backends are created before anything is published),
+   * then swapped in atomically: new requests see the new routes, requests in flight finish on the
+   * old ones. Backends are reused by label and address, so their connections survive; changed
+   * timeouts and limits apply without reconnecting; removed backends drain their requests and
+   * close. Concurrent calls are serialized, never dropped.
    *
    * @throws IllegalArgumentException if the configuration cannot be applied; nothing changed
    * @throws IllegalStateException if the router is closed
@@ -243,7 +250,8 @@ public final class MemcacheRouter implements AutoCloseable {
   public Pool pool(String name) {
     Pool p = engine.pool(name);
     if (p == null) {
-      throw new IllegalArgumentException("pool: '" + name + "' (expected: one of " + engine.config().pools().keySet() + ")");
+      throw new IllegalArgumentException(
+          "pool: '" + name + "' (expected: one of " + engine.config().pools().keySet() + ")");
     }
     return p;
   }
@@ -261,7 +269,8 @@ public final class MemcacheRouter implements AutoCloseable {
   public LongAdder userStat(String name) {
     Objects.requireNonNull(name, "name");
     if (name.isEmpty() || name.length() > 122 || name.chars().anyMatch(c -> c <= ' ')) {
-      throw new IllegalArgumentException("stat name: '" + name + "' (expected: 1-122 characters, no spaces)");
+      throw new IllegalArgumentException(
+          "stat name: '" + name + "' (expected: 1-122 characters, no spaces)");
     }
     return engine.userStat(name);
   }
@@ -314,7 +323,8 @@ public final class MemcacheRouter implements AutoCloseable {
     Objects.requireNonNull(value, "value");
     int maxValueSize = engine.maxValueSize();
     if (value.length > maxValueSize) {
-      throw new IllegalArgumentException("value: " + value.length + " bytes (expected: <= " + maxValueSize + ")");
+      throw new IllegalArgumentException(
+          "value: " + value.length + " bytes (expected: <= " + maxValueSize + ")");
     }
     return value;
   }
@@ -340,8 +350,11 @@ public final class MemcacheRouter implements AutoCloseable {
     return out;
   }
 
-  /** The caller's future, and the callback that maps the raw response onto it (one object, not two). */
-  private static final class TypedFuture<T> extends GuardedFuture<T> implements BiConsumer<Response, Throwable> {
+  /**
+   * The caller's future, and the callback that maps the raw response onto it (one object, not two).
+   */
+  private static final class TypedFuture<T> extends GuardedFuture<T>
+      implements BiConsumer<Response, Throwable> {
     private final Command command;
     private final Function<Response, T> map;
 
@@ -393,24 +406,33 @@ public final class MemcacheRouter implements AutoCloseable {
       return this;
     }
 
-    /** Sets how long {@link MemcacheRouter#closeAsync()} waits for requests in flight (default 5 s, up to 10 min). */
+    /**
+     * Sets how long {@link MemcacheRouter#closeAsync()} waits for requests in flight (default 5 s,
+     * up to 10 min).
+     */
     public Builder shutdownTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "timeout");
       if (timeout.isNegative() || timeout.compareTo(Duration.ofMinutes(10)) > 0) {
-        throw new IllegalArgumentException("shutdownTimeout: " + timeout + " (expected: 0-10 minutes)");
+        throw new IllegalArgumentException(
+            "shutdownTimeout: " + timeout + " (expected: 0-10 minutes)");
       }
       this.shutdownTimeout = timeout;
       return this;
     }
 
-    /** Limits requests running at once (0: unlimited); see {@link RouterConfig#activeRequestLimit()}. */
+    /**
+     * Limits requests running at once (0: unlimited); see {@link
+     * RouterConfig#activeRequestLimit()}.
+     */
     public Builder activeRequestLimit(int limit) {
       RouterConfig.builder().activeRequestLimit(limit); // validates
       this.activeRequestLimit = limit;
       return this;
     }
 
-    /** Limits request bytes in flight (0: unlimited); see {@link RouterConfig#bufferMemoryLimit()}. */
+    /**
+     * Limits request bytes in flight (0: unlimited); see {@link RouterConfig#bufferMemoryLimit()}.
+     */
     public Builder bufferMemoryLimit(long bytes) {
       RouterConfig.builder().bufferMemoryLimit(bytes); // validates
       this.bufferMemoryLimit = bytes;
@@ -505,7 +527,8 @@ public final class MemcacheRouter implements AutoCloseable {
     public MemcacheRouter build() {
       RouterConfig cfg = effectiveConfig();
       if (resources != null && (transport != null || eventLoopThreads > 0 || ticker != null)) {
-        throw new IllegalStateException("transportResources excludes transport, eventLoopThreads and ticker");
+        throw new IllegalStateException(
+            "transportResources excludes transport, eventLoopThreads and ticker");
       }
       boolean own = resources == null;
       TransportResources res = resources;
@@ -522,13 +545,17 @@ public final class MemcacheRouter implements AutoCloseable {
         }
         res = rb.build();
       }
-      return new MemcacheRouter(new RouterEngine(cfg, res, own, listener, requestLog), completionExecutor, shutdownTimeout);
+      return new MemcacheRouter(
+          new RouterEngine(cfg, res, own, listener, requestLog),
+          completionExecutor,
+          shutdownTimeout);
     }
 
     private RouterConfig effectiveConfig() {
       if (config != null) {
         if (!servers.isEmpty()) {
-          throw new IllegalStateException("servers and config are exclusive: put the servers in the config");
+          throw new IllegalStateException(
+              "servers and config are exclusive: put the servers in the config");
         }
         if (backendOptions == null && activeRequestLimit < 0 && bufferMemoryLimit < 0) {
           return config;

@@ -63,18 +63,29 @@ public final class MemrouteMetrics implements MeterBinder {
   @Override
   public synchronized void bindTo(MeterRegistry registry) {
     Gauge.builder("memroute.active.requests", engine, RouterEngine::activeRequests)
-        .description("requests admitted and not yet complete").register(registry);
-    Gauge.builder("memroute.buffer.memory", engine, RouterEngine::bufferMemoryUsed).baseUnit("bytes")
-        .description("request bytes in flight (tracked while a buffer memory limit is set)").register(registry);
-    FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloads).tag("result", "ok").register(registry);
-    FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloadFails).tag("result", "failed").register(registry);
+        .description("requests admitted and not yet complete")
+        .register(registry);
+    Gauge.builder("memroute.buffer.memory", engine, RouterEngine::bufferMemoryUsed)
+        .baseUnit("bytes")
+        .description("request bytes in flight (tracked while a buffer memory limit is set)")
+        .register(registry);
+    FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloads)
+        .tag("result", "ok")
+        .register(registry);
+    FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloadFails)
+        .tag("result", "failed")
+        .register(registry);
     FunctionCounter.builder("memroute.fanouts", engine, RouterEngine::fanOuts)
-        .description("requests sent to several routes at once").register(registry);
+        .description("requests sent to several routes at once")
+        .register(registry);
     FunctionCounter.builder("memroute.failovers", engine, RouterEngine::failovers)
-        .description("requests tried on a further route").register(registry);
+        .description("requests tried on a further route")
+        .register(registry);
     for (BackendState s : BackendState.values()) {
-      Gauge.builder("memroute.backends", engine, e -> count(e, s)).tag("state", s.name().toLowerCase(java.util.Locale.ROOT))
-          .description("backends in this state").register(registry);
+      Gauge.builder("memroute.backends", engine, e -> count(e, s))
+          .tag("state", s.name().toLowerCase(java.util.Locale.ROOT))
+          .description("backends in this state")
+          .register(registry);
     }
     if (perBackend) {
       bound.put(registry, new HashMap<>());
@@ -98,13 +109,16 @@ public final class MemrouteMetrics implements MeterBinder {
     for (Map.Entry<MeterRegistry, Map<String, List<Meter>>> e : bound.entrySet()) {
       MeterRegistry registry = e.getKey();
       Map<String, List<Meter>> byLabel = e.getValue();
-      byLabel.entrySet().removeIf(m -> {
-        if (current.containsKey(m.getKey())) {
-          return false;
-        }
-        m.getValue().forEach(registry::remove);
-        return true;
-      });
+      byLabel
+          .entrySet()
+          .removeIf(
+              m -> {
+                if (current.containsKey(m.getKey())) {
+                  return false;
+                }
+                m.getValue().forEach(registry::remove);
+                return true;
+              });
       for (String label : current.keySet()) {
         if (!byLabel.containsKey(label)) {
           byLabel.put(label, bindBackendMeters(registry, Tags.of("backend", label), label));
@@ -113,39 +127,82 @@ public final class MemrouteMetrics implements MeterBinder {
     }
   }
 
-  /** Registers the backend meters for one backend, or summed over all when {@code label} is null. */
+  /**
+   * Registers the backend meters for one backend, or summed over all when {@code label} is null.
+   */
   private List<Meter> bindBackendMeters(MeterRegistry registry, Tags tags, String label) {
     List<Meter> meters = new ArrayList<>();
     for (Command c : Command.values()) {
       for (Outcome o : Outcome.values()) {
-        meters.add(FunctionTimer.builder("memroute.requests", engine,
-                e -> (long) sum(e, label, b -> b.requests().count(c, o)),
-                e -> sum(e, label, b -> b.requests().totalNanos(c, o)), TimeUnit.NANOSECONDS)
-            .tags(tags).tag("command", c.wireName()).tag("outcome", o.tag())
-            .description("requests completed by backends").register(registry));
+        meters.add(
+            FunctionTimer.builder(
+                    "memroute.requests",
+                    engine,
+                    e -> (long) sum(e, label, b -> b.requests().count(c, o)),
+                    e -> sum(e, label, b -> b.requests().totalNanos(c, o)),
+                    TimeUnit.NANOSECONDS)
+                .tags(tags)
+                .tag("command", c.wireName())
+                .tag("outcome", o.tag())
+                .description("requests completed by backends")
+                .register(registry));
       }
     }
     for (FailureReason r : FailureReason.values()) {
-      meters.add(FunctionCounter.builder("memroute.backend.failures", engine, e -> sum(e, label, b -> b.failureCount(r)))
-          .tags(tags).tag("reason", r.text().replace(' ', '_'))
-          .description("connection-level failures counted toward the failure limit").register(registry));
+      meters.add(
+          FunctionCounter.builder(
+                  "memroute.backend.failures", engine, e -> sum(e, label, b -> b.failureCount(r)))
+              .tags(tags)
+              .tag("reason", r.text().replace(' ', '_'))
+              .description("connection-level failures counted toward the failure limit")
+              .register(registry));
     }
-    meters.add(FunctionCounter.builder("memroute.backend.fast.fails", engine, e -> sum(e, label, ManagedBackend::fastFailCount))
-        .tags(tags).description("requests failed fast (bad, down, closed)").register(registry));
-    meters.add(FunctionCounter.builder("memroute.backend.marked.bad", engine, e -> sum(e, label, ManagedBackend::markedBadCount))
-        .tags(tags).description("transitions to bad").register(registry));
-    meters.add(gauge(registry, "memroute.backend.connections", tags, label, ManagedBackend::openConnections));
+    meters.add(
+        FunctionCounter.builder(
+                "memroute.backend.fast.fails",
+                engine,
+                e -> sum(e, label, ManagedBackend::fastFailCount))
+            .tags(tags)
+            .description("requests failed fast (bad, down, closed)")
+            .register(registry));
+    meters.add(
+        FunctionCounter.builder(
+                "memroute.backend.marked.bad",
+                engine,
+                e -> sum(e, label, ManagedBackend::markedBadCount))
+            .tags(tags)
+            .description("transitions to bad")
+            .register(registry));
+    meters.add(
+        gauge(
+            registry,
+            "memroute.backend.connections",
+            tags,
+            label,
+            ManagedBackend::openConnections));
     meters.add(gauge(registry, "memroute.backend.in.flight", tags, label, ManagedBackend::depth));
     if (label != null) {
-      meters.add(Gauge.builder("memroute.backend.state", engine, e -> {
-        ManagedBackend b = e.backends().get(label);
-        return b == null ? BackendState.CLOSED.ordinal() : b.state().ordinal();
-      }).tags(tags).description("0 connecting, 1 validating, 2 up, 3 bad, 4 down, 5 closed").register(registry));
+      meters.add(
+          Gauge.builder(
+                  "memroute.backend.state",
+                  engine,
+                  e -> {
+                    ManagedBackend b = e.backends().get(label);
+                    return b == null ? BackendState.CLOSED.ordinal() : b.state().ordinal();
+                  })
+              .tags(tags)
+              .description("0 connecting, 1 validating, 2 up, 3 bad, 4 down, 5 closed")
+              .register(registry));
     }
     return meters;
   }
 
-  private Meter gauge(MeterRegistry registry, String name, Tags tags, String label, ToLongFunction<ManagedBackend> f) {
+  private Meter gauge(
+      MeterRegistry registry,
+      String name,
+      Tags tags,
+      String label,
+      ToLongFunction<ManagedBackend> f) {
     ToDoubleFunction<RouterEngine> value = e -> sum(e, label, f);
     return Gauge.builder(name, engine, value).tags(tags).register(registry);
   }

@@ -10,7 +10,9 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** Build gates from the house style: route logic never touches Netty; no wildcard imports anywhere. */
+/**
+ * Build gates from the house style: route logic never touches Netty; no wildcard imports anywhere.
+ */
 class ArchitectureTest {
   private static List<Path> sources(Path root) throws IOException {
     try (Stream<Path> s = Files.walk(root)) {
@@ -37,10 +39,13 @@ class ArchitectureTest {
 
   @Test
   void noWildcardImports() throws IOException {
-    for (String module : List.of("proxy-core", "proxy-transport", "proxy-routing", "proxy-testkit", "examples")) {
+    for (String module :
+        List.of("proxy-core", "proxy-transport", "proxy-routing", "proxy-testkit", "examples")) {
       for (Path p : sources(repo().resolve(module + "/src"))) {
         for (String line : Files.readAllLines(p)) {
-          assertThat(line.startsWith("import ") && line.endsWith(".*;")).as("%s: %s", p, line).isFalse();
+          assertThat(line.startsWith("import ") && line.endsWith(".*;"))
+              .as("%s: %s", p, line)
+              .isFalse();
         }
       }
     }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Keys spread over several real servers exactly where the memcached proxy would put them. */
 class MultiServerPlacementTest {
-  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
+  @RegisterExtension
+  static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
 
   @Test
   void keysLandOnTheJumpHashServer() throws Exception {
@@ -25,7 +26,8 @@ class MultiServerPlacementTest {
     try (MemcacheRouter router = MemcacheRouter.builder().servers(addresses).build()) {
       router.ready().get(10, TimeUnit.SECONDS);
       for (int i = 0; i < 300; i++) {
-        assertThat(router.set("user:" + i, ("v" + i).getBytes(UTF_8), 0).get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(router.set("user:" + i, ("v" + i).getBytes(UTF_8), 0).get(10, TimeUnit.SECONDS))
+            .isTrue();
       }
       List<String> keys = new ArrayList<>();
       for (int i = 0; i < 300; i++) {

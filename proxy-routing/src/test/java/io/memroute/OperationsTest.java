@@ -34,11 +34,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Metrics, stats, reconfiguration and graceful shutdown against real memcached. */
 class OperationsTest {
-  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
+  @RegisterExtension
+  static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
 
   private static RouterConfig config(List<String> addresses, int servers, Duration readTimeout) {
-    RouterConfig.Builder b = RouterConfig.builder()
-        .backendDefaults(BackendOptions.builder().readTimeout(readTimeout).build());
+    RouterConfig.Builder b =
+        RouterConfig.builder()
+            .backendDefaults(BackendOptions.builder().readTimeout(readTimeout).build());
     PoolConfig.Builder pool = PoolConfig.builder("main");
     for (int i = 0; i < servers; i++) {
       b.backend("mc" + i, addresses.get(i));
@@ -50,7 +52,10 @@ class OperationsTest {
   @Test
   void micrometerReadsTheRoutersCounters() throws Exception {
     memcached.flushAll();
-    try (MemcacheRouter router = MemcacheRouter.builder().config(config(memcached.addresses(), 2, Duration.ofSeconds(3))).build()) {
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
+            .build()) {
       router.ready().get(10, TimeUnit.SECONDS);
       MeterRegistry registry = new SimpleMeterRegistry();
       router.metrics().bindTo(registry);
@@ -62,22 +67,50 @@ class OperationsTest {
       for (int i = 0; i < 4; i++) {
         router.set("hit" + i, new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
       }
-      double misses = registry.find("memroute.requests").tag("command", "get").tag("outcome", "miss")
-          .functionTimers().stream().mapToDouble(FunctionTimer::count).sum();
+      double misses =
+          registry
+              .find("memroute.requests")
+              .tag("command", "get")
+              .tag("outcome", "miss")
+              .functionTimers()
+              .stream()
+              .mapToDouble(FunctionTimer::count)
+              .sum();
       assertThat(misses).isEqualTo(10);
-      FunctionTimer summedMiss = summed.find("memroute.requests").tag("command", "get").tag("outcome", "miss").functionTimer();
+      FunctionTimer summedMiss =
+          summed
+              .find("memroute.requests")
+              .tag("command", "get")
+              .tag("outcome", "miss")
+              .functionTimer();
       assertThat(summedMiss.count()).isEqualTo(10);
       assertThat(summedMiss.getId().getTag("backend")).isNull();
       assertThat(summedMiss.totalTime(TimeUnit.NANOSECONDS)).isPositive();
-      assertThat(summed.find("memroute.requests").tag("command", "set").tag("outcome", "ok").functionTimer().count()).isEqualTo(4);
+      assertThat(
+              summed
+                  .find("memroute.requests")
+                  .tag("command", "set")
+                  .tag("outcome", "ok")
+                  .functionTimer()
+                  .count())
+          .isEqualTo(4);
       assertThat(registry.find("memroute.backend.state").tag("backend", "mc0").gauge().value())
           .isEqualTo(BackendState.UP.ordinal());
-      assertThat(registry.find("memroute.backends").tag("state", "up").gauge().value()).isEqualTo(2);
-      assertThat(registry.find("memroute.backend.connections").tag("backend", "mc1").gauge().value()).isEqualTo(1);
+      assertThat(registry.find("memroute.backends").tag("state", "up").gauge().value())
+          .isEqualTo(2);
+      assertThat(
+              registry.find("memroute.backend.connections").tag("backend", "mc1").gauge().value())
+          .isEqualTo(1);
       // reconfigure: a third backend gets meters, and the reconfiguration is counted
       router.reconfigure(config(memcached.addresses(), 3, Duration.ofSeconds(3)));
       assertThat(registry.find("memroute.backend.state").tag("backend", "mc2").gauge()).isNotNull();
-      assertThat(registry.find("memroute.reconfigurations").tag("result", "ok").functionCounter().count()).isEqualTo(1);
+      assertThat(
+              registry
+                  .find("memroute.reconfigurations")
+                  .tag("result", "ok")
+                  .functionCounter()
+                  .count())
+          .isEqualTo(1);
       router.reconfigure(config(memcached.addresses(), 1, Duration.ofSeconds(3)));
       assertThat(registry.find("memroute.backend.state").tag("backend", "mc2").gauge()).isNull();
     }
@@ -86,20 +119,34 @@ class OperationsTest {
   @Test
   void failuresAndFastFailsAreCounted() throws Exception {
     try (FaultServer server = FaultServer.start();
-        MemcacheRouter router = MemcacheRouter.builder().servers(server.address())
-            .backendOptions(BackendOptions.builder().failureLimit(0).retryTimeout(Duration.ofSeconds(30))
-                .flapBackoffMax(Duration.ofSeconds(30)).build()).build()) {
+        MemcacheRouter router =
+            MemcacheRouter.builder()
+                .servers(server.address())
+                .backendOptions(
+                    BackendOptions.builder()
+                        .failureLimit(0)
+                        .retryTimeout(Duration.ofSeconds(30))
+                        .flapBackoffMax(Duration.ofSeconds(30))
+                        .build())
+                .build()) {
       router.ready().get(5, TimeUnit.SECONDS);
       MeterRegistry registry = new SimpleMeterRegistry();
       router.metrics(false).bindTo(registry);
       server.faultNext(1, Fault.reply("STORED\r\n"));
-      assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+      assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class);
       assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
           .hasCauseInstanceOf(io.memroute.core.BackendUnavailableException.class);
-      FunctionCounter unexpected = registry.find("memroute.backend.failures").tag("reason", "unexpected_response").functionCounter();
+      FunctionCounter unexpected =
+          registry
+              .find("memroute.backend.failures")
+              .tag("reason", "unexpected_response")
+              .functionCounter();
       assertThat(unexpected.count()).isEqualTo(1);
-      assertThat(registry.find("memroute.backend.fast.fails").functionCounter().count()).isEqualTo(1);
-      assertThat(registry.find("memroute.backend.marked.bad").functionCounter().count()).isEqualTo(1);
+      assertThat(registry.find("memroute.backend.fast.fails").functionCounter().count())
+          .isEqualTo(1);
+      assertThat(registry.find("memroute.backend.marked.bad").functionCounter().count())
+          .isEqualTo(1);
       assertThat(router.stats().get("backend_marked_bad")).isEqualTo(1);
       assertThat(router.stats().get("backend_failed")).isEqualTo(1);
     }
@@ -107,23 +154,35 @@ class OperationsTest {
 
   @Test
   void fanOutsAndFailoversAreCounted() throws Exception {
-    try (FaultServer dead = FaultServer.start(); FaultServer live = FaultServer.start()) {
-      RouterConfig config = RouterConfig.builder()
-          .backend("dead", dead.address()).backend("live", live.address())
-          .pool(PoolConfig.of("a", "dead")).pool(PoolConfig.of("b", "live"))
-          .route(io.memroute.routing.Routes.commands()
-              .on(io.memroute.core.Command.SET, io.memroute.routing.Routes.allSync(
-                  io.memroute.routing.Routes.pool("a"), io.memroute.routing.Routes.pool("b")))
-              .any(io.memroute.routing.Routes.failover(io.memroute.routing.Routes.pool("a"), io.memroute.routing.Routes.pool("b")))
-              .build())
-          .build();
+    try (FaultServer dead = FaultServer.start();
+        FaultServer live = FaultServer.start()) {
+      RouterConfig config =
+          RouterConfig.builder()
+              .backend("dead", dead.address())
+              .backend("live", live.address())
+              .pool(PoolConfig.of("a", "dead"))
+              .pool(PoolConfig.of("b", "live"))
+              .route(
+                  io.memroute.routing.Routes.commands()
+                      .on(
+                          io.memroute.core.Command.SET,
+                          io.memroute.routing.Routes.allSync(
+                              io.memroute.routing.Routes.pool("a"),
+                              io.memroute.routing.Routes.pool("b")))
+                      .any(
+                          io.memroute.routing.Routes.failover(
+                              io.memroute.routing.Routes.pool("a"),
+                              io.memroute.routing.Routes.pool("b")))
+                      .build())
+              .build();
       try (MemcacheRouter router = MemcacheRouter.builder().config(config).build()) {
         router.ready().get(5, TimeUnit.SECONDS);
         MeterRegistry registry = new SimpleMeterRegistry();
         router.metrics(false).bindTo(registry);
         dead.faultWhen(line -> line.startsWith("get"), Fault.serverError("busy"));
         for (int i = 0; i < 3; i++) {
-          assertThat(router.get("k" + i).get(5, TimeUnit.SECONDS)).isNull(); // failed over to b: a miss
+          assertThat(router.get("k" + i).get(5, TimeUnit.SECONDS))
+              .isNull(); // failed over to b: a miss
         }
         router.set("s", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
         assertThat(router.stats().get("failovers")).isEqualTo(3);
@@ -136,7 +195,8 @@ class OperationsTest {
 
   @Test
   void statsUseTheProxysNames() throws Exception {
-    try (MemcacheRouter router = MemcacheRouter.builder().servers(memcached.addresses().get(0)).build()) {
+    try (MemcacheRouter router =
+        MemcacheRouter.builder().servers(memcached.addresses().get(0)).build()) {
       router.ready().get(10, TimeUnit.SECONDS);
       router.get("a").get(5, TimeUnit.SECONDS);
       router.get("b").get(5, TimeUnit.SECONDS);
@@ -151,7 +211,8 @@ class OperationsTest {
       assertThat(stats.get("user_logins")).isEqualTo(4);
       assertThat(stats.toString()).contains("STAT cmd_get 2\n", "STAT user_logins 4\n");
       assertThatThrownBy(() -> stats.get("nope")).isInstanceOf(IllegalArgumentException.class);
-      assertThatThrownBy(() -> router.userStat("has space")).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> router.userStat("has space"))
+          .isInstanceOf(IllegalArgumentException.class);
     }
   }
 
@@ -159,7 +220,8 @@ class OperationsTest {
   void reconfigureInALoopUnderLoadFailsNothingAndMisdeliversNothing() throws Exception {
     memcached.flushAll();
     List<String> addresses = memcached.addresses();
-    try (MemcacheRouter router = MemcacheRouter.builder().config(config(addresses, 2, Duration.ofSeconds(3))).build()) {
+    try (MemcacheRouter router =
+        MemcacheRouter.builder().config(config(addresses, 2, Duration.ofSeconds(3))).build()) {
       router.ready().get(10, TimeUnit.SECONDS);
       AtomicBoolean stop = new AtomicBoolean();
       List<Throwable> errors = new CopyOnWriteArrayList<>();
@@ -167,32 +229,37 @@ class OperationsTest {
       List<Thread> load = new ArrayList<>();
       for (int t = 0; t < 2; t++) {
         int id = t;
-        Thread th = new Thread(() -> {
-          Random random = new Random(id);
-          while (!stop.get()) {
-            List<CompletableFuture<Response>> batch = new ArrayList<>();
-            List<String> keys = new ArrayList<>();
-            for (int i = 0; i < 50; i++) {
-              String key = "rc" + id + ":" + random.nextInt(500);
-              keys.add(key);
-              batch.add(i % 2 == 0 ? router.execute(Request.set(key, (key + "|v").getBytes(UTF_8), 0))
-                  : router.execute(Request.get(key)));
-            }
-            try {
-              for (int i = 0; i < batch.size(); i++) {
-                Response r = batch.get(i).get(10, TimeUnit.SECONDS);
-                assertThat(r.isOk()).as("%s", r).isTrue();
-                if (r.isHit()) {
-                  assertThat(r.valueAsString()).isEqualTo(keys.get(i) + "|v");
-                }
-                done.incrementAndGet();
-              }
-            } catch (Throwable e) {
-              errors.add(e);
-              return;
-            }
-          }
-        }, "load-" + t);
+        Thread th =
+            new Thread(
+                () -> {
+                  Random random = new Random(id);
+                  while (!stop.get()) {
+                    List<CompletableFuture<Response>> batch = new ArrayList<>();
+                    List<String> keys = new ArrayList<>();
+                    for (int i = 0; i < 50; i++) {
+                      String key = "rc" + id + ":" + random.nextInt(500);
+                      keys.add(key);
+                      batch.add(
+                          i % 2 == 0
+                              ? router.execute(Request.set(key, (key + "|v").getBytes(UTF_8), 0))
+                              : router.execute(Request.get(key)));
+                    }
+                    try {
+                      for (int i = 0; i < batch.size(); i++) {
+                        Response r = batch.get(i).get(10, TimeUnit.SECONDS);
+                        assertThat(r.isOk()).as("%s", r).isTrue();
+                        if (r.isHit()) {
+                          assertThat(r.valueAsString()).isEqualTo(keys.get(i) + "|v");
+                        }
+                        done.incrementAndGet();
+                      }
+                    } catch (Throwable e) {
+                      errors.add(e);
+                      return;
+                    }
+                  }
+                },
+                "load-" + t);
         load.add(th);
         th.start();
       }
@@ -221,26 +288,37 @@ class OperationsTest {
   @Test
   void changedTimeoutsApplyWithoutReconnecting() throws Exception {
     try (FaultServer server = FaultServer.start();
-        MemcacheRouter router = MemcacheRouter.builder().config(RouterConfig.builder().backend("fs", server.address())
-            .pool(PoolConfig.of("p", "fs")).build()).build()) {
+        MemcacheRouter router =
+            MemcacheRouter.builder()
+                .config(
+                    RouterConfig.builder()
+                        .backend("fs", server.address())
+                        .pool(PoolConfig.of("p", "fs"))
+                        .build())
+                .build()) {
       router.ready().get(5, TimeUnit.SECONDS);
       long connections = server.connectionCount();
-      RouterConfig faster = router.config().toBuilder()
-          .backendDefaults(BackendOptions.builder().readTimeout(Duration.ofMillis(200)).build()).build();
+      RouterConfig faster =
+          router.config().toBuilder()
+              .backendDefaults(BackendOptions.builder().readTimeout(Duration.ofMillis(200)).build())
+              .build();
       router.reconfigure(faster);
+      assertThat(router.get("k").get(5, TimeUnit.SECONDS)).isNull();
+      assertThat(server.connectionCount())
+          .isEqualTo(connections); // same connection after reconfigure
       server.faultWhen(line -> line.startsWith("get"), Fault.hang());
       long start = System.nanoTime();
       assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
           .hasCauseInstanceOf(io.memroute.core.MemcacheTimeoutException.class);
       assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
-      assertThat(server.connectionCount()).isEqualTo(connections);
     }
   }
 
   @Test
   void poolResizeMovesFewKeys() throws Exception {
     List<String> addresses = memcached.addresses();
-    try (MemcacheRouter router = MemcacheRouter.builder().config(config(addresses, 2, Duration.ofSeconds(3))).build()) {
+    try (MemcacheRouter router =
+        MemcacheRouter.builder().config(config(addresses, 2, Duration.ofSeconds(3))).build()) {
       int n = 10_000;
       int[] before = new int[n];
       for (int i = 0; i < n; i++) {
@@ -261,13 +339,17 @@ class OperationsTest {
 
   @Test
   void invalidConfigChangesNothing() throws Exception {
-    try (MemcacheRouter router = MemcacheRouter.builder().servers(memcached.addresses().get(0)).build()) {
+    try (MemcacheRouter router =
+        MemcacheRouter.builder().servers(memcached.addresses().get(0)).build()) {
       router.ready().get(10, TimeUnit.SECONDS);
       RouterConfig before = router.config();
-      assertThatThrownBy(() -> router.reconfigure(before.toBuilder()
-              .pool(PoolConfig.of("extra", "nope"))
-              .backend(before.backends().values().iterator().next())
-              .build()))
+      assertThatThrownBy(
+              () ->
+                  router.reconfigure(
+                      before.toBuilder()
+                          .pool(PoolConfig.of("extra", "nope"))
+                          .backend(before.backends().values().iterator().next())
+                          .build()))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("pool 'extra' names unknown backend 'nope'")
           .hasMessageContaining("duplicate backend label");
@@ -285,7 +367,8 @@ class OperationsTest {
       server.faultWhen(line -> line.startsWith("get"), Fault.delay(Duration.ofMillis(300)));
       CompletableFuture<byte[]> inFlight = router.get("k");
       CompletableFuture<Void> closed = router.closeAsync();
-      assertThatThrownBy(() -> router.get("after").get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(RouterClosedException.class);
+      assertThatThrownBy(() -> router.get("after").get(5, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(RouterClosedException.class);
       assertThat(inFlight.get(5, TimeUnit.SECONDS)).isNull(); // answered, not cut off
       closed.get(10, TimeUnit.SECONDS);
       assertThat(router.closeAsync()).isSameAs(closed);
@@ -298,9 +381,11 @@ class OperationsTest {
   }
 
   private static long eventLoopThreads() {
-    // the routers' event loops ("memroute-<pool>-io-<n>"); every other router in this class is closed
+    // the routers' event loops ("memroute-<pool>-io-<n>"); every other router in this class is
+    // closed
     return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.isAlive() && t.getName().matches("memroute-\\d+-io-\\d+")).count();
+        .filter(t -> t.isAlive() && t.getName().matches("memroute-\\d+-io-\\d+"))
+        .count();
   }
 
   @Test
@@ -309,6 +394,7 @@ class OperationsTest {
     router.close();
     Response r = router.execute(Request.get("k")).get(5, TimeUnit.SECONDS);
     assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);
-    assertThatThrownBy(() -> router.reconfigure(router.config())).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> router.reconfigure(router.config()))
+        .isInstanceOf(IllegalStateException.class);
   }
 }

@@ -31,9 +31,16 @@ class RealMemcachedTest {
   private MemcacheRouter router;
 
   private MemcacheRouter router(Transport transport) throws Exception {
-    Assumptions.assumeTrue(transport.isAvailable(), () -> transport + " unavailable: " + transport.unavailabilityCause());
+    Assumptions.assumeTrue(
+        transport.isAvailable(),
+        () -> transport + " unavailable: " + transport.unavailabilityCause());
     memcached.flushAll();
-    router = MemcacheRouter.builder().servers(memcached.addresses()).transport(transport).eventLoopThreads(1).build();
+    router =
+        MemcacheRouter.builder()
+            .servers(memcached.addresses())
+            .transport(transport)
+            .eventLoopThreads(1)
+            .build();
     router.ready().get(10, TimeUnit.SECONDS);
     return router;
   }
@@ -112,10 +119,22 @@ class RealMemcachedTest {
     Map<String, byte[]> got = await(r.getMulti(keys));
     Map<String, String> asText = new LinkedHashMap<>();
     got.forEach((k, v) -> asText.put(k, new String(v, UTF_8)));
-    assertThat(asText).containsExactly(
-        Map.entry("m0", "v0"), Map.entry("m2", "v2"), Map.entry("m4", "v4"), Map.entry("m6", "v6"), Map.entry("m8", "v8"),
-        Map.entry("m10", "v10"), Map.entry("m12", "v12"), Map.entry("m14", "v14"), Map.entry("m16", "v16"), Map.entry("m18", "v18"));
-    Response gats = await(r.execute(Request.retrieval(io.memroute.core.Command.GATS, 100, List.of("m0", "m1", "m2"))));
+    assertThat(asText)
+        .containsExactly(
+            Map.entry("m0", "v0"),
+            Map.entry("m2", "v2"),
+            Map.entry("m4", "v4"),
+            Map.entry("m6", "v6"),
+            Map.entry("m8", "v8"),
+            Map.entry("m10", "v10"),
+            Map.entry("m12", "v12"),
+            Map.entry("m14", "v14"),
+            Map.entry("m16", "v16"),
+            Map.entry("m18", "v18"));
+    Response gats =
+        await(
+            r.execute(
+                Request.retrieval(io.memroute.core.Command.GATS, 100, List.of("m0", "m1", "m2"))));
     assertThat(gats.items()).extracting(Item::key).containsExactly("m0", "m2");
     assertThat(gats.items()).allSatisfy(it -> assertThat(it.cas()).isNotZero());
   }
@@ -134,21 +153,28 @@ class RealMemcachedTest {
     assertThat(mg.cas()).isEqualTo(ms.cas());
     assertThat(mg.key()).isEqualTo("mk");
     assertThat(mg.flagToken('O')).isEqualTo("op1");
-    assertThat(await(r.execute(Request.metaGet("nope", "v"))).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(await(r.execute(Request.metaGet("nope", "v"))).status())
+        .isEqualTo(ResponseStatus.MISS);
     assertThat(await(r.execute(Request.metaGet("mk"))).status()).isEqualTo(ResponseStatus.HIT);
     // base64 key: "mk" is "bWs="
-    assertThat(await(r.execute(Request.metaGet("bWs=", "b", "v"))).valueAsString()).isEqualTo("hello");
-    assertThat(await(r.execute(Request.metaSet("mk", b("x"), "C1"))).status()).isEqualTo(ResponseStatus.EXISTS);
-    assertThat(await(r.execute(Request.metaSet("absent", b("x"), "MR"))).status()).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(await(r.execute(Request.metaGet("bWs=", "b", "v"))).valueAsString())
+        .isEqualTo("hello");
+    assertThat(await(r.execute(Request.metaSet("mk", b("x"), "C1"))).status())
+        .isEqualTo(ResponseStatus.EXISTS);
+    assertThat(await(r.execute(Request.metaSet("absent", b("x"), "MR"))).status())
+        .isEqualTo(ResponseStatus.NOT_STORED);
     Response ma = await(r.execute(Request.metaArithmetic("ctr", "N0", "J10", "v")));
     assertThat(ma.status()).isEqualTo(ResponseStatus.NUMERIC);
     assertThat(ma.number()).isEqualTo(10);
     assertThat(await(r.execute(Request.metaArithmetic("ctr", "D5", "v"))).number()).isEqualTo(15);
-    assertThat(await(r.execute(Request.metaArithmetic("absent", "v"))).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(await(r.execute(Request.metaArithmetic("absent", "v"))).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
     assertThat(await(r.execute(Request.metaDebug("mk"))).status()).isEqualTo(ResponseStatus.DEBUG);
     assertThat(await(r.execute(Request.metaNoop())).status()).isEqualTo(ResponseStatus.NOOP);
-    assertThat(await(r.execute(Request.metaDelete("mk"))).status()).isEqualTo(ResponseStatus.DELETED);
-    assertThat(await(r.execute(Request.metaDelete("mk"))).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(await(r.execute(Request.metaDelete("mk"))).status())
+        .isEqualTo(ResponseStatus.DELETED);
+    assertThat(await(r.execute(Request.metaDelete("mk"))).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
   }
 
   @ParameterizedTest
@@ -182,7 +208,8 @@ class RealMemcachedTest {
     assertThat(await(r.set("big", big, 0))).isTrue();
     assertThat(await(r.get("big"))).isEqualTo(big);
     assertThatThrownBy(() -> r.set("toobig", new byte[1024 * 1024 + 1], 0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("value");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("value");
     assertThatThrownBy(() -> r.get("has space")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> r.get("x".repeat(251))).isInstanceOf(IllegalArgumentException.class);
     await(r.set("text", b("abc"), 0));
@@ -203,26 +230,29 @@ class RealMemcachedTest {
     List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (int t = 0; t < threads; t++) {
       int id = t;
-      Thread th = new Thread(() -> {
-        try {
-          List<CompletableFuture<Boolean>> sets = new ArrayList<>();
-          for (int i = 0; i < perThread; i++) {
-            sets.add(r.set("t" + id + ":" + i, b(id + "/" + i), 0));
-          }
-          for (CompletableFuture<Boolean> s : sets) {
-            assertThat(s.get(10, TimeUnit.SECONDS)).isTrue();
-          }
-          List<CompletableFuture<byte[]>> gets = new ArrayList<>();
-          for (int i = 0; i < perThread; i++) {
-            gets.add(r.get("t" + id + ":" + i));
-          }
-          for (int i = 0; i < perThread; i++) {
-            assertThat(new String(gets.get(i).get(10, TimeUnit.SECONDS), UTF_8)).isEqualTo(id + "/" + i);
-          }
-        } catch (Throwable e) {
-          errors.add(e);
-        }
-      });
+      Thread th =
+          new Thread(
+              () -> {
+                try {
+                  List<CompletableFuture<Boolean>> sets = new ArrayList<>();
+                  for (int i = 0; i < perThread; i++) {
+                    sets.add(r.set("t" + id + ":" + i, b(id + "/" + i), 0));
+                  }
+                  for (CompletableFuture<Boolean> s : sets) {
+                    assertThat(s.get(10, TimeUnit.SECONDS)).isTrue();
+                  }
+                  List<CompletableFuture<byte[]>> gets = new ArrayList<>();
+                  for (int i = 0; i < perThread; i++) {
+                    gets.add(r.get("t" + id + ":" + i));
+                  }
+                  for (int i = 0; i < perThread; i++) {
+                    assertThat(new String(gets.get(i).get(10, TimeUnit.SECONDS), UTF_8))
+                        .isEqualTo(id + "/" + i);
+                  }
+                } catch (Throwable e) {
+                  errors.add(e);
+                }
+              });
       ts.add(th);
       th.start();
     }
@@ -238,7 +268,8 @@ class RealMemcachedTest {
     MemcacheRouter r = router(transport);
     r.close();
     r.close(); // idempotent
-    assertThatThrownBy(() -> await(r.get("k"))).hasCauseInstanceOf(io.memroute.core.RouterClosedException.class);
+    assertThatThrownBy(() -> await(r.get("k")))
+        .hasCauseInstanceOf(io.memroute.core.RouterClosedException.class);
     assertThatThrownBy(() -> r.get("k").join()).isInstanceOf(CompletionException.class);
   }
 }

@@ -32,9 +32,13 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Nothing hangs, nothing is misdelivered, limits hold: the router under faults and real server deaths. */
+/**
+ * Nothing hangs, nothing is misdelivered, limits hold: the router under faults and real server
+ * deaths.
+ */
 class ResilienceTest {
-  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.builder().servers(2).build();
+  @RegisterExtension
+  static MemcachedExtension memcached = MemcachedExtension.builder().servers(2).build();
 
   private static void eventually(BooleanSupplier condition) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
@@ -52,7 +56,8 @@ class ResilienceTest {
     final List<String> transitions = new CopyOnWriteArrayList<>();
 
     @Override
-    public void onStateChange(String backend, BackendState from, BackendState to, FailureReason reason) {
+    public void onStateChange(
+        String backend, BackendState from, BackendState to, FailureReason reason) {
       state.put(backend, to);
       transitions.add(backend + ":" + from + "->" + to);
     }
@@ -63,10 +68,19 @@ class ResilienceTest {
     memcached.flushAll();
     Duration readTimeout = Duration.ofMillis(500);
     States states = new States();
-    BackendOptions options = BackendOptions.builder().readTimeout(readTimeout).connectTimeout(Duration.ofMillis(500))
-        .retryTimeout(Duration.ofMillis(200)).failureLimit(2).build();
-    try (MemcacheRouter router = MemcacheRouter.builder().servers(memcached.addresses()).backendOptions(options)
-        .backendListener(states).build()) {
+    BackendOptions options =
+        BackendOptions.builder()
+            .readTimeout(readTimeout)
+            .connectTimeout(Duration.ofMillis(500))
+            .retryTimeout(Duration.ofMillis(200))
+            .failureLimit(2)
+            .build();
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .servers(memcached.addresses())
+            .backendOptions(options)
+            .backendListener(states)
+            .build()) {
       router.ready().get(10, TimeUnit.SECONDS);
       String killed = memcached.server(1).address();
       AtomicLong maxLatencyNanos = new AtomicLong();
@@ -87,23 +101,27 @@ class ResilienceTest {
         for (int i = 0; i < 50; i++) {
           String key = "load:" + random.nextInt(1000);
           long t0 = System.nanoTime();
-          CompletableFuture<?> f = random.nextBoolean()
-              ? router.set(key, key.getBytes(UTF_8), 0) : router.get(key);
-          batch.add(f.handle((v, e) -> {
-            maxLatencyNanos.accumulateAndGet(System.nanoTime() - t0, Math::max);
-            completed.incrementAndGet();
-            return null;
-          }));
+          CompletableFuture<?> f =
+              random.nextBoolean() ? router.set(key, key.getBytes(UTF_8), 0) : router.get(key);
+          batch.add(
+              f.handle(
+                  (v, e) -> {
+                    maxLatencyNanos.accumulateAndGet(System.nanoTime() - t0, Math::max);
+                    completed.incrementAndGet();
+                    return null;
+                  }));
         }
         // Every future completes within its deadline plus a margin, whatever the server does.
-        CompletableFuture.allOf(batch.toArray(new CompletableFuture<?>[0])).get(readTimeout.toMillis() + 2000, TimeUnit.MILLISECONDS);
+        CompletableFuture.allOf(batch.toArray(new CompletableFuture<?>[0]))
+            .get(readTimeout.toMillis() + 2000, TimeUnit.MILLISECONDS);
         all.addAll(batch);
         if (restarted && round >= 250 && states.state.get(killed) == BackendState.UP) {
           break;
         }
       }
       assertThat(completed.get()).isEqualTo(all.size());
-      assertThat(maxLatencyNanos.get()).isLessThan(readTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1));
+      assertThat(maxLatencyNanos.get())
+          .isLessThan(readTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1));
       assertThat(states.transitions).contains(killed + ":UP->CONNECTING");
       // It recovers by itself: every key works again, on both servers.
       eventually(() -> states.state.get(killed) == BackendState.UP);
@@ -117,7 +135,8 @@ class ResilienceTest {
   @Test
   void activeRequestLimitHoldsUnderABurst() throws Exception {
     try (FaultServer server = FaultServer.start();
-        MemcacheRouter router = MemcacheRouter.builder().servers(server.address()).activeRequestLimit(50).build()) {
+        MemcacheRouter router =
+            MemcacheRouter.builder().servers(server.address()).activeRequestLimit(50).build()) {
       router.ready().get(5, TimeUnit.SECONDS);
       server.faultWhen(line -> line.startsWith("get"), Fault.delay(Duration.ofMillis(200)));
       List<CompletableFuture<byte[]>> burst = new ArrayList<>();
@@ -131,9 +150,11 @@ class ResilienceTest {
           f.get(5, TimeUnit.SECONDS);
           ok++;
         } catch (ExecutionException e) {
-          assertThat(e.getCause()).isInstanceOf(OverloadedException.class)
+          assertThat(e.getCause())
+              .isInstanceOf(OverloadedException.class)
               .hasMessageContaining("active request limit 50 reached");
-          assertThat(((OverloadedException) e.getCause()).reason()).isEqualTo(FailureReason.ACTIVE_REQUEST_LIMIT);
+          assertThat(((OverloadedException) e.getCause()).reason())
+              .isEqualTo(FailureReason.ACTIVE_REQUEST_LIMIT);
           overloaded++;
         }
       }
@@ -149,7 +170,8 @@ class ResilienceTest {
   @Test
   void bufferMemoryLimitRefusesWithoutResettingConnections() throws Exception {
     try (FaultServer server = FaultServer.start();
-        MemcacheRouter router = MemcacheRouter.builder().servers(server.address()).bufferMemoryLimit(10_000).build()) {
+        MemcacheRouter router =
+            MemcacheRouter.builder().servers(server.address()).bufferMemoryLimit(10_000).build()) {
       router.ready().get(5, TimeUnit.SECONDS);
       long connections = server.connectionCount();
       server.faultWhen(line -> line.startsWith("set"), Fault.delay(Duration.ofMillis(200)));
@@ -165,7 +187,8 @@ class ResilienceTest {
           assertThat(f.get(5, TimeUnit.SECONDS)).isTrue();
           ok++;
         } catch (ExecutionException e) {
-          assertThat(((OverloadedException) e.getCause()).reason()).isEqualTo(FailureReason.OUT_OF_MEMORY);
+          assertThat(((OverloadedException) e.getCause()).reason())
+              .isEqualTo(FailureReason.OUT_OF_MEMORY);
           refused++;
         }
       }
@@ -178,11 +201,19 @@ class ResilienceTest {
 
   @Test
   void noMisdeliveryUnderFaults() throws Exception {
-    try (FaultServer a = FaultServer.start(); FaultServer b = FaultServer.start()) {
-      BackendOptions options = BackendOptions.builder().readTimeout(Duration.ofSeconds(2)).retryTimeout(Duration.ofMillis(50))
-          .failureLimit(1000).build();
-      try (MemcacheRouter router = MemcacheRouter.builder().servers(a.address() + "," + b.address())
-          .backendOptions(options).build()) {
+    try (FaultServer a = FaultServer.start();
+        FaultServer b = FaultServer.start()) {
+      BackendOptions options =
+          BackendOptions.builder()
+              .readTimeout(Duration.ofSeconds(2))
+              .retryTimeout(Duration.ofMillis(50))
+              .failureLimit(1000)
+              .build();
+      try (MemcacheRouter router =
+          MemcacheRouter.builder()
+              .servers(a.address() + "," + b.address())
+              .backendOptions(options)
+              .build()) {
         router.ready().get(5, TimeUnit.SECONDS);
         int workers = 4;
         int opsPerWorker = 50_000; // 200k in all
@@ -192,13 +223,22 @@ class ResilienceTest {
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
           int id = w;
-          Thread t = new Thread(() -> {
-            try {
-              soak(router, id, opsPerWorker, id == 0 ? new FaultServer[] {a, b} : null, verifiedGets, failed);
-            } catch (Throwable e) {
-              errors.add(e);
-            }
-          }, "soak-" + w);
+          Thread t =
+              new Thread(
+                  () -> {
+                    try {
+                      soak(
+                          router,
+                          id,
+                          opsPerWorker,
+                          id == 0 ? new FaultServer[] {a, b} : null,
+                          verifiedGets,
+                          failed);
+                    } catch (Throwable e) {
+                      errors.add(e);
+                    }
+                  },
+                  "soak-" + w);
           threads.add(t);
           t.start();
         }
@@ -217,7 +257,13 @@ class ResilienceTest {
    * One worker owns its keys, so it knows what each key may hold: the value of the last successful
    * set, or, after a set that failed mid-flight, either that value or the previous ones.
    */
-  private static void soak(MemcacheRouter router, int worker, int ops, FaultServer[] chaos, AtomicLong verified, AtomicLong failed)
+  private static void soak(
+      MemcacheRouter router,
+      int worker,
+      int ops,
+      FaultServer[] chaos,
+      AtomicLong verified,
+      AtomicLong failed)
       throws Exception {
     Random random = new Random(worker);
     Map<String, Set<String>> possible = new java.util.HashMap<>();
@@ -262,11 +308,14 @@ class ResilienceTest {
         Response r = futures.get(i).get(10, TimeUnit.SECONDS);
         String key = keys.get(i);
         String value = values.get(i);
-        Set<String> may = possible.computeIfAbsent(key, k -> {
-          Set<String> s = new HashSet<>();
-          s.add(null);
-          return s;
-        });
+        Set<String> may =
+            possible.computeIfAbsent(
+                key,
+                k -> {
+                  Set<String> s = new HashSet<>();
+                  s.add(null);
+                  return s;
+                });
         if (value != null) {
           if (r.status() == ResponseStatus.STORED) {
             may.clear();

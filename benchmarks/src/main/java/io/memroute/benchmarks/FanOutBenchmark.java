@@ -6,9 +6,9 @@ import io.memroute.core.AwaitResult;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
-import java.util.List;
 import io.memroute.routing.Route;
 import io.memroute.routing.Routes;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -24,12 +24,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Fan-out bookkeeping for a write replicated to 3 pools: combining 3 reply futures into one.
- * {@code allOf*} is the plain JDK baseline; {@code await*} is memroute's {@link Await} (the
- * proxy's {@code mcp.await}), which an {@code allSync} route uses. "Completed" futures are already
- * done when combined (fast path); "pending" ones complete after the combinator is attached, as
- * replies from the network do. {@code allSync3Route} is the whole {@link Routes#allSync} route of a
- * set over 3 pools (in-memory backends answering with a completed future), routing included.
+ * Fan-out bookkeeping for a write replicated to 3 pools: combining 3 reply futures into one. {@code
+ * allOf*} is the plain JDK baseline; {@code await*} is memroute's {@link Await} (the proxy's {@code
+ * mcp.await}), which an {@code allSync} route uses. "Completed" futures are already done when
+ * combined (fast path); "pending" ones complete after the combinator is attached, as replies from
+ * the network do. {@code allSync3Route} is the whole {@link Routes#allSync} route of a set over 3
+ * pools (in-memory backends answering with a completed future), routing included.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -104,7 +104,8 @@ public class FanOutBenchmark {
     CompletableFuture<Response> x = new CompletableFuture<>();
     CompletableFuture<Response> y = new CompletableFuture<>();
     CompletableFuture<Response> z = new CompletableFuture<>();
-    CompletableFuture<AwaitResult<String>> out = all.run(targets, t -> t == targets.get(0) ? x : t == targets.get(1) ? y : z);
+    CompletableFuture<AwaitResult<String>> out =
+        all.run(targets, t -> t == targets.get(0) ? x : t == targets.get(1) ? y : z);
     x.complete(STORED);
     y.complete(STORED);
     z.complete(STORED);

@@ -39,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  * {@code report.html} (self-contained SVG charts) and {@code report.md} in the output directory.
  */
 public final class LoadTool {
-  static final List<String> DEFAULT_CLIENTS = List.of("memroute", "spymemcached", "xmemcached", "folsom", "raw");
+  static final List<String> DEFAULT_CLIENTS =
+      List.of("memroute", "spymemcached", "xmemcached", "folsom", "raw");
   static final List<String> PEERS = List.of("spymemcached", "xmemcached", "folsom");
   static final int DEFAULT_RATE = 20_000;
 
@@ -76,42 +77,66 @@ public final class LoadTool {
   private static void usage(PrintStream o) {
     o.println("usage: java -jar benchmarks.jar load [options]");
     o.println();
-    o.println("Runs memroute and its peers one after another against the same memcached, each client");
-    o.println("in its own JVM, with identical workloads; prints a table and writes CSV, HTML and Markdown.");
+    o.println(
+        "Runs memroute and its peers one after another against the same memcached, each client");
+    o.println(
+        "in its own JVM, with identical workloads; prints a table and writes CSV, HTML and Markdown.");
     o.println();
     o.println("  --quick                 5 workloads, 1 s warm-up + 2 s per run (about 2 minutes)");
     o.println("  --clients a,b,...       default " + String.join(",", DEFAULT_CLIENTS));
-    o.println("                          also: memroute-nio, memroute-epoll, memroute-io_uring; memroute-allsync3");
-    o.println("                          (sets replicated to 3 pools with Routes.allSync: run it with c64-g0, 100% sets);");
-    o.println("                          suffix +nutcracker sends through a nutcracker sidecar (e.g. memroute+nutcracker)");
-    o.println("  --transports            replace memroute with memroute-nio, memroute-epoll, memroute-io_uring");
+    o.println(
+        "                          also: memroute-nio, memroute-epoll, memroute-io_uring; memroute-allsync3");
+    o.println(
+        "                          (sets replicated to 3 pools with Routes.allSync: run it with c64-g0, 100% sets);");
+    o.println(
+        "                          suffix +nutcracker sends through a nutcracker sidecar (e.g. memroute+nutcracker)");
+    o.println(
+        "  --transports            replace memroute with memroute-nio, memroute-epoll, memroute-io_uring");
     o.println("  --sidecar               add memroute+nutcracker");
-    o.println("  --workloads w,w,...     workload names: c<N> closed loop with N outstanding | r<N> open loop at N req/s,");
-    o.println("                          then -g<get%> (default 90) -s<bytes, k=KiB> (default 100) -k<keys per get> (default 1)");
+    o.println(
+        "  --workloads w,w,...     workload names: c<N> closed loop with N outstanding | r<N> open loop at N req/s,");
+    o.println(
+        "                          then -g<get%> (default 90) -s<bytes, k=KiB> (default 100) -k<keys per get> (default 1)");
     o.println("                          e.g. c256,c64-g50,c256-s4k,c16-k10,r20000");
     o.println("  --warmup S --duration S seconds per run (default 3 and 5; quick 1 and 2)");
-    o.println("  --rate N                open-loop rate of the default workload list (default " + DEFAULT_RATE + ")");
+    o.println(
+        "  --rate N                open-loop rate of the default workload list (default "
+            + DEFAULT_RATE
+            + ")");
     o.println("  --keys N                keys per value size (default 10000)");
     o.println("  --out DIR               output directory (default bench-results/<timestamp>)");
     o.println("  --server host:port      use a running memcached instead of starting one");
     o.println("  --memcached PATH        memcached binary (default memcached on the PATH)");
     o.println("  --memcached-threads N   memcached -t (default 1)");
     o.println("  --nutcracker PATH       nutcracker binary (default nutcracker on the PATH)");
-    o.println("  --jvm-args \"...\"        JVM options of the client JVMs (default \"-Xms1g -Xmx1g\")");
+    o.println(
+        "  --jvm-args \"...\"        JVM options of the client JVMs (default \"-Xms1g -Xmx1g\")");
     o.println("  --peer-callbacks direct|default");
-    o.println("                          direct (default): Folsom's reply executor and spymemcached's listener");
-    o.println("                          executor run on the I/O thread, as memroute does; default: their own pools");
-    o.println("  --syscalls              count system calls per request with perf stat (syscall tracepoints; adds a");
-    o.println("                          little CPU per syscall, so use a separate run for CPU numbers)");
+    o.println(
+        "                          direct (default): Folsom's reply executor and spymemcached's listener");
+    o.println(
+        "                          executor run on the I/O thread, as memroute does; default: their own pools");
+    o.println(
+        "  --syscalls              count system calls per request with perf stat (syscall tracepoints; adds a");
+    o.println(
+        "                          little CPU per syscall, so use a separate run for CPU numbers)");
     o.println("  --pin shared|split|none|S:C");
-    o.println("                          CPU placement with taskset: shared (default) = memcached and the client JVM");
-    o.println("                          on CPU 0, one core for both (stable: throughput = 1/(client+server CPU));");
-    o.println("                          split = memcached on CPU 0, client on CPU 1 (cross-core wake-ups);");
-    o.println("                          none = the scheduler decides (runs flip between both regimes); S:C = explicit");
-    o.println("  --profile EVENT         profile each measured window: cpu, wall, alloc, lock (async-profiler) or jfr;");
-    o.println("                          files in <out>/profiles (flame graph .html, .collapsed, .txt, or .jfr)");
-    o.println("  --quiet-wait S          before each run, wait up to S s while other processes use >= 10% of the");
-    o.println("                          CPUs (default 120; 0 disables); runs disturbed anyway are marked NOISY");
+    o.println(
+        "                          CPU placement with taskset: shared (default) = memcached and the client JVM");
+    o.println(
+        "                          on CPU 0, one core for both (stable: throughput = 1/(client+server CPU));");
+    o.println(
+        "                          split = memcached on CPU 0, client on CPU 1 (cross-core wake-ups);");
+    o.println(
+        "                          none = the scheduler decides (runs flip between both regimes); S:C = explicit");
+    o.println(
+        "  --profile EVENT         profile each measured window: cpu, wall, alloc, lock (async-profiler) or jfr;");
+    o.println(
+        "                          files in <out>/profiles (flame graph .html, .collapsed, .txt, or .jfr)");
+    o.println(
+        "  --quiet-wait S          before each run, wait up to S s while other processes use >= 10% of the");
+    o.println(
+        "                          CPUs (default 120; 0 disables); runs disturbed anyway are marked NOISY");
     o.println("  --seed N                random seed of the workloads (default 42)");
   }
 
@@ -129,13 +154,15 @@ public final class LoadTool {
         case "--pin":
           pin = value(args, ++i, a);
           if (!pin.matches("shared|split|none|\\d+(,\\d+)*:\\d+(,\\d+)*")) {
-            throw new IllegalArgumentException("--pin: '" + pin + "' (expected: shared, split, none or SERVER_CPUS:CLIENT_CPUS)");
+            throw new IllegalArgumentException(
+                "--pin: '" + pin + "' (expected: shared, split, none or SERVER_CPUS:CLIENT_CPUS)");
           }
           break;
         case "--profile":
           profile = value(args, ++i, a);
           if (!List.of("cpu", "wall", "alloc", "lock", "jfr").contains(profile)) {
-            throw new IllegalArgumentException("--profile: '" + profile + "' (expected: cpu, wall, alloc, lock or jfr)");
+            throw new IllegalArgumentException(
+                "--profile: '" + profile + "' (expected: cpu, wall, alloc, lock or jfr)");
           }
           break;
         case "--quiet-wait":
@@ -192,7 +219,8 @@ public final class LoadTool {
         case "--peer-callbacks":
           String v = value(args, ++i, a);
           if (!v.equals("direct") && !v.equals("default")) {
-            throw new IllegalArgumentException("--peer-callbacks: '" + v + "' (expected: direct or default)");
+            throw new IllegalArgumentException(
+                "--peer-callbacks: '" + v + "' (expected: direct or default)");
           }
           directCallbacks = v.equals("direct");
           break;
@@ -213,10 +241,21 @@ public final class LoadTool {
   private List<Workload> workloads() {
     List<String> specs = workloadSpecs;
     if (specs == null) {
-      specs = quick
-          ? List.of("c64", "c256", "c256-s4k", "c64-k10", "r" + rate)
-          : List.of("c1", "c16", "c64", "c256", "c64-g50", "c256-g50", "c64-s4k", "c256-s4k", "c16-k10", "c256-k10",
-              "r" + rate);
+      specs =
+          quick
+              ? List.of("c64", "c256", "c256-s4k", "c64-k10", "r" + rate)
+              : List.of(
+                  "c1",
+                  "c16",
+                  "c64",
+                  "c256",
+                  "c64-g50",
+                  "c256-g50",
+                  "c64-s4k",
+                  "c256-s4k",
+                  "c16-k10",
+                  "c256-k10",
+                  "r" + rate);
     }
     Set<Workload> out = new LinkedHashSet<>();
     for (String s : specs) {
@@ -251,16 +290,37 @@ public final class LoadTool {
     long warmupMs = (long) (1000 * (warmupSeconds >= 0 ? warmupSeconds : quick ? 1 : 3));
     long durationMs = (long) (1000 * (durationSeconds > 0 ? durationSeconds : quick ? 2 : 5));
     if (out == null) {
-      out = Paths.get("bench-results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+      out =
+          Paths.get(
+              "bench-results",
+              LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     }
     Files.createDirectories(out);
     Path logs = Files.createDirectories(out.resolve("logs"));
 
     Map<String, String> env = Report.environment(memcachedBinary, memcachedThreads);
-    System.out.println("memroute load tool: " + clientNames.size() + " clients x " + workloads.size() + " workloads, warm-up "
-        + warmupMs + " ms + " + durationMs + " ms per run; output " + out.toAbsolutePath());
-    env.put("cpu placement", pinning() == null ? "not pinned (--pin " + pin + ")"
-        : "--pin " + pin + ": memcached on CPU " + serverCpus() + ", client JVM on CPU " + clientCpus() + " (taskset)");
+    System.out.println(
+        "memroute load tool: "
+            + clientNames.size()
+            + " clients x "
+            + workloads.size()
+            + " workloads, warm-up "
+            + warmupMs
+            + " ms + "
+            + durationMs
+            + " ms per run; output "
+            + out.toAbsolutePath());
+    env.put(
+        "cpu placement",
+        pinning() == null
+            ? "not pinned (--pin " + pin + ")"
+            : "--pin "
+                + pin
+                + ": memcached on CPU "
+                + serverCpus()
+                + ", client JVM on CPU "
+                + clientCpus()
+                + " (taskset)");
     env.forEach((k, v) -> System.out.println("  " + k + ": " + v));
 
     List<AutoCloseable> toClose = new ArrayList<>();
@@ -274,9 +334,13 @@ public final class LoadTool {
     try {
       if (server == null) {
         if (!ServerProcess.executable(memcachedBinary)) {
-          throw new IllegalStateException("memcached not found ('" + memcachedBinary + "'): install it or pass --memcached PATH or --server host:port");
+          throw new IllegalStateException(
+              "memcached not found ('"
+                  + memcachedBinary
+                  + "'): install it or pass --memcached PATH or --server host:port");
         }
-        memcached = ServerProcess.memcached(memcachedBinary, memcachedThreads, 1024, logs, serverCpus());
+        memcached =
+            ServerProcess.memcached(memcachedBinary, memcachedThreads, 1024, logs, serverCpus());
         toClose.add(memcached);
         mcHost = memcached.host;
         mcPort = memcached.port;
@@ -323,8 +387,21 @@ public final class LoadTool {
         }
         WorkerHandle h;
         try {
-          h = WorkerHandle.start(c, host, port, jvmArgs, directCallbacks, syscalls, keys, seed, watch, logs,
-              profile == null ? "" : profile, out.resolve("profiles").toAbsolutePath().toString(), clientCpus());
+          h =
+              WorkerHandle.start(
+                  c,
+                  host,
+                  port,
+                  jvmArgs,
+                  directCallbacks,
+                  syscalls,
+                  keys,
+                  seed,
+                  watch,
+                  logs,
+                  profile == null ? "" : profile,
+                  out.resolve("profiles").toAbsolutePath().toString(),
+                  clientCpus());
           workers.put(c, h);
           descriptions.put(c, h.description);
           System.out.println("client " + c + ": " + h.description);
@@ -346,8 +423,12 @@ public final class LoadTool {
           try {
             r = h.run(w, warmupMs, durationMs);
           } catch (IOException | RuntimeException e) {
-            r = new RunResult().set("client", c).set("workload", w.name()).set("description", w.describe())
-                .set("note", "failed: " + e.getMessage());
+            r =
+                new RunResult()
+                    .set("client", c)
+                    .set("workload", w.name())
+                    .set("description", w.describe())
+                    .set("note", "failed: " + e.getMessage());
           }
           results.add(r);
           System.out.println(Report.progressLine(n, total, r));
@@ -362,20 +443,38 @@ public final class LoadTool {
       closeAll(toClose);
     }
 
-    Report report = new Report(results, workloads, new ArrayList<>(descriptions.keySet()), descriptions, env,
-        PEERS, warmupMs, durationMs);
+    Report report =
+        new Report(
+            results,
+            workloads,
+            new ArrayList<>(descriptions.keySet()),
+            descriptions,
+            env,
+            PEERS,
+            warmupMs,
+            durationMs);
     report.print(System.out);
     report.writeCsv(out.resolve("results.csv"));
     report.writeHtml(out.resolve("report.html"));
     report.writeMarkdown(out.resolve("report.md"));
     System.out.println();
-    System.out.println("wrote " + out.resolve("results.csv") + ", " + out.resolve("report.html") + ", " + out.resolve("report.md"));
+    System.out.println(
+        "wrote "
+            + out.resolve("results.csv")
+            + ", "
+            + out.resolve("report.html")
+            + ", "
+            + out.resolve("report.md"));
     return 0;
   }
 
-  /** The explicit S:C pinning, or null for none (also when taskset is missing or there is one CPU). */
+  /**
+   * The explicit S:C pinning, or null for none (also when taskset is missing or there is one CPU).
+   */
   private String pinning() {
-    if (pin.equals("none") || !ServerProcess.executable("taskset") || Runtime.getRuntime().availableProcessors() < 2) {
+    if (pin.equals("none")
+        || !ServerProcess.executable("taskset")
+        || Runtime.getRuntime().availableProcessors() < 2) {
       return null;
     }
     return pin.equals("shared") ? "0:0" : pin.equals("split") ? "0:1" : pin;
@@ -405,16 +504,25 @@ public final class LoadTool {
       long b0 = ProcStats.machineBusyNanos();
       long t0 = System.nanoTime();
       Thread.sleep(300);
-      double busy = 100.0 * (ProcStats.machineBusyNanos() - b0)
-          / ((System.nanoTime() - t0) * (double) Runtime.getRuntime().availableProcessors());
+      double busy =
+          100.0
+              * (ProcStats.machineBusyNanos() - b0)
+              / ((System.nanoTime() - t0) * (double) Runtime.getRuntime().availableProcessors());
       if (busy < 10 || System.nanoTime() > deadline) {
         if (told) {
-          System.out.println(busy < 10 ? "  machine quiet again" : "  still busy; running anyway (see othersCpuPct)");
+          System.out.println(
+              busy < 10
+                  ? "  machine quiet again"
+                  : "  still busy; running anyway (see othersCpuPct)");
         }
         return;
       }
       if (!told) {
-        System.out.printf(Locale.ROOT, "  other processes use %.0f%% of the CPUs: waiting up to %d s for quiet%n", busy, quietWaitSeconds);
+        System.out.printf(
+            Locale.ROOT,
+            "  other processes use %.0f%% of the CPUs: waiting up to %d s for quiet%n",
+            busy,
+            quietWaitSeconds);
         told = true;
       }
     }
@@ -438,7 +546,8 @@ public final class LoadTool {
     final Writer writer;
     final String description;
 
-    private WorkerHandle(String client, Process process, BufferedReader in, Writer writer, String description) {
+    private WorkerHandle(
+        String client, Process process, BufferedReader in, Writer writer, String description) {
       this.client = client;
       this.process = process;
       this.in = in;
@@ -446,8 +555,20 @@ public final class LoadTool {
       this.description = description;
     }
 
-    static WorkerHandle start(String client, String host, int port, String jvmArgs, boolean direct, boolean syscalls,
-        int keys, long seed, List<Long> watch, Path logs, String profile, String profileDir, String cpus)
+    static WorkerHandle start(
+        String client,
+        String host,
+        int port,
+        String jvmArgs,
+        boolean direct,
+        boolean syscalls,
+        int keys,
+        long seed,
+        List<Long> watch,
+        Path logs,
+        String profile,
+        String profileDir,
+        String cpus)
         throws IOException {
       List<String> cmd = new ArrayList<>();
       if (cpus != null) {
@@ -463,20 +584,39 @@ public final class LoadTool {
       cmd.add("-cp");
       cmd.add(System.getProperty("java.class.path"));
       cmd.add("io.memroute.benchmarks.load.Worker");
-      cmd.addAll(List.of(client, host, String.valueOf(port), "--direct-callbacks", String.valueOf(direct),
-          "--syscalls", String.valueOf(syscalls), "--keys", String.valueOf(keys), "--seed", String.valueOf(seed),
-          "--watch", String.join(",", watch.stream().map(String::valueOf).toArray(String[]::new)),
-          "--profile", profile, "--profile-dir", profileDir));
-      Process p = new ProcessBuilder(cmd)
-          .redirectError(logs.resolve(client.replace('+', '_') + ".log").toFile())
-          .start();
-      BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      cmd.addAll(
+          List.of(
+              client,
+              host,
+              String.valueOf(port),
+              "--direct-callbacks",
+              String.valueOf(direct),
+              "--syscalls",
+              String.valueOf(syscalls),
+              "--keys",
+              String.valueOf(keys),
+              "--seed",
+              String.valueOf(seed),
+              "--watch",
+              String.join(",", watch.stream().map(String::valueOf).toArray(String[]::new)),
+              "--profile",
+              profile,
+              "--profile-dir",
+              profileDir));
+      Process p =
+          new ProcessBuilder(cmd)
+              .redirectError(logs.resolve(client.replace('+', '_') + ".log").toFile())
+              .start();
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
       Writer w = new java.io.OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8);
       String line = in.readLine();
       if (line == null || !line.startsWith("READY ")) {
         p.destroyForcibly();
-        throw new IOException(line == null ? "worker exited (see " + logs.resolve(client.replace('+', '_') + ".log") + ")"
-            : line.startsWith("ERROR ") ? line.substring(6) : "unexpected: " + line);
+        throw new IOException(
+            line == null
+                ? "worker exited (see " + logs.resolve(client.replace('+', '_') + ".log") + ")"
+                : line.startsWith("ERROR ") ? line.substring(6) : "unexpected: " + line);
       }
       return new WorkerHandle(client, p, in, w, line.substring(6));
     }

@@ -32,9 +32,12 @@ public final class Main {
         break;
       default:
         System.out.println("usage:");
-        System.out.println("  java -jar benchmarks.jar load [--quick] [--help for options]   side-by-side load tool");
-        System.out.println("  java -jar benchmarks.jar jmh [JMH options, e.g. -prof gc]       JMH micro-benchmarks");
-        System.out.println("  java -jar benchmarks.jar profile-summary FILE.collapsed|.jfr    summarise a load --profile file");
+        System.out.println(
+            "  java -jar benchmarks.jar load [--quick] [--help for options]   side-by-side load tool");
+        System.out.println(
+            "  java -jar benchmarks.jar jmh [JMH options, e.g. -prof gc]       JMH micro-benchmarks");
+        System.out.println(
+            "  java -jar benchmarks.jar profile-summary FILE.collapsed|.jfr    summarise a load --profile file");
         System.out.println("see docs/performance.md");
         if (!cmd.equals("help") && !cmd.equals("--help") && !cmd.equals("-h")) {
           System.exit(2);

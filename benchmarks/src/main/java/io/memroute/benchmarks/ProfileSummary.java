@@ -40,6 +40,7 @@ public final class ProfileSummary {
   private final Map<String, Long> allocByType = new HashMap<>();
   private final Map<String, Long> allocBySite = new HashMap<>();
   private long total;
+
   /** An allocation profile (async-profiler event alloc): the leaf frame is the allocated type. */
   private boolean allocMode;
 
@@ -97,9 +98,11 @@ public final class ProfileSummary {
       List<RecordedFrame> frames = st.getFrames();
       for (int i = frames.size() - 1; i >= 0; i--) {
         RecordedFrame fr = frames.get(i);
-        stack.add(fr.getMethod().getType().getName().replace('.', '/') + "." + fr.getMethod().getName());
+        stack.add(
+            fr.getMethod().getType().getName().replace('.', '/') + "." + fr.getMethod().getName());
       }
-      String thread = e.getThread("sampledThread") == null ? "?" : e.getThread("sampledThread").getJavaName();
+      String thread =
+          e.getThread("sampledThread") == null ? "?" : e.getThread("sampledThread").getJavaName();
       add(thread == null ? "?" : thread, stack, 1);
     }
   }
@@ -115,7 +118,8 @@ public final class ProfileSummary {
       // allocation profile: the leaf is the allocated type (_[i] in a TLAB, _[k] outside)
       String type = leaf.substring(0, leaf.length() - 4);
       allocByType.merge(type, n, Long::sum);
-      allocBySite.merge(type + "  <-  " + stack.get(stack.size() - 2).replace('/', '.'), n, Long::sum);
+      allocBySite.merge(
+          type + "  <-  " + stack.get(stack.size() - 2).replace('/', '.'), n, Long::sum);
       for (String fr : new HashSet<>(stack)) {
         inclusive.merge(fr, n, Long::sum);
       }
@@ -129,7 +133,9 @@ public final class ProfileSummary {
       if (seen.add(fr)) {
         inclusive.merge(fr, n, Long::sum);
       }
-      if (syscall == null && fr.endsWith("_[k]") && (fr.startsWith("__x64_sys_") || fr.startsWith("__arm64_sys_"))) {
+      if (syscall == null
+          && fr.endsWith("_[k]")
+          && (fr.startsWith("__x64_sys_") || fr.startsWith("__arm64_sys_"))) {
         syscall = fr.substring(fr.indexOf("_sys_") + 5, fr.length() - 4);
       }
     }
@@ -173,11 +179,12 @@ public final class ProfileSummary {
     section("kernel time by system call (inclusive, from __x64_sys_* frames)", bySyscall, 15);
     section("hottest frames (self)", self, top);
     Map<String, Long> ours = new HashMap<>();
-    inclusive.forEach((k, v) -> {
-      if (k.startsWith("io/memroute") || k.startsWith("io/netty")) {
-        ours.put(k, v);
-      }
-    });
+    inclusive.forEach(
+        (k, v) -> {
+          if (k.startsWith("io/memroute") || k.startsWith("io/netty")) {
+            ours.put(k, v);
+          }
+        });
     section("memroute and Netty frames (inclusive)", ours, top);
   }
 
@@ -187,8 +194,12 @@ public final class ProfileSummary {
     List<Map.Entry<String, Long>> e = new ArrayList<>(m.entrySet());
     e.sort((a, b) -> Long.compare(b.getValue(), a.getValue()));
     for (int i = 0; i < Math.min(top, e.size()); i++) {
-      System.out.printf(Locale.ROOT, "%6.2f%%  %8d  %s%n", 100.0 * e.get(i).getValue() / Math.max(1, total),
-          e.get(i).getValue(), e.get(i).getKey());
+      System.out.printf(
+          Locale.ROOT,
+          "%6.2f%%  %8d  %s%n",
+          100.0 * e.get(i).getValue() / Math.max(1, total),
+          e.get(i).getValue(),
+          e.get(i).getKey());
     }
   }
 }

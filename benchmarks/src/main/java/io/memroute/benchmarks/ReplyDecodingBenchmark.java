@@ -24,9 +24,9 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The reply half of the CPU path: {@link ReplyParser} turning one complete reply (already in a
- * pooled direct buffer, as after a socket read) into a {@link Response}. Hit and miss of a get,
- * 1 KiB and 100 KiB values (the value is copied once out of the buffer), a 10-key multi-VALUE
- * reply, and STORED.
+ * pooled direct buffer, as after a socket read) into a {@link Response}. Hit and miss of a get, 1
+ * KiB and 100 KiB values (the value is copied once out of the buffer), a 10-key multi-VALUE reply,
+ * and STORED.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

@@ -35,9 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The routing decision for one request on a 30-byte key: from the root route to the chosen
  * backend's {@code send}, with in-memory backends that answer with one shared, already completed
- * future (so nothing but routing is measured). Target (issue 6): prefix router + command map +
- * jump hash under 150 ns/op and no allocation beyond the request itself ({@code -prof gc}:
- * {@code gc.alloc.rate.norm} of the {@code *Prebuilt} benchmarks should be 0 B/op).
+ * future (so nothing but routing is measured). Target (issue 6): prefix router + command map + jump
+ * hash under 150 ns/op and no allocation beyond the request itself ({@code -prof gc}: {@code
+ * gc.alloc.rate.norm} of the {@code *Prebuilt} benchmarks should be 0 B/op).
  *
  * <p>{@code dsl*} use the route DSL ({@link Routes#commands()} over {@link Routes#prefix()} over
  * pools); {@code handwritten*} make the same decision with plain lambdas (the cost the DSL should
@@ -52,7 +52,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class RoutingBenchmark {
   static final String KEY = "user:profile:0000000000042:abc"; // 30 bytes, prefix "user:"
 
-  private static final CompletableFuture<Response> DONE = CompletableFuture.completedFuture(Response.of(ResponseStatus.MISS));
+  private static final CompletableFuture<Response> DONE =
+      CompletableFuture.completedFuture(Response.of(ResponseStatus.MISS));
 
   private Route poolRoute;
   private Route handwritten;
@@ -128,25 +129,33 @@ public class RoutingBenchmark {
     Route sessions = Routes.pool("sessions");
     Route writes = Routes.pool("writes");
     // command map (gets / everything else) over a prefix router on the key's bytes, no allocation
-    Route byPrefix = (req, ctx) -> startsWith(req, USER) ? users.route(req, ctx)
-        : startsWith(req, SESSION) ? sessions.route(req, ctx) : main.route(req, ctx);
-    handwritten = (req, ctx) -> {
-      Command c = req.command();
-      if (c == Command.GET || c == Command.GETS || c == Command.MG) {
-        return byPrefix.route(req, ctx);
-      }
-      return writes.route(req, ctx);
-    };
-    // the same decision with the DSL: gets by prefix ("user:" / "session:" before the ':' stop), the rest to writes
-    Route prefix = Routes.prefix().stop(":")
-        .route("user", users)
-        .route("session", sessions)
-        .defaultRoute(main)
-        .build();
-    dsl = Routes.commands()
-        .on(List.of(Command.GET, Command.GETS, Command.MG), prefix)
-        .any(writes)
-        .build();
+    Route byPrefix =
+        (req, ctx) ->
+            startsWith(req, USER)
+                ? users.route(req, ctx)
+                : startsWith(req, SESSION) ? sessions.route(req, ctx) : main.route(req, ctx);
+    handwritten =
+        (req, ctx) -> {
+          Command c = req.command();
+          if (c == Command.GET || c == Command.GETS || c == Command.MG) {
+            return byPrefix.route(req, ctx);
+          }
+          return writes.route(req, ctx);
+        };
+    // the same decision with the DSL: gets by prefix ("user:" / "session:" before the ':' stop),
+    // the rest to writes
+    Route prefix =
+        Routes.prefix()
+            .stop(":")
+            .route("user", users)
+            .route("session", sessions)
+            .defaultRoute(main)
+            .build();
+    dsl =
+        Routes.commands()
+            .on(List.of(Command.GET, Command.GETS, Command.MG), prefix)
+            .any(writes)
+            .build();
     get = Request.get(KEY);
     set = Request.set(KEY, new byte[100], 0);
   }
@@ -196,7 +205,10 @@ public class RoutingBenchmark {
     return handwritten.route(Request.get(KEY), context);
   }
 
-  /** DSL: command map + prefix router + pool route (XXH3 + jump), prebuilt get. Target: < 150 ns, 0 B. */
+  /**
+   * DSL: command map + prefix router + pool route (XXH3 + jump), prebuilt get. Target: < 150 ns, 0
+   * B.
+   */
   @Benchmark
   public CompletionStage<Response> dslPrefixCommandMapPrebuilt() {
     return dsl.route(get, context);

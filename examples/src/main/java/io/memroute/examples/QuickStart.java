@@ -36,7 +36,8 @@ public final class QuickStart {
       return;
     }
     try (EmbeddedMemcached embedded = EmbeddedMemcached.start()) {
-      System.out.println("no --servers given: using an embedded memcached at " + embedded.address());
+      System.out.println(
+          "no --servers given: using an embedded memcached at " + embedded.address());
       run(embedded.address(), System.out);
     }
   }
@@ -46,8 +47,9 @@ public final class QuickStart {
     // README:begin
     try (MemcacheRouter router = MemcacheRouter.builder().servers(servers).build()) {
       router.set("greeting", "hello, memcached".getBytes(UTF_8), 3600).get(5, TimeUnit.SECONDS);
-      byte[] value = router.get("greeting").get(5, TimeUnit.SECONDS);      // null on a miss
-      Map<String, byte[]> many = router.getMulti(List.of("greeting", "absent")).get(5, TimeUnit.SECONDS);
+      byte[] value = router.get("greeting").get(5, TimeUnit.SECONDS); // null on a miss
+      Map<String, byte[]> many =
+          router.getMulti(List.of("greeting", "absent")).get(5, TimeUnit.SECONDS);
       out.println(new String(value, UTF_8) + " / hits: " + many.keySet());
     }
     // README:end

@@ -72,9 +72,14 @@ public final class RoutelibPort {
   static RouterConfig.Builder pools(List<String> s) {
     // docs:begin pools
     return RouterConfig.builder()
-        .backend("m1", s.get(0)).backend("m2", s.get(1)).backend("m3", s.get(2))
-        .backend("h1", s.get(3)).backend("h2", s.get(4)).backend("h3", s.get(5))
-        .backend("uw", s.get(6)).backend("ue", s.get(7))
+        .backend("m1", s.get(0))
+        .backend("m2", s.get(1))
+        .backend("m3", s.get(2))
+        .backend("h1", s.get(3))
+        .backend("h2", s.get(4))
+        .backend("h3", s.get(5))
+        .backend("uw", s.get(6))
+        .backend("ue", s.get(7))
         .pool(PoolConfig.of("main", "m1", "m2", "m3"))
         // the same servers (same connections), hashed differently
         .pool(PoolConfig.builder("gutter").backends("m1", "m2", "m3").seed("gutter").build())
@@ -96,21 +101,28 @@ public final class RoutelibPort {
     users.put("west", Routes.pool("users_west"));
     users.put("east", Routes.pool("users_east"));
 
-    Route hotRoutes = Routes.commands()
-        .on(Command.GET, Routes.failover().children(hot).missIsFailure(true).shuffle(true).build())
-        .anyStorage(Routes.allSync(hot))                                  // all = ...
-        .build();
-    Route userRoutes = Routes.commands()
-        .on(Command.GET, Routes.failover().zones(users).localZone(localZone).build())
-        .anyStorage(Routes.allSync(List.copyOf(users.values())))
-        .build();
-    Route otherwise = Routes.commands()                                   // routes{ cmap = ... }
-        .on(Command.SET, Routes.failover(
-            Routes.pool("main"), Routes.ttl(Duration.ofMinutes(5), Routes.pool("gutter"))))
-        .any(Routes.failover(Routes.pool("main"), Routes.pool("gutter"))) // default = ...
-        .build();
+    Route hotRoutes =
+        Routes.commands()
+            .on(
+                Command.GET,
+                Routes.failover().children(hot).missIsFailure(true).shuffle(true).build())
+            .anyStorage(Routes.allSync(hot)) // all = ...
+            .build();
+    Route userRoutes =
+        Routes.commands()
+            .on(Command.GET, Routes.failover().zones(users).localZone(localZone).build())
+            .anyStorage(Routes.allSync(List.copyOf(users.values())))
+            .build();
+    Route otherwise =
+        Routes.commands() // routes{ cmap = ... }
+            .on(
+                Command.SET,
+                Routes.failover(
+                    Routes.pool("main"), Routes.ttl(Duration.ofMinutes(5), Routes.pool("gutter"))))
+            .any(Routes.failover(Routes.pool("main"), Routes.pool("gutter"))) // default = ...
+            .build();
 
-    return Routes.prefix()                                                // mode = "prefix"
+    return Routes.prefix() // mode = "prefix"
         .stop("/")
         .route("hot", hotRoutes)
         .route("users", userRoutes)

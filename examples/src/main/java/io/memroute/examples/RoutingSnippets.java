@@ -18,11 +18,12 @@ final class RoutingSnippets {
 
   static RouterConfig basicConfig() {
     // docs:begin basic-config
-    RouterConfig config = RouterConfig.builder()
-        .backend("a", "10.0.0.1:11211")
-        .backend("b", "10.0.0.2:11211")
-        .pool(PoolConfig.of("main", "a", "b"))
-        .build();   // with one pool the root route defaults to Routes.pool("main")
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("a", "10.0.0.1:11211")
+            .backend("b", "10.0.0.2:11211")
+            .pool(PoolConfig.of("main", "a", "b"))
+            .build(); // with one pool the root route defaults to Routes.pool("main")
     // docs:end
     return config;
   }
@@ -36,27 +37,33 @@ final class RoutingSnippets {
 
   static Route lambdaRoute() {
     // docs:begin lambda-route
-    Route route = (req, ctx) -> req.key().startsWith("session:")
-        ? ctx.pool("sessions").send(req)
-        : ctx.pool("main").send(req);
+    Route route =
+        (req, ctx) ->
+            req.key().startsWith("session:")
+                ? ctx.pool("sessions").send(req)
+                : ctx.pool("main").send(req);
     // docs:end
     return route;
   }
 
   static PoolConfig weighted() {
     // docs:begin weights
-    PoolConfig big = PoolConfig.builder("big")
-        .backend("old", 1).backend("new", 3)          // "new" takes three quarters of the keys
-        .distribution(Distribution.weightedRendezvous())
-        .build();
+    PoolConfig big =
+        PoolConfig.builder("big")
+            .backend("old", 1)
+            .backend("new", 3) // "new" takes three quarters of the keys
+            .distribution(Distribution.weightedRendezvous())
+            .build();
     // docs:end
     return big;
   }
 
   static Route quorum() {
     // docs:begin await-quorum
-    Route quorumSet = (req, ctx) -> ctx.await(req, List.of(ctx.pool("a"), ctx.pool("b"), ctx.pool("c")), 2, AwaitMode.OK)
-        .thenApply(AwaitResult::best);
+    Route quorumSet =
+        (req, ctx) ->
+            ctx.await(req, List.of(ctx.pool("a"), ctx.pool("b"), ctx.pool("c")), 2, AwaitMode.OK)
+                .thenApply(AwaitResult::best);
     // docs:end
     return quorumSet;
   }

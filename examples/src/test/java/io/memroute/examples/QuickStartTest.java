@@ -21,13 +21,15 @@ class QuickStartTest {
 
   @Test
   void runsAgainstRealMemcached() throws Exception {
-    assertThat(run(memcached.addresses().get(0))).isEqualTo("hello, memcached / hits: [greeting]" + System.lineSeparator());
+    assertThat(run(memcached.addresses().get(0)))
+        .isEqualTo("hello, memcached / hits: [greeting]" + System.lineSeparator());
   }
 
   @Test
   void runsAgainstTheEmbeddedServer() throws Exception {
     try (EmbeddedMemcached embedded = EmbeddedMemcached.start()) {
-      assertThat(run(embedded.address())).isEqualTo("hello, memcached / hits: [greeting]" + System.lineSeparator());
+      assertThat(run(embedded.address()))
+          .isEqualTo("hello, memcached / hits: [greeting]" + System.lineSeparator());
     }
   }
 }

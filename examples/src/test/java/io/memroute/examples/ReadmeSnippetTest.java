@@ -20,7 +20,8 @@ class ReadmeSnippetTest {
     String text = Files.readString(readme);
     List<String> code = new ArrayList<>();
     boolean in = false;
-    for (String line : Files.readAllLines(Path.of("src/main/java/io/memroute/examples/QuickStart.java"))) {
+    for (String line :
+        Files.readAllLines(Path.of("src/main/java/io/memroute/examples/QuickStart.java"))) {
       if (line.contains("README:end")) {
         in = false;
       }

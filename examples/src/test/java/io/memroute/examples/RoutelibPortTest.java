@@ -22,7 +22,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The ported routelib configuration behaves like the Lua it replaces, on eight real servers. */
 class RoutelibPortTest {
-  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.builder().servers(8).build();
+  @RegisterExtension
+  static MemcachedExtension memcached = MemcachedExtension.builder().servers(8).build();
 
   private final List<MemcacheRouter> routers = new ArrayList<>();
 
@@ -37,7 +38,8 @@ class RoutelibPortTest {
   }
 
   private MemcacheRouter router(String zone) throws Exception {
-    MemcacheRouter r = MemcacheRouter.builder().config(RoutelibPort.config(memcached.addresses(), zone)).build();
+    MemcacheRouter r =
+        MemcacheRouter.builder().config(RoutelibPort.config(memcached.addresses(), zone)).build();
     routers.add(r);
     r.ready().get(10, TimeUnit.SECONDS);
     return r;

@@ -38,9 +38,14 @@ class RoutingDocTest {
         int indent = code.get(0).length() - code.get(0).stripLeading().length();
         List<String> cut = new ArrayList<>();
         for (String c : code) {
-          cut.add(c.isBlank() ? "" : c.substring(Math.min(indent, c.length() - c.stripLeading().length())));
+          cut.add(
+              c.isBlank()
+                  ? ""
+                  : c.substring(Math.min(indent, c.length() - c.stripLeading().length())));
         }
-        assertThat(out.put(name, String.join("\n", cut))).as("region %s defined twice", name).isNull();
+        assertThat(out.put(name, String.join("\n", cut)))
+            .as("region %s defined twice", name)
+            .isNull();
         name = null;
       } else if (name != null) {
         code.add(line);
@@ -66,23 +71,43 @@ class RoutingDocTest {
   void everyRegionIsInTheDocAndEveryJavaBlockIsARegion() throws Exception {
     Map<String, String> regions = new LinkedHashMap<>();
     for (String source : SOURCES) {
-      regions.putAll(regions(Files.readAllLines(Path.of("src/main/java/io/memroute/examples").resolve(source))));
+      regions.putAll(
+          regions(
+              Files.readAllLines(Path.of("src/main/java/io/memroute/examples").resolve(source))));
     }
-    assertThat(regions).containsKeys("pools", "routes", "config", "basic-config", "router", "lambda-route",
-        "weights", "await-quorum");
+    assertThat(regions)
+        .containsKeys(
+            "pools",
+            "routes",
+            "config",
+            "basic-config",
+            "router",
+            "lambda-route",
+            "weights",
+            "await-quorum");
     String doc = Files.readString(docs());
     List<String> blocks = javaBlocks(doc);
     for (Map.Entry<String, String> r : regions.entrySet()) {
       assertThat(blocks).as("docs/routing.md shows region '%s'", r.getKey()).contains(r.getValue());
     }
     for (String block : blocks) {
-      assertThat(regions.values()).as("a java block of docs/routing.md that no region backs:%n%s", block).contains(block);
+      assertThat(regions.values())
+          .as("a java block of docs/routing.md that no region backs:%n%s", block)
+          .contains(block);
     }
   }
 
   @Test
   void theRegionParserDeIndents() {
-    Map<String, String> r = regions(List.of("  void f() {", "    // docs:begin x", "    a(", "        b);", "", "    // docs:end"));
+    Map<String, String> r =
+        regions(
+            List.of(
+                "  void f() {",
+                "    // docs:begin x",
+                "    a(",
+                "        b);",
+                "",
+                "    // docs:end"));
     assertThat(r).containsEntry("x", "a(\n    b);\n");
   }
 }

@@ -34,8 +34,11 @@ class RoutingSnippetsTest {
 
   @Test
   void routerFromAConfig() throws Exception {
-    RouterConfig config = RouterConfig.builder().backend("a", memcached.addresses().get(0))
-        .pool(PoolConfig.of("main", "a")).build();
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("a", memcached.addresses().get(0))
+            .pool(PoolConfig.of("main", "a"))
+            .build();
     try (MemcacheRouter router = RoutingSnippets.router(config)) {
       router.ready().get(10, TimeUnit.SECONDS);
       assertThat(router.set("k", "v".getBytes(UTF_8), 0).get(5, TimeUnit.SECONDS)).isTrue();
@@ -47,19 +50,28 @@ class RoutingSnippetsTest {
     MemoryBackend sessions = MemoryBackend.create("sessions");
     MemoryBackend main = MemoryBackend.create("main");
     MemoryBackend a = MemoryBackend.create("a");
-    MemoryBackend b = MemoryBackend.create("b").failWith(io.memroute.core.FailureReason.CONNECT_FAILED);
+    MemoryBackend b =
+        MemoryBackend.create("b").failWith(io.memroute.core.FailureReason.CONNECT_FAILED);
     MemoryBackend c = MemoryBackend.create("c");
-    RouteContext ctx = RouteContext.builder()
-        .pool(Pool.of("sessions", List.of(sessions))).pool(Pool.of("main", List.of(main)))
-        .pool(Pool.of("a", List.of(a))).pool(Pool.of("b", List.of(b))).pool(Pool.of("c", List.of(c)))
-        .build();
+    RouteContext ctx =
+        RouteContext.builder()
+            .pool(Pool.of("sessions", List.of(sessions)))
+            .pool(Pool.of("main", List.of(main)))
+            .pool(Pool.of("a", List.of(a)))
+            .pool(Pool.of("b", List.of(b)))
+            .pool(Pool.of("c", List.of(c)))
+            .build();
     Route lambda = RoutingSnippets.lambdaRoute();
     lambda.route(Request.get("session:1"), ctx).toCompletableFuture().join();
     lambda.route(Request.get("user:1"), ctx).toCompletableFuture().join();
     assertThat(sessions.requestCount()).isEqualTo(1);
     assertThat(main.requestCount()).isEqualTo(1);
 
-    Response r = RoutingSnippets.quorum().route(Request.set("k", new byte[] {1}, 0), ctx).toCompletableFuture().join();
+    Response r =
+        RoutingSnippets.quorum()
+            .route(Request.set("k", new byte[] {1}, 0), ctx)
+            .toCompletableFuture()
+            .join();
     assertThat(r.status()).isEqualTo(ResponseStatus.STORED); // two of three stored, one failed
     assertThat(c.valueOf("k")).isNotNull();
   }
@@ -67,7 +79,9 @@ class RoutingSnippetsTest {
   @Test
   void weights() {
     PoolConfig big = RoutingSnippets.weighted();
-    Pool pool = Pool.of(big, Map.of("old", MemoryBackend.create("old"), "new", MemoryBackend.create("new")));
+    Pool pool =
+        Pool.of(
+            big, Map.of("old", MemoryBackend.create("old"), "new", MemoryBackend.create("new")));
     int onNew = 0;
     for (int i = 0; i < 20_000; i++) {
       onNew += pool.indexOf("k" + i);

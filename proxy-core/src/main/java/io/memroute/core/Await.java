@@ -58,7 +58,12 @@ public final class Await {
   private final ScheduledExecutorService scheduler;
   private final String logErrorsDetail; // null: no logging
 
-  private Await(AwaitMode mode, int count, Duration timeout, ScheduledExecutorService scheduler, String detail) {
+  private Await(
+      AwaitMode mode,
+      int count,
+      Duration timeout,
+      ScheduledExecutorService scheduler,
+      String detail) {
     this.mode = mode;
     this.count = count;
     this.timeout = timeout;
@@ -147,8 +152,7 @@ public final class Await {
    *     and the first one is the one {@link AwaitMode#FIRST} waits for
    * @param call sends the request to a target; must not block
    * @return a future that always completes normally, on the thread of the completing reply or of
-   *     the timeout; blocking on it from an event-loop thread throws {@link
-   *     IllegalStateException}
+   *     the timeout; blocking on it from an event-loop thread throws {@link IllegalStateException}
    * @throws IllegalArgumentException if {@code targets} is empty, too large or has duplicates
    * @throws NullPointerException if an argument or a target is {@code null}
    */
@@ -199,8 +203,16 @@ public final class Await {
         continue;
       }
       int index = i;
-      stage.whenComplete((r, e) -> run.arrive(index, e != null ? failed(e) : r != null ? r : failed(
-          new NullPointerException("null response from target " + target))));
+      stage.whenComplete(
+          (r, e) ->
+              run.arrive(
+                  index,
+                  e != null
+                      ? failed(e)
+                      : r != null
+                          ? r
+                          : failed(
+                              new NullPointerException("null response from target " + target))));
     }
     return run.future;
   }
@@ -212,7 +224,8 @@ public final class Await {
         K a = Objects.requireNonNull(ts.get(i), "target");
         for (int j = 0; j < i; j++) {
           if (a.equals(ts.get(j))) {
-            throw new IllegalArgumentException("targets: duplicate " + a + " (expected: distinct targets)");
+            throw new IllegalArgumentException(
+                "targets: duplicate " + a + " (expected: distinct targets)");
           }
         }
       }
@@ -221,7 +234,8 @@ public final class Await {
     Set<K> seen = new HashSet<>(n * 2);
     for (K t : ts) {
       if (!seen.add(Objects.requireNonNull(t, "target"))) {
-        throw new IllegalArgumentException("targets: duplicate " + t + " (expected: distinct targets)");
+        throw new IllegalArgumentException(
+            "targets: duplicate " + t + " (expected: distinct targets)");
       }
     }
   }
@@ -229,7 +243,8 @@ public final class Await {
   /** The reply a target's exception stands for: a {@code SERVER_ERROR} naming the exception. */
   static Response failed(Throwable e) {
     Throwable t = e;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     return Response.builder(ResponseStatus.SERVER_ERROR).text("route failed: " + t).build();
@@ -241,8 +256,11 @@ public final class Await {
       return false;
     }
     Await x = (Await) o;
-    return mode == x.mode && count == x.count && Objects.equals(timeout, x.timeout)
-        && Objects.equals(scheduler, x.scheduler) && Objects.equals(logErrorsDetail, x.logErrorsDetail);
+    return mode == x.mode
+        && count == x.count
+        && Objects.equals(timeout, x.timeout)
+        && Objects.equals(scheduler, x.scheduler)
+        && Objects.equals(logErrorsDetail, x.logErrorsDetail);
   }
 
   @Override
@@ -252,16 +270,19 @@ public final class Await {
 
   @Override
   public String toString() {
-    return "Await{" + mode + (count == 0 ? ", all" : ", count=" + count)
+    return "Await{"
+        + mode
+        + (count == 0 ? ", all" : ", count=" + count)
         + (timeout == null ? "" : ", timeout=" + timeout)
-        + (logErrorsDetail == null ? "" : ", logErrors='" + logErrorsDetail + "'") + "}";
+        + (logErrorsDetail == null ? "" : ", logErrors='" + logErrorsDetail + "'")
+        + "}";
   }
 
   /**
-   * One run. Lock-free: the counters live in one {@code long}, updated by CAS, so concurrent replies
-   * (from different event loops) each see a consistent state. A reply that the CAS admits writes its
-   * slot, then bumps {@code published}; the await completes when it has been marked completed and
-   * every admitted reply has been published, whichever thread sees that last.
+   * One run. Lock-free: the counters live in one {@code long}, updated by CAS, so concurrent
+   * replies (from different event loops) each see a consistent state. A reply that the CAS admits
+   * writes its slot, then bumps {@code published}; the await completes when it has been marked
+   * completed and every admitted reply has been published, whichever thread sees that last.
    */
   private static final class Run<K> {
     private static final long MASK = (1L << 21) - 1;
@@ -349,7 +370,8 @@ public final class Await {
               break;
             case FASTGOOD:
               if (r.isOk()) {
-                newWait = r.status() == ResponseStatus.MISS ? newWait - 1 : 0; // a hit ends it at once
+                newWait =
+                    r.status() == ResponseStatus.MISS ? newWait - 1 : 0; // a hit ends it at once
               }
               break;
             default:
@@ -357,8 +379,11 @@ public final class Await {
           }
         }
         completing = (waitFor > 0 && newWait == 0) || pending == 0;
-        next = (completing ? COMPLETED : 0) | ((long) newWait << WAIT) | ((long) pending << PENDING)
-            | (admit ? arrived + 1 : arrived);
+        next =
+            (completing ? COMPLETED : 0)
+                | ((long) newWait << WAIT)
+                | ((long) pending << PENDING)
+                | (admit ? arrived + 1 : arrived);
       } while (!state.compareAndSet(s, next));
       if (admit) {
         order[(int) (s & MASK)] = i; // the arrival position this CAS claimed
@@ -393,7 +418,12 @@ public final class Await {
 
     private void late(int i, Response r) {
       if (spec.logErrorsDetail != null && !r.isOk()) {
-        log.warn("await {}: late {} from {} after completion: {}", spec.logErrorsDetail, r.status(), targets.get(i), r);
+        log.warn(
+            "await {}: late {} from {} after completion: {}",
+            spec.logErrorsDetail,
+            r.status(),
+            targets.get(i),
+            r);
       }
     }
   }

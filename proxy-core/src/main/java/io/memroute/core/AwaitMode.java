@@ -1,8 +1,8 @@
 package io.memroute.core;
 
 /**
- * When an {@link Await} fan-out completes, and which replies it keeps: the memcached proxy's
- * {@code mcp.await} modes ({@code mcp.AWAIT_GOOD} ... {@code mcp.AWAIT_BACKGROUND}), with the same
+ * When an {@link Await} fan-out completes, and which replies it keeps: the memcached proxy's {@code
+ * mcp.await} modes ({@code mcp.AWAIT_GOOD} ... {@code mcp.AWAIT_BACKGROUND}), with the same
  * semantics.
  *
  * <p>Terms used below, for one reply {@code r}:
@@ -41,8 +41,8 @@ public enum AwaitMode {
    */
   FASTGOOD,
   /**
-   * Completes at once with an empty result: every request is sent and nothing is waited for
-   * (fire and forget). Replies are only seen by error logging.
+   * Completes at once with an empty result: every request is sent and nothing is waited for (fire
+   * and forget). Replies are only seen by error logging.
    */
   BACKGROUND
 }

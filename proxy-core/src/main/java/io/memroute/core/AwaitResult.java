@@ -47,7 +47,10 @@ public final class AwaitResult<K> {
     return null;
   }
 
-  /** Returns the reply of the target at {@code index} (in {@link #targets()} order), or {@code null}. */
+  /**
+   * Returns the reply of the target at {@code index} (in {@link #targets()} order), or {@code
+   * null}.
+   */
   public Response get(int index) {
     return byTarget[index];
   }

@@ -12,9 +12,11 @@ public interface BackendListener {
   /**
    * A backend changed state, once per transition (not once per retry).
    *
-   * @param reason the failure that caused it, or {@code null} for a recovery or an administrative change
+   * @param reason the failure that caused it, or {@code null} for a recovery or an administrative
+   *     change
    */
-  default void onStateChange(String backend, BackendState from, BackendState to, FailureReason reason) {}
+  default void onStateChange(
+      String backend, BackendState from, BackendState to, FailureReason reason) {}
 
   /**
    * A connection-level failure was counted.

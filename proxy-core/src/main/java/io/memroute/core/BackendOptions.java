@@ -28,22 +28,31 @@ import java.util.Objects;
 public final class BackendOptions {
   /** Default connect timeout: 5 seconds. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
   /** Default read timeout: 3 seconds. */
   public static final Duration DEFAULT_READ_TIMEOUT = Duration.ofSeconds(3);
+
   /** Default retry timeout: 3 seconds. */
   public static final Duration DEFAULT_RETRY_TIMEOUT = Duration.ofSeconds(3);
+
   /** Default failure limit: 3. */
   public static final int DEFAULT_FAILURE_LIMIT = 3;
+
   /** Default connections per backend: 1. */
   public static final int DEFAULT_CONNECTIONS = 1;
+
   /** Default flap time: 30 seconds. */
   public static final Duration DEFAULT_FLAP_TIME = Duration.ofSeconds(30);
+
   /** Default flap backoff ramp: 1.2. */
   public static final double DEFAULT_FLAP_BACKOFF_RAMP = 1.2;
+
   /** Default flap backoff maximum: one hour. */
   public static final Duration DEFAULT_FLAP_BACKOFF_MAX = Duration.ofHours(1);
+
   /** Default depth limit: 16384 requests per backend. */
   public static final int DEFAULT_DEPTH_LIMIT = 16_384;
+
   /** Default maximum value size: 1 MiB. */
   public static final int DEFAULT_MAX_VALUE_SIZE = 1024 * 1024;
 
@@ -199,17 +208,48 @@ public final class BackendOptions {
 
   @Override
   public int hashCode() {
-    return Objects.hash(connectTimeout, readTimeout, retryTimeout, failureLimit, connections, tcpKeepAlive,
-        flapTime, flapBackoffRamp, flapBackoffMax, depthLimit, maxValueSize, down);
+    return Objects.hash(
+        connectTimeout,
+        readTimeout,
+        retryTimeout,
+        failureLimit,
+        connections,
+        tcpKeepAlive,
+        flapTime,
+        flapBackoffRamp,
+        flapBackoffMax,
+        depthLimit,
+        maxValueSize,
+        down);
   }
 
   @Override
   public String toString() {
-    return "BackendOptions{connectTimeout=" + connectTimeout + ", readTimeout=" + readTimeout
-        + ", retryTimeout=" + retryTimeout + ", failureLimit=" + failureLimit + ", connections=" + connections
-        + ", tcpKeepAlive=" + tcpKeepAlive + ", flapTime=" + flapTime + ", flapBackoffRamp=" + flapBackoffRamp
-        + ", flapBackoffMax=" + flapBackoffMax + ", depthLimit=" + depthLimit + ", maxValueSize=" + maxValueSize
-        + ", down=" + down + "}";
+    return "BackendOptions{connectTimeout="
+        + connectTimeout
+        + ", readTimeout="
+        + readTimeout
+        + ", retryTimeout="
+        + retryTimeout
+        + ", failureLimit="
+        + failureLimit
+        + ", connections="
+        + connections
+        + ", tcpKeepAlive="
+        + tcpKeepAlive
+        + ", flapTime="
+        + flapTime
+        + ", flapBackoffRamp="
+        + flapBackoffRamp
+        + ", flapBackoffMax="
+        + flapBackoffMax
+        + ", depthLimit="
+        + depthLimit
+        + ", maxValueSize="
+        + maxValueSize
+        + ", down="
+        + down
+        + "}";
   }
 
   /** Builds {@link BackendOptions}; every setter validates at once. */
@@ -308,7 +348,11 @@ public final class BackendOptions {
     public BackendOptions build() {
       if (flapBackoffMax.compareTo(retryTimeout) < 0) {
         throw new IllegalArgumentException(
-            "flapBackoffMax: " + flapBackoffMax + " (expected: >= retryTimeout " + retryTimeout + ")");
+            "flapBackoffMax: "
+                + flapBackoffMax
+                + " (expected: >= retryTimeout "
+                + retryTimeout
+                + ")");
       }
       return new BackendOptions(this);
     }
@@ -316,14 +360,16 @@ public final class BackendOptions {
     private static Duration positive(Duration d, String name) {
       Objects.requireNonNull(d, name);
       if (d.isNegative() || d.isZero() || d.compareTo(MAX_TIMEOUT) > 0) {
-        throw new IllegalArgumentException(name + ": " + d + " (expected: > 0 and <= " + MAX_TIMEOUT + ")");
+        throw new IllegalArgumentException(
+            name + ": " + d + " (expected: > 0 and <= " + MAX_TIMEOUT + ")");
       }
       return d;
     }
 
     private static int range(int v, int min, int max, String name) {
       if (v < min || v > max) {
-        throw new IllegalArgumentException(name + ": " + v + " (expected: " + min + "-" + max + ")");
+        throw new IllegalArgumentException(
+            name + ": " + v + " (expected: " + min + "-" + max + ")");
       }
       return v;
     }

@@ -1,9 +1,9 @@
 package io.memroute.core;
 
 /**
- * A backend's health, as in the memcached proxy: {@code CONNECTING -> VALIDATING -> UP}; {@code BAD}
- * after too many consecutive failures (requests fail fast until a retry validates again); {@code
- * DOWN} when an operator disabled it; {@code CLOSED} after shutdown.
+ * A backend's health, as in the memcached proxy: {@code CONNECTING -> VALIDATING -> UP}; {@code
+ * BAD} after too many consecutive failures (requests fail fast until a retry validates again);
+ * {@code DOWN} when an operator disabled it; {@code CLOSED} after shutdown.
  */
 public enum BackendState {
   /** Opening a TCP connection. Requests queue (within their deadline). */

@@ -91,17 +91,26 @@ public enum Command {
     return kind;
   }
 
-  /** Returns whether the request names at least one key (every command but version, flush_all, verbosity and mn). */
+  /**
+   * Returns whether the request names at least one key (every command but version, flush_all,
+   * verbosity and mn).
+   */
   public boolean hasKey() {
     return kind != Kind.KEYLESS;
   }
 
-  /** Returns whether the command may carry several keys ({@code get}, {@code gets}, {@code gat}, {@code gats}). */
+  /**
+   * Returns whether the command may carry several keys ({@code get}, {@code gets}, {@code gat},
+   * {@code gats}).
+   */
   public boolean isMultiKey() {
     return kind == Kind.RETRIEVAL;
   }
 
-  /** Returns whether a data block follows the command line ({@code set} family, {@code cas}, {@code ms}). */
+  /**
+   * Returns whether a data block follows the command line ({@code set} family, {@code cas}, {@code
+   * ms}).
+   */
   public boolean hasValue() {
     return kind == Kind.STORAGE || this == MS;
   }
@@ -117,9 +126,9 @@ public enum Command {
   }
 
   /**
-   * Returns whether this command changes data: the storage commands, {@code delete},
-   * {@code incr}/{@code decr}, {@code touch}, {@code ms}, {@code md} and {@code ma}. This is the
-   * set the {@code ANY_STORAGE} route fallback matches, besides the retrievals.
+   * Returns whether this command changes data: the storage commands, {@code delete}, {@code
+   * incr}/{@code decr}, {@code touch}, {@code ms}, {@code md} and {@code ma}. This is the set the
+   * {@code ANY_STORAGE} route fallback matches, besides the retrievals.
    */
   public boolean isUpdate() {
     return kind == Kind.STORAGE || kind == Kind.KEYED || this == MS || this == MD || this == MA;

@@ -37,7 +37,9 @@ public enum FailureReason {
   DOWN("down"),
   /** The router's active-request limit was reached. */
   ACTIVE_REQUEST_LIMIT("active request limit"),
-  /** The connection was replaced after a protocol error reply ({@code ERROR}/{@code CLIENT_ERROR}). */
+  /**
+   * The connection was replaced after a protocol error reply ({@code ERROR}/{@code CLIENT_ERROR}).
+   */
   CONNECTION_REPLACED("connection replaced"),
   /** The router (or backend) was closed. */
   CLOSED("closed");
@@ -48,7 +50,10 @@ public enum FailureReason {
     this.text = text;
   }
 
-  /** Returns a short lowercase description, e.g. {@code "connect timeout"}, used in messages and metric tags. */
+  /**
+   * Returns a short lowercase description, e.g. {@code "connect timeout"}, used in messages and
+   * metric tags.
+   */
   public String text() {
     return text;
   }

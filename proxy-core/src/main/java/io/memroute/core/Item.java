@@ -23,7 +23,8 @@ public final class Item {
    * @param cas the CAS value, 0 when the reply carried none
    */
   public static Item of(String key, byte[] value, int flags, long cas) {
-    return new Item(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"), flags, cas);
+    return new Item(
+        Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"), flags, cas);
   }
 
   /** Returns the key. */
@@ -53,6 +54,14 @@ public final class Item {
 
   @Override
   public String toString() {
-    return "Item{" + key + ", " + value.length + " bytes, flags=" + Integer.toUnsignedString(flags) + ", cas=" + Long.toUnsignedString(cas) + "}";
+    return "Item{"
+        + key
+        + ", "
+        + value.length
+        + " bytes, flags="
+        + Integer.toUnsignedString(flags)
+        + ", cas="
+        + Long.toUnsignedString(cas)
+        + "}";
   }
 }

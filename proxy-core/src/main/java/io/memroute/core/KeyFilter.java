@@ -29,7 +29,8 @@ public final class KeyFilter {
     Objects.requireNonNull(marker, "marker");
     byte[] m = marker.getBytes(StandardCharsets.UTF_8);
     if (m.length < 1 || m.length > 5) {
-      throw new IllegalArgumentException("stop marker: '" + marker + "' (expected: 1-5 characters)");
+      throw new IllegalArgumentException(
+          "stop marker: '" + marker + "' (expected: 1-5 characters)");
     }
     return new KeyFilter(false, m);
   }
@@ -46,7 +47,8 @@ public final class KeyFilter {
     Objects.requireNonNull(openClose, "openClose");
     byte[] c = openClose.getBytes(StandardCharsets.UTF_8);
     if (c.length != 2) {
-      throw new IllegalArgumentException("tags: '" + openClose + "' (expected: exactly 2 characters, open and close)");
+      throw new IllegalArgumentException(
+          "tags: '" + openClose + "' (expected: exactly 2 characters, open and close)");
     }
     return new KeyFilter(true, c);
   }
@@ -68,7 +70,9 @@ public final class KeyFilter {
           continue outer;
         }
       }
-      return i == 0 ? len : i; // a marker at the very start leaves nothing to hash: hash the whole key
+      return i == 0
+          ? len
+          : i; // a marker at the very start leaves nothing to hash: hash the whole key
     }
     return len;
   }
@@ -99,7 +103,9 @@ public final class KeyFilter {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof KeyFilter && ((KeyFilter) o).tags == tags && Arrays.equals(((KeyFilter) o).conf, conf);
+    return o instanceof KeyFilter
+        && ((KeyFilter) o).tags == tags
+        && Arrays.equals(((KeyFilter) o).conf, conf);
   }
 
   @Override

@@ -17,7 +17,9 @@ public interface KeyHash {
   /** Hashes {@code len} bytes of {@code bytes} from {@code off}. */
   long hash(byte[] bytes, int off, int len);
 
-  /** Hashes the first key of a request (its filtered part, when {@code filter} is not {@code null}). */
+  /**
+   * Hashes the first key of a request (its filtered part, when {@code filter} is not {@code null}).
+   */
   default long hash(Request request, KeyFilter filter) {
     byte[] line = request.lineArray();
     int off = request.keyOffset();

@@ -13,9 +13,9 @@ final class Keys {
   private Keys() {}
 
   /**
-   * Returns the key's length when every char is printable ASCII (0x21-0x7e) and the length is valid,
-   * so that it can be copied char by char into a line; -1 otherwise (use {@link #encode}, which
-   * handles UTF-8 and reports what is wrong).
+   * Returns the key's length when every char is printable ASCII (0x21-0x7e) and the length is
+   * valid, so that it can be copied char by char into a line; -1 otherwise (use {@link #encode},
+   * which handles UTF-8 and reports what is wrong).
    */
   static int printableAsciiLength(String key) {
     int n = key.length();
@@ -38,7 +38,9 @@ final class Keys {
     }
   }
 
-  /** Encodes a key to bytes (UTF-8) and validates it, or throws {@link IllegalArgumentException}. */
+  /**
+   * Encodes a key to bytes (UTF-8) and validates it, or throws {@link IllegalArgumentException}.
+   */
   static byte[] encode(String key) {
     if (key == null) {
       throw new NullPointerException("key");
@@ -75,7 +77,10 @@ final class Keys {
       int c = b[off + i] & 0xff;
       if (c <= 0x20 || c == 0x7f) {
         throw new IllegalArgumentException(
-            "key: contains a space or control byte 0x" + Integer.toHexString(c) + " at index " + i
+            "key: contains a space or control byte 0x"
+                + Integer.toHexString(c)
+                + " at index "
+                + i
                 + " (expected: no whitespace or control bytes)");
       }
     }

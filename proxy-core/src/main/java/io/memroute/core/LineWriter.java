@@ -96,7 +96,9 @@ final class LineWriter {
     return v >= 0 ? digits(v) : Long.toUnsignedString(v).length();
   }
 
-  /** Writes {@code v} (unsigned) as {@code digits} decimal digits at {@code pos}; returns the end. */
+  /**
+   * Writes {@code v} (unsigned) as {@code digits} decimal digits at {@code pos}; returns the end.
+   */
   static int putUnsigned(byte[] dst, int pos, long v, int digits) {
     int end = pos + digits;
     if (v < 0) {

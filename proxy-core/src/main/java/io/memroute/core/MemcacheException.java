@@ -62,14 +62,20 @@ public abstract sealed class MemcacheException extends RuntimeException
     String on = backend == null ? "" : " on " + backend;
     String cmd = command == null ? "request" : command.wireName();
     if (status.isErrorReply()) {
-      return new ServerErrorException(cmd + on + ": " + response.line(), backend, status, response.message());
+      return new ServerErrorException(
+          cmd + on + ": " + response.line(), backend, status, response.message());
     }
     if (status != ResponseStatus.BACKEND_FAILURE) {
       return null;
     }
     FailureReason reason = response.failureReason();
     String detail = response.message();
-    String msg = cmd + on + " failed: " + reason.text() + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")");
+    String msg =
+        cmd
+            + on
+            + " failed: "
+            + reason.text()
+            + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")");
     return forReason(reason, msg, backend);
   }
 

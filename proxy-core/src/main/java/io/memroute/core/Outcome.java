@@ -1,9 +1,9 @@
 package io.memroute.core;
 
 /**
- * A request's outcome in four classes, the {@code outcome} tag of {@code memroute.requests}:
- * {@link #OK} (a hit, stored, deleted, ...), {@link #MISS} (miss, not found, not stored, exists),
- * {@link #ERROR} (an error reply) and {@link #FAILURE} (no reply).
+ * A request's outcome in four classes, the {@code outcome} tag of {@code memroute.requests}: {@link
+ * #OK} (a hit, stored, deleted, ...), {@link #MISS} (miss, not found, not stored, exists), {@link
+ * #ERROR} (an error reply) and {@link #FAILURE} (no reply).
  */
 public enum Outcome {
   /** The server did what was asked. */

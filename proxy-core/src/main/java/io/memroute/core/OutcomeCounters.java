@@ -3,8 +3,8 @@ package io.memroute.core;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Request counts and total latency by command and outcome. Recording costs two uncontended adds
- * and no allocation; metrics read the sums when they are scraped. Thread-safe.
+ * Request counts and total latency by command and outcome. Recording costs two uncontended adds and
+ * no allocation; metrics read the sums when they are scraped. Thread-safe.
  */
 public final class OutcomeCounters {
   private static final int COMMANDS = Command.values().length;

@@ -14,8 +14,8 @@ import java.util.Objects;
  * #set(String, byte[], int)}, {@link #metaGet(String, String...)}, ...) or parsed from a protocol
  * line ({@link #parse(String, byte[])}, the counterpart of the memcached proxy's {@code
  * mcp.request}). Every factory validates at once and throws {@link IllegalArgumentException} for
- * bad input (empty key, key over 250 bytes, whitespace or control bytes in a key, negative sizes,
- * a data block whose size does not match the line), and {@link NullPointerException} for nulls;
+ * bad input (empty key, key over 250 bytes, whitespace or control bytes in a key, negative sizes, a
+ * data block whose size does not match the line), and {@link NullPointerException} for nulls;
  * nothing invalid ever reaches the network.
  *
  * <p><b>Values are not copied.</b> The {@code byte[]} passed to a storage factory becomes the
@@ -109,7 +109,8 @@ public final class Request {
     Objects.requireNonNull(command, "command");
     Objects.requireNonNull(keys, "keys");
     if (!command.isMultiKey()) {
-      throw new IllegalArgumentException("command: " + command + " (expected: get, gets, gat or gats)");
+      throw new IllegalArgumentException(
+          "command: " + command + " (expected: get, gets, gat or gats)");
     }
     if (keys.isEmpty()) {
       throw new IllegalArgumentException("keys: empty (expected: at least one key)");
@@ -141,7 +142,8 @@ public final class Request {
       given[i++] = k;
     }
     if (w.length() > MAX_LINE) {
-      throw new IllegalArgumentException("keys: line of " + w.length() + " bytes (expected: <= " + MAX_LINE + ")");
+      throw new IllegalArgumentException(
+          "keys: line of " + w.length() + " bytes (expected: <= " + MAX_LINE + ")");
     }
     byte[] line = w.crlf().toArray();
     Request r = new Request(command, line, line, null, firstOff, firstLen, given.length, 0, false);
@@ -196,7 +198,8 @@ public final class Request {
    * @param ttlSeconds expiry: 0 never expires, up to 30 days relative seconds, else a unix time
    * @param cas the CAS value for {@code cas}, ignored otherwise
    */
-  public static Request storage(Command command, String key, int flags, int ttlSeconds, byte[] value, long cas) {
+  public static Request storage(
+      Command command, String key, int flags, int ttlSeconds, byte[] value, long cas) {
     Objects.requireNonNull(command, "command");
     Objects.requireNonNull(value, "value");
     if (command.kind() != Command.Kind.STORAGE) {
@@ -216,7 +219,18 @@ public final class Request {
     int lenDigits = LineWriter.digits(value.length);
     boolean withCas = command == Command.CAS;
     int casDigits = withCas ? LineWriter.unsignedDigits(cas) : 0;
-    int size = name.length + 1 + klen + 1 + flagDigits + 1 + ttlDigits + 1 + lenDigits + (withCas ? 1 + casDigits : 0) + 2;
+    int size =
+        name.length
+            + 1
+            + klen
+            + 1
+            + flagDigits
+            + 1
+            + ttlDigits
+            + 1
+            + lenDigits
+            + (withCas ? 1 + casDigits : 0)
+            + 2;
     byte[] line = new byte[size];
     System.arraycopy(name, 0, line, 0, name.length);
     int p = name.length;
@@ -336,7 +350,8 @@ public final class Request {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(flags, "flags");
     byte[] kb = key.getBytes(StandardCharsets.UTF_8);
-    Keys.validate(kb, 0, kb.length, Keys.MAX_BASE64_KEY_LENGTH); // parse() enforces 250 without the b flag
+    Keys.validate(
+        kb, 0, kb.length, Keys.MAX_BASE64_KEY_LENGTH); // parse() enforces 250 without the b flag
     StringBuilder sb = new StringBuilder(command.wireName()).append(' ').append(key);
     if (command == Command.MS) {
       sb.append(' ').append(value.length);
@@ -344,7 +359,8 @@ public final class Request {
     for (String f : flags) {
       Objects.requireNonNull(f, "flag");
       if (f.isEmpty() || f.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
-        throw new IllegalArgumentException("flag: '" + f + "' (expected: one token, a letter then an optional argument)");
+        throw new IllegalArgumentException(
+            "flag: '" + f + "' (expected: one token, a letter then an optional argument)");
       }
       sb.append(' ').append(f);
     }
@@ -353,7 +369,10 @@ public final class Request {
 
   // ---------------------------------------------------------------- parsing
 
-  /** Parses a keyless or retrieval line such as {@code "get a b"}; see {@link #parse(byte[], byte[])}. */
+  /**
+   * Parses a keyless or retrieval line such as {@code "get a b"}; see {@link #parse(byte[],
+   * byte[])}.
+   */
   public static Request parse(String line) {
     return parse(line.getBytes(StandardCharsets.UTF_8), null);
   }
@@ -452,7 +471,8 @@ public final class Request {
         throw new IllegalArgumentException(what + ": '" + s + "' (expected: a number)");
       }
       if (v < min || v > max) {
-        throw new IllegalArgumentException(what + ": " + v + " (expected: " + min + "-" + max + ")");
+        throw new IllegalArgumentException(
+            what + ": " + v + " (expected: " + min + "-" + max + ")");
       }
       return v;
     }
@@ -462,7 +482,8 @@ public final class Request {
       try {
         Long.parseUnsignedLong(s);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(what + ": '" + s + "' (expected: an unsigned 64-bit number)");
+        throw new IllegalArgumentException(
+            what + ": '" + s + "' (expected: an unsigned 64-bit number)");
       }
     }
 
@@ -569,7 +590,10 @@ public final class Request {
           int c = src[t[2 * i]] & 0xff;
           if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
             throw new IllegalArgumentException(
-                cmd.wireName() + ": flag '" + tok(i) + "' (expected: a letter A-Z or a-z, then an optional token)");
+                cmd.wireName()
+                    + ": flag '"
+                    + tok(i)
+                    + "' (expected: a letter A-Z or a-z, then an optional token)");
           }
           metaFlags |= 1L << (c - 'A');
         }
@@ -584,14 +608,21 @@ public final class Request {
       }
       if (dataLen >= 0) {
         if (value == null) {
-          throw new IllegalArgumentException(cmd.wireName() + ": value missing (expected: " + dataLen + " bytes)");
+          throw new IllegalArgumentException(
+              cmd.wireName() + ": value missing (expected: " + dataLen + " bytes)");
         }
         if (value.length != dataLen) {
           throw new IllegalArgumentException(
-              cmd.wireName() + ": value of " + value.length + " bytes (expected: " + dataLen + " as the line says)");
+              cmd.wireName()
+                  + ": value of "
+                  + value.length
+                  + " bytes (expected: "
+                  + dataLen
+                  + " as the line says)");
         }
       } else if (value != null) {
-        throw new IllegalArgumentException(cmd.wireName() + ": value given (expected: none for this command)");
+        throw new IllegalArgumentException(
+            cmd.wireName() + ": value given (expected: none for this command)");
       }
       // Canonical line: tokens joined by single spaces; the wire form drops noreply / q tokens.
       LineWriter w = new LineWriter(t[2 * n - 1] + 2);
@@ -615,7 +646,8 @@ public final class Request {
       byte[] lineBytes = w.crlf().toArray();
       byte[] wireBytes = wire == null ? lineBytes : wire.crlf().toArray();
       int keyLen = keyToken < 0 ? 0 : t[2 * keyToken + 1] - t[2 * keyToken];
-      return new Request(cmd, lineBytes, wireBytes, value, keyOff, keyLen, keyCount, metaFlags, noreply);
+      return new Request(
+          cmd, lineBytes, wireBytes, value, keyOff, keyLen, keyCount, metaFlags, noreply);
     }
 
     private boolean isQuietToken(int i) {
@@ -632,9 +664,16 @@ public final class Request {
   private static void checkBase64(byte[] b, int start, int end) {
     for (int i = start; i < end; i++) {
       int c = b[i];
-      boolean ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=';
+      boolean ok =
+          (c >= 'A' && c <= 'Z')
+              || (c >= 'a' && c <= 'z')
+              || (c >= '0' && c <= '9')
+              || c == '+'
+              || c == '/'
+              || c == '=';
       if (!ok) {
-        throw new IllegalArgumentException("key: not base64 at index " + (i - start) + " (expected: base64 with the b flag)");
+        throw new IllegalArgumentException(
+            "key: not base64 at index " + (i - start) + " (expected: base64 with the b flag)");
       }
     }
   }
@@ -793,11 +832,13 @@ public final class Request {
   /** Returns a copy of this request with a different key (same command, flags and value). */
   public Request withKey(String newKey) {
     if (keyCount != 1) {
-      throw new IllegalStateException("withKey: " + command + " request with " + keyCount + " keys (expected: 1)");
+      throw new IllegalStateException(
+          "withKey: " + command + " request with " + keyCount + " keys (expected: 1)");
     }
     Objects.requireNonNull(newKey, "key");
     byte[] kb = newKey.getBytes(StandardCharsets.UTF_8);
-    Keys.validate(kb, 0, kb.length, hasFlag('b') ? Keys.MAX_BASE64_KEY_LENGTH : Keys.MAX_KEY_LENGTH);
+    Keys.validate(
+        kb, 0, kb.length, hasFlag('b') ? Keys.MAX_BASE64_KEY_LENGTH : Keys.MAX_KEY_LENGTH);
     byte[] out = new byte[line.length - keyLen + kb.length];
     System.arraycopy(line, 0, out, 0, keyOff);
     System.arraycopy(kb, 0, out, keyOff, kb.length);

@@ -29,7 +29,14 @@ public final class Response {
   private final String backend;
   private final long elapsedNanos;
 
-  private Response(ResponseStatus status, String key, byte[] value, int flags, long cas, String backend, long elapsedNanos) {
+  private Response(
+      ResponseStatus status,
+      String key,
+      byte[] value,
+      int flags,
+      long cas,
+      String backend,
+      long elapsedNanos) {
     this.status = status;
     this.value = value;
     this.flags = flags;
@@ -63,25 +70,39 @@ public final class Response {
   }
 
   /**
-   * Creates a server's reply that carries only a status ({@code STORED}, {@code END}, ...), with its
-   * origin. Cheaper than the builder on the reply path.
+   * Creates a server's reply that carries only a status ({@code STORED}, {@code END}, ...), with
+   * its origin. Cheaper than the builder on the reply path.
    *
    * @throws IllegalArgumentException for {@code BACKEND_FAILURE} (use {@link #failure})
    */
   public static Response reply(ResponseStatus status, String backend, long elapsedNanos) {
     if (status == ResponseStatus.BACKEND_FAILURE) {
-      throw new IllegalArgumentException("status: BACKEND_FAILURE (expected: a reply; use failure(...))");
+      throw new IllegalArgumentException(
+          "status: BACKEND_FAILURE (expected: a reply; use failure(...))");
     }
-    return new Response(Objects.requireNonNull(status, "status"), null, null, 0, 0, backend, elapsedNanos);
+    return new Response(
+        Objects.requireNonNull(status, "status"), null, null, 0, 0, backend, elapsedNanos);
   }
 
-  /** Creates the reply to a single-key text retrieval that found the item. The value is not copied. */
-  public static Response hit(String key, byte[] value, int flags, long cas, String backend, long elapsedNanos) {
-    return new Response(ResponseStatus.HIT, Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"),
-        flags, cas, backend, elapsedNanos);
+  /**
+   * Creates the reply to a single-key text retrieval that found the item. The value is not copied.
+   */
+  public static Response hit(
+      String key, byte[] value, int flags, long cas, String backend, long elapsedNanos) {
+    return new Response(
+        ResponseStatus.HIT,
+        Objects.requireNonNull(key, "key"),
+        Objects.requireNonNull(value, "value"),
+        flags,
+        cas,
+        backend,
+        elapsedNanos);
   }
 
-  /** Creates a response with only a status, e.g. {@code Response.of(ResponseStatus.NOT_FOUND)} for a null route. */
+  /**
+   * Creates a response with only a status, e.g. {@code Response.of(ResponseStatus.NOT_FOUND)} for a
+   * null route.
+   */
   public static Response of(ResponseStatus status) {
     return builder(status).build();
   }
@@ -125,7 +146,9 @@ public final class Response {
     return status == ResponseStatus.BACKEND_FAILURE;
   }
 
-  /** Returns the value of a single-item hit (the first item of a multi-item one), or {@code null}. */
+  /**
+   * Returns the value of a single-item hit (the first item of a multi-item one), or {@code null}.
+   */
   public byte[] value() {
     if (value == null && items != null && !items.isEmpty()) {
       return items.get(0).value();
@@ -149,7 +172,10 @@ public final class Response {
     return cas;
   }
 
-  /** Returns the unsigned 64-bit number of an {@code incr}/{@code decr} reply (or a meta {@code ma} value). */
+  /**
+   * Returns the unsigned 64-bit number of an {@code incr}/{@code decr} reply (or a meta {@code ma}
+   * value).
+   */
   public long number() {
     return number;
   }
@@ -192,7 +218,11 @@ public final class Response {
    * t30}), {@code ""} for a bare flag, or {@code null} when absent.
    */
   public String flagToken(char flag) {
-    if (text == null || status.isErrorReply() || isFailure() || status == ResponseStatus.VERSION || status == ResponseStatus.DEBUG) {
+    if (text == null
+        || status.isErrorReply()
+        || isFailure()
+        || status == ResponseStatus.VERSION
+        || status == ResponseStatus.DEBUG) {
       return null;
     }
     int n = text.length();
@@ -215,7 +245,10 @@ public final class Response {
     return failureReason;
   }
 
-  /** Returns the backend that answered (or failed), as its label or {@code host:port}, or {@code null}. */
+  /**
+   * Returns the backend that answered (or failed), as its label or {@code host:port}, or {@code
+   * null}.
+   */
   public String backend() {
     return backend;
   }
@@ -290,7 +323,12 @@ public final class Response {
   }
 
   private static String valueLine(String key, int flags, int length, long cas) {
-    return "VALUE " + key + " " + Integer.toUnsignedString(flags) + " " + length
+    return "VALUE "
+        + key
+        + " "
+        + Integer.toUnsignedString(flags)
+        + " "
+        + length
         + (cas != 0 ? " " + Long.toUnsignedString(cas) : "");
   }
 
@@ -298,7 +336,9 @@ public final class Response {
     return rest == null || rest.isEmpty() ? word : word + " " + rest;
   }
 
-  /** The two-letter meta code for a status (meta replies carry their return flags in {@code text}). */
+  /**
+   * The two-letter meta code for a status (meta replies carry their return flags in {@code text}).
+   */
   private static String metaCode(ResponseStatus s) {
     switch (s) {
       case STORED:

@@ -2,7 +2,10 @@ package io.memroute.core;
 
 /** What a reply said, or that no reply came ({@link #BACKEND_FAILURE}). */
 public enum ResponseStatus {
-  /** A retrieval found at least one item ({@code VALUE}, meta {@code VA}, or meta {@code HD} to a get). */
+  /**
+   * A retrieval found at least one item ({@code VALUE}, meta {@code VA}, or meta {@code HD} to a
+   * get).
+   */
   HIT,
   /** A retrieval found nothing ({@code END} alone, meta {@code EN}). */
   MISS,
@@ -40,12 +43,17 @@ public enum ResponseStatus {
    */
   BACKEND_FAILURE;
 
-  /** Returns whether this is a reply from a server that is not an error (every status but the last four). */
+  /**
+   * Returns whether this is a reply from a server that is not an error (every status but the last
+   * four).
+   */
   public boolean isOk() {
     return ordinal() < SERVER_ERROR.ordinal();
   }
 
-  /** Returns whether this is a {@code SERVER_ERROR}, {@code CLIENT_ERROR} or {@code ERROR} reply. */
+  /**
+   * Returns whether this is a {@code SERVER_ERROR}, {@code CLIENT_ERROR} or {@code ERROR} reply.
+   */
   public boolean isErrorReply() {
     return this == SERVER_ERROR || this == CLIENT_ERROR || this == ERROR;
   }

@@ -1,8 +1,6 @@
 package io.memroute.core;
 
-/**
- * The router was closed before or while the request ran.
- */
+/** The router was closed before or while the request ran. */
 public final class RouterClosedException extends MemcacheException {
   private static final long serialVersionUID = 1L;
 

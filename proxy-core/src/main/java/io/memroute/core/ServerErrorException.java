@@ -1,15 +1,14 @@
 package io.memroute.core;
 
-/**
- * The server answered {@code SERVER_ERROR}, {@code CLIENT_ERROR} or {@code ERROR}.
- */
+/** The server answered {@code SERVER_ERROR}, {@code CLIENT_ERROR} or {@code ERROR}. */
 public final class ServerErrorException extends MemcacheException {
   private static final long serialVersionUID = 1L;
 
   private final ResponseStatus status;
   private final String serverMessage;
 
-  ServerErrorException(String message, String backend, ResponseStatus status, String serverMessage) {
+  ServerErrorException(
+      String message, String backend, ResponseStatus status, String serverMessage) {
     super(message, backend, null);
     this.status = status;
     this.serverMessage = serverMessage;

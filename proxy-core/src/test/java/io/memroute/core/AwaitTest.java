@@ -26,10 +26,12 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class AwaitTest {
-  private static final Response HIT = Response.builder(ResponseStatus.HIT).key("k").value(new byte[] {1}).build();
+  private static final Response HIT =
+      Response.builder(ResponseStatus.HIT).key("k").value(new byte[] {1}).build();
   private static final Response MISS = Response.of(ResponseStatus.MISS);
   private static final Response STORED = Response.of(ResponseStatus.STORED);
-  private static final Response ERROR = Response.builder(ResponseStatus.SERVER_ERROR).text("boom").build();
+  private static final Response ERROR =
+      Response.builder(ResponseStatus.SERVER_ERROR).text("boom").build();
   private static final Response FAIL = Response.failure(FailureReason.TIMEOUT, "b1", null);
 
   /** Targets whose replies the test delivers by hand. */
@@ -74,8 +76,11 @@ class AwaitTest {
     assertThat(r.inArrivalOrder()).containsExactly(MISS, ERROR, HIT);
     assertThat(r.get("a")).isSameAs(HIT);
     assertThat(r.get(1)).isSameAs(MISS);
-    assertThat(r.responses()).containsExactly(
-        java.util.Map.entry("b", MISS), java.util.Map.entry("c", ERROR), java.util.Map.entry("a", HIT));
+    assertThat(r.responses())
+        .containsExactly(
+            java.util.Map.entry("b", MISS),
+            java.util.Map.entry("c", ERROR),
+            java.util.Map.entry("a", HIT));
     assertThat(r.goodCount()).isEqualTo(1);
     assertThat(r.okCount()).isEqualTo(2);
     assertThat(r.best()).isSameAs(HIT);
@@ -106,7 +111,8 @@ class AwaitTest {
 
   @Test
   void countZeroWaitsForEveryTarget() {
-    for (AwaitMode mode : new AwaitMode[] {AwaitMode.GOOD, AwaitMode.ANY, AwaitMode.OK, AwaitMode.FASTGOOD}) {
+    for (AwaitMode mode :
+        new AwaitMode[] {AwaitMode.GOOD, AwaitMode.ANY, AwaitMode.OK, AwaitMode.FASTGOOD}) {
       Targets t = new Targets("a", "b");
       CompletableFuture<AwaitResult<String>> f = run(Await.of(mode), t);
       t.reply("a", mode == AwaitMode.FASTGOOD ? MISS : HIT);
@@ -195,38 +201,49 @@ class AwaitTest {
   @Test
   void backgroundCompletesAtOnceWithNothingAndLogsLateErrors() {
     Targets t = new Targets("a", "b");
-    String log = captureStderr(() -> {
-      CompletableFuture<AwaitResult<String>> f = run(Await.of(AwaitMode.BACKGROUND).logErrors("bg-copy"), t);
-      assertThat(f).isDone();
-      assertThat(f.join().isEmpty()).isTrue();
-      assertThat(f.join().targets()).containsExactly("a", "b");
-      assertThat(t.called).containsExactly("a", "b");
-      t.reply("a", STORED);
-      t.reply("b", FAIL);
-    });
+    String log =
+        captureStderr(
+            () -> {
+              CompletableFuture<AwaitResult<String>> f =
+                  run(Await.of(AwaitMode.BACKGROUND).logErrors("bg-copy"), t);
+              assertThat(f).isDone();
+              assertThat(f.join().isEmpty()).isTrue();
+              assertThat(f.join().targets()).containsExactly("a", "b");
+              assertThat(t.called).containsExactly("a", "b");
+              t.reply("a", STORED);
+              t.reply("b", FAIL);
+            });
     assertThat(log).contains("await bg-copy: late BACKEND_FAILURE from b").doesNotContain("from a");
   }
 
   @Test
   void errorsBeforeOrAtCompletionAreNotLogged() {
     Targets t = new Targets("a", "b", "c");
-    String log = captureStderr(() -> {
-      CompletableFuture<AwaitResult<String>> f = run(Await.of(AwaitMode.ANY).count(2).logErrors("d"), t);
-      t.reply("a", ERROR);
-      t.reply("b", FAIL); // completes it
-      assertThat(f).isDone();
-      t.reply("c", ERROR); // late
-    });
-    assertThat(log).contains("late SERVER_ERROR from c").doesNotContain("from a").doesNotContain("from b");
+    String log =
+        captureStderr(
+            () -> {
+              CompletableFuture<AwaitResult<String>> f =
+                  run(Await.of(AwaitMode.ANY).count(2).logErrors("d"), t);
+              t.reply("a", ERROR);
+              t.reply("b", FAIL); // completes it
+              assertThat(f).isDone();
+              t.reply("c", ERROR); // late
+            });
+    assertThat(log)
+        .contains("late SERVER_ERROR from c")
+        .doesNotContain("from a")
+        .doesNotContain("from b");
   }
 
   @Test
   void withoutLogErrorsNothingIsLogged() {
     Targets t = new Targets("a", "b");
-    String log = captureStderr(() -> {
-      run(Await.of(AwaitMode.BACKGROUND), t);
-      t.reply("a", FAIL);
-    });
+    String log =
+        captureStderr(
+            () -> {
+              run(Await.of(AwaitMode.BACKGROUND), t);
+              t.reply("a", FAIL);
+            });
     assertThat(log).isEmpty();
   }
 
@@ -234,20 +251,22 @@ class AwaitTest {
   void timeoutCompletesWithWhatArrivedAndTheTimerIsGone() {
     ManualScheduler s = new ManualScheduler();
     Targets t = new Targets("a", "b");
-    String log = captureStderr(() -> {
-      CompletableFuture<AwaitResult<String>> f =
-          run(Await.of(AwaitMode.GOOD).timeout(Duration.ofMillis(50), s).logErrors("t"), t);
-      t.reply("a", MISS);
-      s.advance(Duration.ofMillis(49));
-      assertThat(f).isNotDone();
-      s.advance(Duration.ofMillis(1));
-      AwaitResult<String> r = f.join();
-      assertThat(r.timedOut()).isTrue();
-      assertThat(r.arrivalOrder()).containsExactly("a");
-      assertThat(s.pending()).isZero();
-      t.reply("b", FAIL); // a straggler after the timeout
-      assertThat(f.join().get("b")).isNull();
-    });
+    String log =
+        captureStderr(
+            () -> {
+              CompletableFuture<AwaitResult<String>> f =
+                  run(Await.of(AwaitMode.GOOD).timeout(Duration.ofMillis(50), s).logErrors("t"), t);
+              t.reply("a", MISS);
+              s.advance(Duration.ofMillis(49));
+              assertThat(f).isNotDone();
+              s.advance(Duration.ofMillis(1));
+              AwaitResult<String> r = f.join();
+              assertThat(r.timedOut()).isTrue();
+              assertThat(r.arrivalOrder()).containsExactly("a");
+              assertThat(s.pending()).isZero();
+              t.reply("b", FAIL); // a straggler after the timeout
+              assertThat(f.join().get("b")).isNull();
+            });
     assertThat(log).contains("await t: late BACKEND_FAILURE from b");
   }
 
@@ -255,7 +274,8 @@ class AwaitTest {
   void completingBeforeTheTimeoutCancelsTheTimer() {
     ManualScheduler s = new ManualScheduler();
     Targets t = new Targets("a");
-    CompletableFuture<AwaitResult<String>> f = run(Await.of(AwaitMode.GOOD).timeout(Duration.ofSeconds(5), s), t);
+    CompletableFuture<AwaitResult<String>> f =
+        run(Await.of(AwaitMode.GOOD).timeout(Duration.ofSeconds(5), s), t);
     assertThat(s.pending()).isEqualTo(1);
     t.reply("a", HIT);
     assertThat(f.join().timedOut()).isFalse();
@@ -266,7 +286,8 @@ class AwaitTest {
   void aTimeoutWithNothingArrivedIsEmpty() {
     ManualScheduler s = new ManualScheduler();
     Targets t = new Targets("a", "b");
-    CompletableFuture<AwaitResult<String>> f = run(Await.of(AwaitMode.ANY).timeout(Duration.ofMillis(1), s), t);
+    CompletableFuture<AwaitResult<String>> f =
+        run(Await.of(AwaitMode.ANY).timeout(Duration.ofMillis(1), s), t);
     s.advance(Duration.ofMillis(1));
     assertThat(f.join().isEmpty()).isTrue();
     assertThat(f.join().best()).isNull();
@@ -275,23 +296,30 @@ class AwaitTest {
 
   @Test
   void synchronousRepliesCompleteDuringRun() {
-    CompletableFuture<AwaitResult<String>> f = Await.of(AwaitMode.ANY)
-        .run(List.of("a", "b"), x -> CompletableFuture.completedFuture(x.equals("a") ? HIT : MISS));
+    CompletableFuture<AwaitResult<String>> f =
+        Await.of(AwaitMode.ANY)
+            .run(
+                List.of("a", "b"),
+                x -> CompletableFuture.completedFuture(x.equals("a") ? HIT : MISS));
     assertThat(f.join().inArrivalOrder()).containsExactly(HIT, MISS);
   }
 
   @Test
   void exceptionsBecomeServerErrorReplies() {
-    CompletableFuture<AwaitResult<String>> f = Await.of(AwaitMode.ANY).run(List.of("throws", "fails", "null"), x -> {
-      switch (x) {
-        case "throws":
-          throw new IllegalStateException("bug");
-        case "fails":
-          return CompletableFuture.failedFuture(new RuntimeException("stage"));
-        default:
-          return null;
-      }
-    });
+    CompletableFuture<AwaitResult<String>> f =
+        Await.of(AwaitMode.ANY)
+            .run(
+                List.of("throws", "fails", "null"),
+                x -> {
+                  switch (x) {
+                    case "throws":
+                      throw new IllegalStateException("bug");
+                    case "fails":
+                      return CompletableFuture.failedFuture(new RuntimeException("stage"));
+                    default:
+                      return null;
+                  }
+                });
     AwaitResult<String> r = f.join();
     assertThat(r.get("throws").status()).isEqualTo(ResponseStatus.SERVER_ERROR);
     assertThat(r.get("throws").message()).contains("IllegalStateException: bug");
@@ -307,22 +335,30 @@ class AwaitTest {
 
   @Test
   void validation() {
-    assertThatThrownBy(() -> Await.of(null)).isInstanceOf(NullPointerException.class).hasMessage("mode");
+    assertThatThrownBy(() -> Await.of(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("mode");
     assertThatThrownBy(() -> Await.of(AwaitMode.ANY).count(-1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("count: -1 (expected: >= 0)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("count: -1 (expected: >= 0)");
     assertThatThrownBy(() -> Await.of(AwaitMode.ANY).timeout(Duration.ZERO, new ManualScheduler()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("timeout: PT0S (expected: > 0)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("timeout: PT0S (expected: > 0)");
     assertThatThrownBy(() -> Await.of(AwaitMode.ANY).run(List.of(), x -> null))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("targets: empty (expected: at least one)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("targets: empty (expected: at least one)");
     assertThatThrownBy(() -> Await.of(AwaitMode.ANY).run(List.of("a", "b", "a"), x -> null))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("targets: duplicate a (expected: distinct targets)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("targets: duplicate a (expected: distinct targets)");
     List<Integer> many = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       many.add(i % 19);
     }
     assertThatThrownBy(() -> Await.of(AwaitMode.ANY).run(many, x -> null))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicate 0");
-    assertThatThrownBy(() -> Await.of(AwaitMode.ANY).run(Collections.singletonList(null), x -> null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicate 0");
+    assertThatThrownBy(
+            () -> Await.of(AwaitMode.ANY).run(Collections.singletonList(null), x -> null))
         .isInstanceOf(NullPointerException.class);
   }
 
@@ -332,7 +368,9 @@ class AwaitTest {
     Await b = a.count(2);
     assertThat(a.count()).isZero();
     assertThat(b.count()).isEqualTo(2);
-    assertThat(b).isEqualTo(Await.of(AwaitMode.GOOD).count(2)).hasSameHashCodeAs(Await.of(AwaitMode.GOOD).count(2));
+    assertThat(b)
+        .isEqualTo(Await.of(AwaitMode.GOOD).count(2))
+        .hasSameHashCodeAs(Await.of(AwaitMode.GOOD).count(2));
     assertThat(b.logErrors("x").logsErrors()).isTrue();
     assertThat(b.toString()).isEqualTo("Await{GOOD, count=2}");
   }
@@ -355,15 +393,16 @@ class AwaitTest {
         for (int i = 0; i < names.size(); i++) {
           String name = names.get(i);
           Response r = i % 3 == 0 ? HIT : i % 3 == 1 ? MISS : FAIL;
-          pool.execute(() -> {
-            try {
-              go.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-            t.reply(name, r);
-            done.countDown();
-          });
+          pool.execute(
+              () -> {
+                try {
+                  go.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                t.reply(name, r);
+                done.countDown();
+              });
         }
         go.countDown();
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
@@ -402,7 +441,8 @@ class AwaitTest {
   }
 
   /** A scheduler whose time only moves when the test says so. */
-  static final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+  static final class ManualScheduler extends AbstractExecutorService
+      implements ScheduledExecutorService {
     private final PriorityQueue<Task<?>> queue = new PriorityQueue<>();
     private long now;
     private long seq;
@@ -424,10 +464,13 @@ class AwaitTest {
 
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-      return schedule(() -> {
-        command.run();
-        return null;
-      }, delay, unit);
+      return schedule(
+          () -> {
+            command.run();
+            return null;
+          },
+          delay,
+          unit);
     }
 
     @Override
@@ -438,12 +481,14 @@ class AwaitTest {
     }
 
     @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+    public ScheduledFuture<?> scheduleAtFixedRate(
+        Runnable command, long initialDelay, long period, TimeUnit unit) {
       throw new UnsupportedOperationException();
     }
 
     @Override
-    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+    public ScheduledFuture<?> scheduleWithFixedDelay(
+        Runnable command, long initialDelay, long delay, TimeUnit unit) {
       throw new UnsupportedOperationException();
     }
 

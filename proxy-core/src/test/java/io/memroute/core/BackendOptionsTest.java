@@ -90,35 +90,52 @@ class BackendOptionsTest {
     assertThat(copy.toString()).isEqualTo(o.toString());
     assertThat(o).isNotEqualTo(BackendOptions.defaults());
     assertThat(o.toString())
-        .isEqualTo("BackendOptions{connectTimeout=PT7S, readTimeout=PT0.25S, retryTimeout=PT11S, failureLimit=9, "
-            + "connections=4, tcpKeepAlive=true, flapTime=PT45S, flapBackoffRamp=2.5, flapBackoffMax=PT20M, "
-            + "depthLimit=500, maxValueSize=4096, down=true}");
+        .isEqualTo(
+            "BackendOptions{connectTimeout=PT7S, readTimeout=PT0.25S, retryTimeout=PT11S, failureLimit=9, "
+                + "connections=4, tcpKeepAlive=true, flapTime=PT45S, flapBackoffRamp=2.5, flapBackoffMax=PT20M, "
+                + "depthLimit=500, maxValueSize=4096, down=true}");
     assertThat(BackendOptions.defaults().toString())
-        .isEqualTo("BackendOptions{connectTimeout=PT5S, readTimeout=PT3S, retryTimeout=PT3S, failureLimit=3, "
-            + "connections=1, tcpKeepAlive=false, flapTime=PT30S, flapBackoffRamp=1.2, flapBackoffMax=PT1H, "
-            + "depthLimit=16384, maxValueSize=1048576, down=false}");
+        .isEqualTo(
+            "BackendOptions{connectTimeout=PT5S, readTimeout=PT3S, retryTimeout=PT3S, failureLimit=3, "
+                + "connections=1, tcpKeepAlive=false, flapTime=PT30S, flapBackoffRamp=1.2, flapBackoffMax=PT1H, "
+                + "depthLimit=16384, maxValueSize=1048576, down=false}");
   }
 
   /** One change per field, each to a value different from {@link #custom()}. */
   static Stream<Arguments> singleFieldChanges() {
     return Stream.of(
-        Arguments.of("connectTimeout", (UnaryOperator<BackendOptions.Builder>) b -> b.connectTimeout(Duration.ofSeconds(8))),
-        Arguments.of("readTimeout", (UnaryOperator<BackendOptions.Builder>) b -> b.readTimeout(Duration.ofMillis(251))),
-        Arguments.of("retryTimeout", (UnaryOperator<BackendOptions.Builder>) b -> b.retryTimeout(Duration.ofSeconds(12))),
-        Arguments.of("failureLimit", (UnaryOperator<BackendOptions.Builder>) b -> b.failureLimit(10)),
+        Arguments.of(
+            "connectTimeout",
+            (UnaryOperator<BackendOptions.Builder>) b -> b.connectTimeout(Duration.ofSeconds(8))),
+        Arguments.of(
+            "readTimeout",
+            (UnaryOperator<BackendOptions.Builder>) b -> b.readTimeout(Duration.ofMillis(251))),
+        Arguments.of(
+            "retryTimeout",
+            (UnaryOperator<BackendOptions.Builder>) b -> b.retryTimeout(Duration.ofSeconds(12))),
+        Arguments.of(
+            "failureLimit", (UnaryOperator<BackendOptions.Builder>) b -> b.failureLimit(10)),
         Arguments.of("connections", (UnaryOperator<BackendOptions.Builder>) b -> b.connections(5)),
-        Arguments.of("tcpKeepAlive", (UnaryOperator<BackendOptions.Builder>) b -> b.tcpKeepAlive(false)),
-        Arguments.of("flapTime", (UnaryOperator<BackendOptions.Builder>) b -> b.flapTime(Duration.ofSeconds(46))),
-        Arguments.of("flapBackoffRamp", (UnaryOperator<BackendOptions.Builder>) b -> b.flapBackoffRamp(2.6)),
-        Arguments.of("flapBackoffMax", (UnaryOperator<BackendOptions.Builder>) b -> b.flapBackoffMax(Duration.ofMinutes(21))),
+        Arguments.of(
+            "tcpKeepAlive", (UnaryOperator<BackendOptions.Builder>) b -> b.tcpKeepAlive(false)),
+        Arguments.of(
+            "flapTime",
+            (UnaryOperator<BackendOptions.Builder>) b -> b.flapTime(Duration.ofSeconds(46))),
+        Arguments.of(
+            "flapBackoffRamp", (UnaryOperator<BackendOptions.Builder>) b -> b.flapBackoffRamp(2.6)),
+        Arguments.of(
+            "flapBackoffMax",
+            (UnaryOperator<BackendOptions.Builder>) b -> b.flapBackoffMax(Duration.ofMinutes(21))),
         Arguments.of("depthLimit", (UnaryOperator<BackendOptions.Builder>) b -> b.depthLimit(501)),
-        Arguments.of("maxValueSize", (UnaryOperator<BackendOptions.Builder>) b -> b.maxValueSize(4097)),
+        Arguments.of(
+            "maxValueSize", (UnaryOperator<BackendOptions.Builder>) b -> b.maxValueSize(4097)),
         Arguments.of("down", (UnaryOperator<BackendOptions.Builder>) b -> b.down(false)));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("singleFieldChanges")
-  void everyFieldTakesPartInEqualsAndToString(String field, UnaryOperator<BackendOptions.Builder> change) {
+  void everyFieldTakesPartInEqualsAndToString(
+      String field, UnaryOperator<BackendOptions.Builder> change) {
     BackendOptions o = custom();
     BackendOptions changed = change.apply(o.toBuilder()).build();
     assertThat(changed).isNotEqualTo(o);
@@ -153,21 +170,33 @@ class BackendOptionsTest {
 
   static Stream<Arguments> durationSetters() {
     return Stream.of(
-        Arguments.of("connectTimeout", (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::connectTimeout,
+        Arguments.of(
+            "connectTimeout",
+            (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::connectTimeout,
             (Function<BackendOptions, Duration>) BackendOptions::connectTimeout),
-        Arguments.of("readTimeout", (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::readTimeout,
+        Arguments.of(
+            "readTimeout",
+            (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::readTimeout,
             (Function<BackendOptions, Duration>) BackendOptions::readTimeout),
-        Arguments.of("retryTimeout", (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::retryTimeout,
+        Arguments.of(
+            "retryTimeout",
+            (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::retryTimeout,
             (Function<BackendOptions, Duration>) BackendOptions::retryTimeout),
-        Arguments.of("flapTime", (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::flapTime,
+        Arguments.of(
+            "flapTime",
+            (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::flapTime,
             (Function<BackendOptions, Duration>) BackendOptions::flapTime),
-        Arguments.of("flapBackoffMax", (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::flapBackoffMax,
+        Arguments.of(
+            "flapBackoffMax",
+            (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::flapBackoffMax,
             (Function<BackendOptions, Duration>) BackendOptions::flapBackoffMax));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("durationSetters")
-  void durationValidation(String name, BiConsumer<BackendOptions.Builder, Duration> setter,
+  void durationValidation(
+      String name,
+      BiConsumer<BackendOptions.Builder, Duration> setter,
       Function<BackendOptions, Duration> getter) {
     BackendOptions.Builder b = BackendOptions.builder();
     assertThatIllegalArgumentException()
@@ -183,10 +212,12 @@ class BackendOptionsTest {
         .isThrownBy(() -> setter.accept(b, Duration.ofDays(365)))
         .withMessage(name + ": PT8760H (expected: > 0 and <= PT24H)");
     assertThatNullPointerException().isThrownBy(() -> setter.accept(b, null)).withMessage(name);
-    assertThat(getter.apply(b.build())).as("rejected values leave the default").isEqualTo(
-        getter.apply(BackendOptions.defaults()));
+    assertThat(getter.apply(b.build()))
+        .as("rejected values leave the default")
+        .isEqualTo(getter.apply(BackendOptions.defaults()));
 
-    // bounds are inclusive; flapBackoffMax must stay >= retryTimeout, so raise it for the largest values
+    // bounds are inclusive; flapBackoffMax must stay >= retryTimeout, so raise it for the largest
+    // values
     for (Duration ok : List.of(Duration.ofNanos(1), Duration.ofMillis(1), Duration.ofDays(1))) {
       BackendOptions.Builder fresh = BackendOptions.builder().flapBackoffMax(Duration.ofDays(1));
       if (name.equals("flapBackoffMax")) {
@@ -199,20 +230,40 @@ class BackendOptionsTest {
 
   static Stream<Arguments> intSetters() {
     return Stream.of(
-        Arguments.of("failureLimit", (BiConsumer<BackendOptions.Builder, Integer>) BackendOptions.Builder::failureLimit,
-            (Function<BackendOptions, Integer>) BackendOptions::failureLimit, 0, 1000),
-        Arguments.of("connections", (BiConsumer<BackendOptions.Builder, Integer>) BackendOptions.Builder::connections,
-            (Function<BackendOptions, Integer>) BackendOptions::connections, 1, 8),
-        Arguments.of("depthLimit", (BiConsumer<BackendOptions.Builder, Integer>) BackendOptions.Builder::depthLimit,
-            (Function<BackendOptions, Integer>) BackendOptions::depthLimit, 1, 1_000_000),
-        Arguments.of("maxValueSize", (BiConsumer<BackendOptions.Builder, Integer>) BackendOptions.Builder::maxValueSize,
-            (Function<BackendOptions, Integer>) BackendOptions::maxValueSize, 1, 1 << 30));
+        Arguments.of(
+            "failureLimit",
+            (BiConsumer<BackendOptions.Builder, Integer>) BackendOptions.Builder::failureLimit,
+            (Function<BackendOptions, Integer>) BackendOptions::failureLimit,
+            0,
+            1000),
+        Arguments.of(
+            "connections",
+            (BiConsumer<BackendOptions.Builder, Integer>) BackendOptions.Builder::connections,
+            (Function<BackendOptions, Integer>) BackendOptions::connections,
+            1,
+            8),
+        Arguments.of(
+            "depthLimit",
+            (BiConsumer<BackendOptions.Builder, Integer>) BackendOptions.Builder::depthLimit,
+            (Function<BackendOptions, Integer>) BackendOptions::depthLimit,
+            1,
+            1_000_000),
+        Arguments.of(
+            "maxValueSize",
+            (BiConsumer<BackendOptions.Builder, Integer>) BackendOptions.Builder::maxValueSize,
+            (Function<BackendOptions, Integer>) BackendOptions::maxValueSize,
+            1,
+            1 << 30));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("intSetters")
-  void intValidation(String name, BiConsumer<BackendOptions.Builder, Integer> setter,
-      Function<BackendOptions, Integer> getter, int min, int max) {
+  void intValidation(
+      String name,
+      BiConsumer<BackendOptions.Builder, Integer> setter,
+      Function<BackendOptions, Integer> getter,
+      int min,
+      int max) {
     String expected = " (expected: " + min + "-" + max + ")";
     BackendOptions.Builder b = BackendOptions.builder();
     for (int bad : new int[] {min - 1, max + 1, Integer.MIN_VALUE, Integer.MAX_VALUE, -1}) {
@@ -248,8 +299,10 @@ class BackendOptionsTest {
 
   @Test
   void flapBackoffRampValidation() {
-    for (double bad : new double[] {0.99, 0, -1, 10.000001, Double.NaN, Double.POSITIVE_INFINITY,
-        Double.NEGATIVE_INFINITY}) {
+    for (double bad :
+        new double[] {
+          0.99, 0, -1, 10.000001, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY
+        }) {
       assertThatIllegalArgumentException()
           .isThrownBy(() -> BackendOptions.builder().flapBackoffRamp(bad))
           .withMessage("flapBackoffRamp: " + bad + " (expected: 1.0-10.0)");
@@ -257,17 +310,21 @@ class BackendOptionsTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> BackendOptions.builder().flapBackoffRamp(Double.NaN))
         .withMessage("flapBackoffRamp: NaN (expected: 1.0-10.0)");
-    assertThat(BackendOptions.builder().flapBackoffRamp(1.0).build().flapBackoffRamp()).isEqualTo(1.0);
-    assertThat(BackendOptions.builder().flapBackoffRamp(10.0).build().flapBackoffRamp()).isEqualTo(10.0);
+    assertThat(BackendOptions.builder().flapBackoffRamp(1.0).build().flapBackoffRamp())
+        .isEqualTo(1.0);
+    assertThat(BackendOptions.builder().flapBackoffRamp(10.0).build().flapBackoffRamp())
+        .isEqualTo(10.0);
   }
 
   @Test
   void flapBackoffMaxMustNotBeBelowRetryTimeout() {
     assertThatIllegalArgumentException()
-        .isThrownBy(() -> BackendOptions.builder()
-            .retryTimeout(Duration.ofSeconds(10))
-            .flapBackoffMax(Duration.ofSeconds(5))
-            .build())
+        .isThrownBy(
+            () ->
+                BackendOptions.builder()
+                    .retryTimeout(Duration.ofSeconds(10))
+                    .flapBackoffMax(Duration.ofSeconds(5))
+                    .build())
         .withMessage("flapBackoffMax: PT5S (expected: >= retryTimeout PT10S)");
     // checked in build(), whatever the order of the setters
     BackendOptions.Builder b = BackendOptions.builder().flapBackoffMax(Duration.ofSeconds(5));
@@ -280,10 +337,11 @@ class BackendOptionsTest {
         .isThrownBy(() -> BackendOptions.builder().retryTimeout(Duration.ofHours(2)).build())
         .withMessage("flapBackoffMax: PT1H (expected: >= retryTimeout PT2H)");
     // equal is fine
-    BackendOptions eq = BackendOptions.builder()
-        .retryTimeout(Duration.ofSeconds(10))
-        .flapBackoffMax(Duration.ofSeconds(10))
-        .build();
+    BackendOptions eq =
+        BackendOptions.builder()
+            .retryTimeout(Duration.ofSeconds(10))
+            .flapBackoffMax(Duration.ofSeconds(10))
+            .build();
     assertThat(eq.flapBackoffMax()).isEqualTo(eq.retryTimeout());
     // and fixing the builder makes it build
     b.flapBackoffMax(Duration.ofSeconds(10));
@@ -294,8 +352,14 @@ class BackendOptionsTest {
   void sameConnectionSettings() {
     BackendOptions d = BackendOptions.defaults();
     assertThat(d.sameConnectionSettings(d)).isTrue();
-    assertThat(d.sameConnectionSettings(d.toBuilder().readTimeout(Duration.ofSeconds(9)).failureLimit(0)
-        .down(true).build())).isTrue();
+    assertThat(
+            d.sameConnectionSettings(
+                d.toBuilder()
+                    .readTimeout(Duration.ofSeconds(9))
+                    .failureLimit(0)
+                    .down(true)
+                    .build()))
+        .isTrue();
     assertThat(d.sameConnectionSettings(d.toBuilder().connections(2).build())).isFalse();
     assertThat(d.sameConnectionSettings(d.toBuilder().tcpKeepAlive(true).build())).isFalse();
   }

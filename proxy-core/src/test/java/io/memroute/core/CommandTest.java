@@ -14,7 +14,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class CommandTest {
 
-  /** wire name, hasKey, isMultiKey, hasValue, isMeta, isRetrieval, isUpdate: one row per command. */
+  /**
+   * wire name, hasKey, isMultiKey, hasValue, isMeta, isRetrieval, isUpdate: one row per command.
+   */
   static Stream<Arguments> table() {
     return Stream.of(
         Arguments.of(Command.GET, "get", true, true, false, false, true, false),
@@ -79,7 +81,21 @@ class CommandTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "GET", "Get", "get ", " get", "g", "getx", "flush-all", "flushall", "m", "mx", "quit"})
+  @ValueSource(
+      strings = {
+        "",
+        "GET",
+        "Get",
+        "get ",
+        " get",
+        "g",
+        "getx",
+        "flush-all",
+        "flushall",
+        "m",
+        "mx",
+        "quit"
+      })
   void fromWireNameReturnsNullForUnknownNames(String name) {
     assertThat(Command.fromWireName(name)).isNull();
     byte[] b = name.getBytes(StandardCharsets.US_ASCII);

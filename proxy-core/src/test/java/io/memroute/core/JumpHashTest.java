@@ -56,7 +56,9 @@ class JumpHashTest {
     }
   }
 
-  /** Growing from n to n+1 buckets moves about 1/(n+1) of the keys, and only into the new bucket. */
+  /**
+   * Growing from n to n+1 buckets moves about 1/(n+1) of the keys, and only into the new bucket.
+   */
   @ParameterizedTest
   @ValueSource(ints = {1, 2, 3, 4, 7, 9, 15, 31, 99})
   void resizingMovesOnlyToTheNewBucket(int n) {
@@ -72,7 +74,9 @@ class JumpHashTest {
     double p = 1.0 / (n + 1);
     double expected = KEYS * p;
     double sigma = Math.sqrt(KEYS * p * (1 - p));
-    assertThat((double) moved).as("moved for %d -> %d", n, n + 1).isBetween(expected - 5 * sigma, expected + 5 * sigma);
+    assertThat((double) moved)
+        .as("moved for %d -> %d", n, n + 1)
+        .isBetween(expected - 5 * sigma, expected + 5 * sigma);
   }
 
   @Test

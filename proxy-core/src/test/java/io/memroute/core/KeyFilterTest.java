@@ -16,49 +16,53 @@ import org.junit.jupiter.params.provider.MethodSource;
 class KeyFilterTest {
 
   @ParameterizedTest(name = "stop({0}) {1} -> {2}")
-  @CsvSource(delimiter = ' ', value = {
-    "|#| foo:bar|#|rest foo:bar",
-    "|#| foo:bar foo:bar", // no marker: whole key
-    "|#| |#|abc |#|abc", // marker at the start: whole key
-    "|#| |#| |#|", // key is the marker
-    "|#| abc|#| abc", // marker at the end
-    "|#| a|#|b|#|c a", // the first marker wins
-    "|#| a|#b a|#b", // partial marker
-    "|#| a||#|b a|", // overlapping start
-    "/ user/1/2 user",
-    "/ /user /user",
-    "/ u/ u",
-    "12345 ab12345cd ab",
-    "12345 ab1234cd ab1234cd",
-    ": é:x é", // multibyte before the marker
-    "é a:éb a:", // multibyte marker
-  })
+  @CsvSource(
+      delimiter = ' ',
+      value = {
+        "|#| foo:bar|#|rest foo:bar",
+        "|#| foo:bar foo:bar", // no marker: whole key
+        "|#| |#|abc |#|abc", // marker at the start: whole key
+        "|#| |#| |#|", // key is the marker
+        "|#| abc|#| abc", // marker at the end
+        "|#| a|#|b|#|c a", // the first marker wins
+        "|#| a|#b a|#b", // partial marker
+        "|#| a||#|b a|", // overlapping start
+        "/ user/1/2 user",
+        "/ /user /user",
+        "/ u/ u",
+        "12345 ab12345cd ab",
+        "12345 ab1234cd ab1234cd",
+        ": é:x é", // multibyte before the marker
+        "é a:éb a:", // multibyte marker
+      })
   void stop(String marker, String key, String selected) {
     assertThat(KeyFilter.stop(marker).selected(key)).isEqualTo(selected);
   }
 
   @ParameterizedTest(name = "tags({0}) {1} -> {2}")
-  @CsvSource(delimiter = ' ', value = {
-    "{} a{user7}b user7",
-    "{} {x}rest x",
-    "{} rest{x} x",
-    "{} plain plain", // no tags: whole key
-    "{} a{}b a{}b", // empty pair: whole key, not an empty string
-    "{} {} {}",
-    "{} a{bc a{bc", // only open: whole key
-    "{} a}bc a}bc", // only close: whole key
-    "{} a}b{c a}b{c", // close before open, no close after it: whole key
-    "{} a}b{c}d c", // close before open, then a pair
-    "{} a{b{c}d}e b{c", // the first open and the next close
-    "{} a{b}c{d}e b", // the first pair wins
-    "{} {}{x} {}{x}", // an empty first pair: whole key
-    "$$ a$b$c b", // identical characters
-    "$$ $x$ x",
-    "$$ a$$b a$$b", // identical characters, empty pair: whole key
-    "$$ a$b a$b", // only one: whole key
-    "$$ a$b$c$d b",
-    "[] x[é]y é",
-  })
+  @CsvSource(
+      delimiter = ' ',
+      value = {
+        "{} a{user7}b user7",
+        "{} {x}rest x",
+        "{} rest{x} x",
+        "{} plain plain", // no tags: whole key
+        "{} a{}b a{}b", // empty pair: whole key, not an empty string
+        "{} {} {}",
+        "{} a{bc a{bc", // only open: whole key
+        "{} a}bc a}bc", // only close: whole key
+        "{} a}b{c a}b{c", // close before open, no close after it: whole key
+        "{} a}b{c}d c", // close before open, then a pair
+        "{} a{b{c}d}e b{c", // the first open and the next close
+        "{} a{b}c{d}e b", // the first pair wins
+        "{} {}{x} {}{x}", // an empty first pair: whole key
+        "$$ a$b$c b", // identical characters
+        "$$ $x$ x",
+        "$$ a$$b a$$b", // identical characters, empty pair: whole key
+        "$$ a$b a$b", // only one: whole key
+        "$$ a$b$c$d b",
+        "[] x[é]y é",
+      })
   void tags(String pair, String key, String selected) {
     assertThat(KeyFilter.tags(pair).selected(key)).isEqualTo(selected);
   }
@@ -83,15 +87,21 @@ class KeyFilterTest {
           .isThrownBy(() -> KeyFilter.tags(bad))
           .withMessage("tags: '" + bad + "' (expected: exactly 2 characters, open and close)");
     }
-    assertThatNullPointerException().isThrownBy(() -> KeyFilter.tags(null)).withMessage("openClose");
+    assertThatNullPointerException()
+        .isThrownBy(() -> KeyFilter.tags(null))
+        .withMessage("openClose");
   }
 
   @Test
   void equalsHashCodeToString() {
-    assertThat(KeyFilter.stop("|#|")).isEqualTo(KeyFilter.stop("|#|")).hasSameHashCodeAs(KeyFilter.stop("|#|"));
+    assertThat(KeyFilter.stop("|#|"))
+        .isEqualTo(KeyFilter.stop("|#|"))
+        .hasSameHashCodeAs(KeyFilter.stop("|#|"));
     assertThat(KeyFilter.stop("|#|")).isNotEqualTo(KeyFilter.stop("|"));
     assertThat(KeyFilter.stop("{}")).isNotEqualTo(KeyFilter.tags("{}"));
-    assertThat(KeyFilter.tags("{}")).isEqualTo(KeyFilter.tags("{}")).isNotEqualTo(KeyFilter.tags("[]"));
+    assertThat(KeyFilter.tags("{}"))
+        .isEqualTo(KeyFilter.tags("{}"))
+        .isNotEqualTo(KeyFilter.tags("[]"));
     assertThat(KeyFilter.stop("|#|").toString()).isEqualTo("stop(|#|)");
     assertThat(KeyFilter.tags("{}").toString()).isEqualTo("tags({})");
   }
@@ -99,9 +109,25 @@ class KeyFilterTest {
   // ---------------------------------------------------------------- hashing through a filter
 
   static Stream<Arguments> filteredKeys() {
-    List<KeyFilter> filters = List.of(KeyFilter.stop("|#|"), KeyFilter.stop("/"), KeyFilter.tags("{}"), KeyFilter.tags("$$"));
-    List<String> keys = List.of("foo:bar|#|rest", "|#|abc", "user/1", "/user", "a{user7}b", "a{}b", "a}b{c}d", "a$b$c",
-        "a$$b", "plain", "x", "é{ключ}ü", "k".repeat(250), "{" + "k".repeat(248) + "}");
+    List<KeyFilter> filters =
+        List.of(
+            KeyFilter.stop("|#|"), KeyFilter.stop("/"), KeyFilter.tags("{}"), KeyFilter.tags("$$"));
+    List<String> keys =
+        List.of(
+            "foo:bar|#|rest",
+            "|#|abc",
+            "user/1",
+            "/user",
+            "a{user7}b",
+            "a{}b",
+            "a}b{c}d",
+            "a$b$c",
+            "a$$b",
+            "plain",
+            "x",
+            "é{ключ}ü",
+            "k".repeat(250),
+            "{" + "k".repeat(248) + "}");
     return filters.stream().flatMap(f -> keys.stream().map(k -> Arguments.of(f, k)));
   }
 
@@ -127,9 +153,12 @@ class KeyFilterTest {
   void filterChangesPlacementOnlyThroughTheSelectedPart() {
     KeyFilter f = KeyFilter.tags("{}");
     KeyHash h = KeyHash.xxh3();
-    assertThat(h.hash(Request.get("cart{user7}"), f)).isEqualTo(h.hash(Request.get("session{user7}:x"), f));
-    assertThat(h.hash(Request.get("cart{user7}"), f)).isNotEqualTo(h.hash(Request.get("cart{user8}"), f));
-    assertThat(h.hash(Request.get("cart{user7}"), f)).isNotEqualTo(h.hash(Request.get("cart{user7}"), null));
+    assertThat(h.hash(Request.get("cart{user7}"), f))
+        .isEqualTo(h.hash(Request.get("session{user7}:x"), f));
+    assertThat(h.hash(Request.get("cart{user7}"), f))
+        .isNotEqualTo(h.hash(Request.get("cart{user8}"), f));
+    assertThat(h.hash(Request.get("cart{user7}"), f))
+        .isNotEqualTo(h.hash(Request.get("cart{user7}"), null));
     // the key sent is unchanged
     assertThat(Request.get("cart{user7}").key()).isEqualTo("cart{user7}");
   }
@@ -137,7 +166,9 @@ class KeyFilterTest {
   @Test
   void selectedPartOfAGoldenKey() {
     // "foo" hashes to ab6e5f64077e7d8a in the C reference
-    assertThat(KeyHash.xxh3().hash("foo|#|anything", KeyFilter.stop("|#|"))).isEqualTo(0xab6e5f64077e7d8aL);
-    assertThat(KeyHash.xxh3().hash(Request.get("x{foo}y"), KeyFilter.tags("{}"))).isEqualTo(0xab6e5f64077e7d8aL);
+    assertThat(KeyHash.xxh3().hash("foo|#|anything", KeyFilter.stop("|#|")))
+        .isEqualTo(0xab6e5f64077e7d8aL);
+    assertThat(KeyHash.xxh3().hash(Request.get("x{foo}y"), KeyFilter.tags("{}")))
+        .isEqualTo(0xab6e5f64077e7d8aL);
   }
 }

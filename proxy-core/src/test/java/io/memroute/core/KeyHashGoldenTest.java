@@ -31,7 +31,9 @@ class KeyHashGoldenTest {
   record Row(String seed, String key, long hash, int[] buckets) {
     @Override
     public String toString() {
-      return seed + " " + (key.length() > 24 ? key.substring(0, 24) + "...(" + key.length() + ")" : key);
+      return seed
+          + " "
+          + (key.length() > 24 ? key.substring(0, 24) + "...(" + key.length() + ")" : key);
     }
   }
 
@@ -75,7 +77,9 @@ class KeyHashGoldenTest {
     Set<String> seeded = new HashSet<>();
     for (Row row : rows) {
       assertThat(row.seed()).isIn("-", "pool-seed");
-      assertThat((row.seed().equals("-") ? unseeded : seeded).add(row.key())).as("unique key %s", row.key()).isTrue();
+      assertThat((row.seed().equals("-") ? unseeded : seeded).add(row.key()))
+          .as("unique key %s", row.key())
+          .isTrue();
     }
     assertThat(seeded).isEqualTo(unseeded).hasSize(121);
     // the lengths around XXH3's internal boundaries are there
@@ -88,7 +92,8 @@ class KeyHashGoldenTest {
   void xxh3MatchesTheReference(Row row) {
     KeyHash h = hashFor(row.seed());
     byte[] key = row.key().getBytes(StandardCharsets.UTF_8);
-    assertThat(Long.toHexString(h.hash(key, 0, key.length))).isEqualTo(Long.toHexString(row.hash()));
+    assertThat(Long.toHexString(h.hash(key, 0, key.length)))
+        .isEqualTo(Long.toHexString(row.hash()));
     assertThat(h.hash(row.key(), null)).isEqualTo(row.hash());
     // at an offset inside a larger array
     byte[] padded = new byte[key.length + 7];
@@ -105,7 +110,9 @@ class KeyHashGoldenTest {
   @MethodSource("vectors")
   void jumpHashMatchesTheReference(Row row) {
     for (int i = 0; i < BUCKETS.length; i++) {
-      assertThat(JumpHash.bucket(row.hash(), BUCKETS[i])).as("bucket@%d", BUCKETS[i]).isEqualTo(row.buckets()[i]);
+      assertThat(JumpHash.bucket(row.hash(), BUCKETS[i]))
+          .as("bucket@%d", BUCKETS[i])
+          .isEqualTo(row.buckets()[i]);
     }
   }
 
@@ -120,8 +127,10 @@ class KeyHashGoldenTest {
   void seedIsTheXxh3OfTheSeedString() {
     long seed = LongHashFunction.xx3().hashBytes("pool-seed".getBytes(StandardCharsets.UTF_8));
     byte[] key = "foo".getBytes(StandardCharsets.UTF_8);
-    assertThat(KeyHash.xxh3("pool-seed").hash(key, 0, 3)).isEqualTo(LongHashFunction.xx3(seed).hashBytes(key));
-    assertThat(KeyHash.xxh3("pool-seed").hash(key, 0, 3)).isNotEqualTo(KeyHash.xxh3().hash(key, 0, 3));
+    assertThat(KeyHash.xxh3("pool-seed").hash(key, 0, 3))
+        .isEqualTo(LongHashFunction.xx3(seed).hashBytes(key));
+    assertThat(KeyHash.xxh3("pool-seed").hash(key, 0, 3))
+        .isNotEqualTo(KeyHash.xxh3().hash(key, 0, 3));
   }
 
   @Test
@@ -140,7 +149,8 @@ class KeyHashGoldenTest {
 
   @Test
   void requestHashUsesTheFirstKeyOfAMultiGet() {
-    assertThat(KeyHash.xxh3().hash(Request.getMulti(List.of("foo", "a", "kkk")), null)).isEqualTo(0xab6e5f64077e7d8aL);
+    assertThat(KeyHash.xxh3().hash(Request.getMulti(List.of("foo", "a", "kkk")), null))
+        .isEqualTo(0xab6e5f64077e7d8aL);
     assertThat(KeyHash.xxh3().hash(Request.retrieval(Command.GATS, 5, List.of("a", "foo")), null))
         .isEqualTo(0xe6c632b61e964e1fL);
   }

@@ -14,8 +14,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 class MemcacheExceptionTest {
   private static final String BACKEND = "10.0.0.7:11211";
 
-  /** The documented mapping, written out by hand so that a change to forReason must change it too. */
-  private static final Map<FailureReason, Class<? extends MemcacheException>> EXPECTED = new EnumMap<>(FailureReason.class);
+  /**
+   * The documented mapping, written out by hand so that a change to forReason must change it too.
+   */
+  private static final Map<FailureReason, Class<? extends MemcacheException>> EXPECTED =
+      new EnumMap<>(FailureReason.class);
 
   static {
     EXPECTED.put(FailureReason.TIMEOUT, MemcacheTimeoutException.class);
@@ -49,7 +52,8 @@ class MemcacheExceptionTest {
     Response r = Response.failure(reason, BACKEND, "detail here");
     MemcacheException e = MemcacheException.from(r, Command.GET);
     assertThat(e).isExactlyInstanceOf(EXPECTED.get(reason));
-    assertThat(e.getMessage()).isEqualTo("get on " + BACKEND + " failed: " + reason.text() + " (detail here)");
+    assertThat(e.getMessage())
+        .isEqualTo("get on " + BACKEND + " failed: " + reason.text() + " (detail here)");
     assertThat(e.reason()).isSameAs(reason);
     if (reason != FailureReason.CLOSED) {
       assertThat(e.backend()).isEqualTo(BACKEND);
@@ -69,26 +73,40 @@ class MemcacheExceptionTest {
 
   @Test
   void messageNamesCommandAndBackend() {
-    assertThat(MemcacheException.from(Response.failure(FailureReason.TIMEOUT, "cache-a", null), Command.SET).getMessage())
+    assertThat(
+            MemcacheException.from(
+                    Response.failure(FailureReason.TIMEOUT, "cache-a", null), Command.SET)
+                .getMessage())
         .isEqualTo("set on cache-a failed: timeout");
-    assertThat(MemcacheException.from(Response.failure(FailureReason.TIMEOUT, "cache-a", ""), Command.MG).getMessage())
+    assertThat(
+            MemcacheException.from(
+                    Response.failure(FailureReason.TIMEOUT, "cache-a", ""), Command.MG)
+                .getMessage())
         .isEqualTo("mg on cache-a failed: timeout");
-    assertThat(MemcacheException.from(Response.failure(FailureReason.DEPTH_LIMIT, null, "16384"), Command.FLUSH_ALL)
-            .getMessage())
+    assertThat(
+            MemcacheException.from(
+                    Response.failure(FailureReason.DEPTH_LIMIT, null, "16384"), Command.FLUSH_ALL)
+                .getMessage())
         .isEqualTo("flush_all failed: depth limit (16384)");
-    assertThat(MemcacheException.from(Response.failure(FailureReason.MARKED_BAD, "b", null), null).getMessage())
+    assertThat(
+            MemcacheException.from(Response.failure(FailureReason.MARKED_BAD, "b", null), null)
+                .getMessage())
         .isEqualTo("request on b failed: marked bad");
   }
 
   @Test
   void closedKeepsTheBackendInItsMessage() {
-    MemcacheException e = MemcacheException.from(Response.failure(FailureReason.CLOSED, "cache-a", null), Command.GET);
+    MemcacheException e =
+        MemcacheException.from(
+            Response.failure(FailureReason.CLOSED, "cache-a", null), Command.GET);
     assertThat(e).isInstanceOf(RouterClosedException.class);
     assertThat(e.getMessage()).isEqualTo("get on cache-a failed: closed");
   }
 
   @ParameterizedTest
-  @EnumSource(value = ResponseStatus.class, names = {"SERVER_ERROR", "CLIENT_ERROR", "ERROR"})
+  @EnumSource(
+      value = ResponseStatus.class,
+      names = {"SERVER_ERROR", "CLIENT_ERROR", "ERROR"})
   void errorRepliesBecomeServerErrorException(ResponseStatus status) {
     Response r = Response.builder(status).text("out of memory").backend(BACKEND).build();
     MemcacheException e = MemcacheException.from(r, Command.SET);
@@ -103,14 +121,20 @@ class MemcacheExceptionTest {
 
   @Test
   void serverErrorMessages() {
-    assertThat(MemcacheException.from(
-                Response.builder(ResponseStatus.SERVER_ERROR).text("out of memory storing object").backend("c1").build(),
-                Command.SET)
-            .getMessage())
+    assertThat(
+            MemcacheException.from(
+                    Response.builder(ResponseStatus.SERVER_ERROR)
+                        .text("out of memory storing object")
+                        .backend("c1")
+                        .build(),
+                    Command.SET)
+                .getMessage())
         .isEqualTo("set on c1: SERVER_ERROR out of memory storing object");
-    assertThat(MemcacheException.from(
-                Response.builder(ResponseStatus.CLIENT_ERROR).text("bad data chunk").build(), Command.APPEND)
-            .getMessage())
+    assertThat(
+            MemcacheException.from(
+                    Response.builder(ResponseStatus.CLIENT_ERROR).text("bad data chunk").build(),
+                    Command.APPEND)
+                .getMessage())
         .isEqualTo("append: CLIENT_ERROR bad data chunk");
     ServerErrorException bare =
         (ServerErrorException) MemcacheException.from(Response.of(ResponseStatus.ERROR), null);
@@ -162,15 +186,20 @@ class MemcacheExceptionTest {
     for (FailureReason r : FailureReason.values()) {
       assertThat(r.text()).isNotBlank();
       assertThat(seen.add(r.text())).as("distinct text %s", r).isTrue();
-      assertThat(r.text()).isEqualTo(r.name().toLowerCase(Locale.ROOT).replace('_', ' ')
-          .replace("missing end", "missing END"));
+      assertThat(r.text())
+          .isEqualTo(
+              r.name()
+                  .toLowerCase(Locale.ROOT)
+                  .replace('_', ' ')
+                  .replace("missing end", "missing END"));
     }
   }
 
   @Test
   void backendStateFailsFast() {
     for (BackendState s : BackendState.values()) {
-      boolean expected = s == BackendState.BAD || s == BackendState.DOWN || s == BackendState.CLOSED;
+      boolean expected =
+          s == BackendState.BAD || s == BackendState.DOWN || s == BackendState.CLOSED;
       assertThat(s.failsFast()).as(s.name()).isEqualTo(expected);
     }
   }

@@ -19,8 +19,14 @@ class RequestAccessorTest {
 
   @Test
   void keylessRequestsHaveNoKey() {
-    for (Request r : List.of(Request.version(), Request.flushAll(), Request.flushAll(5), Request.verbosity(1),
-        Request.metaNoop(), Request.parse("flush_all noreply"))) {
+    for (Request r :
+        List.of(
+            Request.version(),
+            Request.flushAll(),
+            Request.flushAll(5),
+            Request.verbosity(1),
+            Request.metaNoop(),
+            Request.parse("flush_all noreply"))) {
       assertThat(r.key()).as(r.line()).isNull();
       assertThat(r.keys()).isEmpty();
       assertThat(r.keyCount()).isZero();
@@ -40,7 +46,8 @@ class RequestAccessorTest {
   void keysAreUnmodifiable() {
     assertThatThrownBy(() -> Request.getMulti(List.of("a", "b")).keys().add("c"))
         .isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> Request.get("a").keys().add("c")).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> Request.get("a").keys().add("c"))
+        .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @Test
@@ -206,13 +213,18 @@ class RequestAccessorTest {
     assertThat(latin1(Request.get("a").withKey("b").wireLine())).isEqualTo("get b\r\n");
     assertThat(latin1(Request.gets("a").withKey("bcd").wireLine())).isEqualTo("gets bcd\r\n");
     assertThat(latin1(Request.gat("a", 30).withKey("b").wireLine())).isEqualTo("gat 30 b\r\n");
-    assertThat(latin1(Request.cas("a", ABC, 1, 99).withKey("b").wireLine())).isEqualTo("cas b 0 1 3 99\r\n");
-    assertThat(latin1(Request.delete("long-key").withKey("k").wireLine())).isEqualTo("delete k\r\n");
-    assertThat(latin1(Request.incr("a", -1).withKey("b").wireLine())).isEqualTo("incr b 18446744073709551615\r\n");
+    assertThat(latin1(Request.cas("a", ABC, 1, 99).withKey("b").wireLine()))
+        .isEqualTo("cas b 0 1 3 99\r\n");
+    assertThat(latin1(Request.delete("long-key").withKey("k").wireLine()))
+        .isEqualTo("delete k\r\n");
+    assertThat(latin1(Request.incr("a", -1).withKey("b").wireLine()))
+        .isEqualTo("incr b 18446744073709551615\r\n");
     assertThat(latin1(Request.touch("a", 5).withKey("b").wireLine())).isEqualTo("touch b 5\r\n");
     assertThat(latin1(Request.metaDebug("a").withKey("b").wireLine())).isEqualTo("me b\r\n");
-    assertThat(latin1(Request.metaSet("a", ABC, "T30").withKey("b").wireLine())).isEqualTo("ms b 3 T30\r\n");
-    assertThat(latin1(Request.metaArithmetic("a", "D5").withKey("b").wireLine())).isEqualTo("ma b D5\r\n");
+    assertThat(latin1(Request.metaSet("a", ABC, "T30").withKey("b").wireLine()))
+        .isEqualTo("ms b 3 T30\r\n");
+    assertThat(latin1(Request.metaArithmetic("a", "D5").withKey("b").wireLine()))
+        .isEqualTo("ma b D5\r\n");
   }
 
   @Test

@@ -31,81 +31,228 @@ class RequestFactoryTest {
   static Stream<Arguments> factories() {
     return Stream.of(
         Arguments.of("get", (Supplier<Request>) () -> Request.get("k"), Command.GET, "get k\r\n"),
-        Arguments.of("gets", (Supplier<Request>) () -> Request.gets("user:42"), Command.GETS, "gets user:42\r\n"),
-        Arguments.of("getMulti", (Supplier<Request>) () -> Request.getMulti(List.of("a", "bb", "ccc")), Command.GET,
+        Arguments.of(
+            "gets",
+            (Supplier<Request>) () -> Request.gets("user:42"),
+            Command.GETS,
+            "gets user:42\r\n"),
+        Arguments.of(
+            "getMulti",
+            (Supplier<Request>) () -> Request.getMulti(List.of("a", "bb", "ccc")),
+            Command.GET,
             "get a bb ccc\r\n"),
-        Arguments.of("getMulti one", (Supplier<Request>) () -> Request.getMulti(List.of("a")), Command.GET, "get a\r\n"),
-        Arguments.of("getsMulti", (Supplier<Request>) () -> Request.getsMulti(List.of("a", "b")), Command.GETS,
+        Arguments.of(
+            "getMulti one",
+            (Supplier<Request>) () -> Request.getMulti(List.of("a")),
+            Command.GET,
+            "get a\r\n"),
+        Arguments.of(
+            "getsMulti",
+            (Supplier<Request>) () -> Request.getsMulti(List.of("a", "b")),
+            Command.GETS,
             "gets a b\r\n"),
-        Arguments.of("gat", (Supplier<Request>) () -> Request.gat("k", 30), Command.GAT, "gat 30 k\r\n"),
-        Arguments.of("gat 0", (Supplier<Request>) () -> Request.gat("k", 0), Command.GAT, "gat 0 k\r\n"),
-        Arguments.of("gats", (Supplier<Request>) () -> Request.gats("k", 2_592_000), Command.GATS,
+        Arguments.of(
+            "gat", (Supplier<Request>) () -> Request.gat("k", 30), Command.GAT, "gat 30 k\r\n"),
+        Arguments.of(
+            "gat 0", (Supplier<Request>) () -> Request.gat("k", 0), Command.GAT, "gat 0 k\r\n"),
+        Arguments.of(
+            "gats",
+            (Supplier<Request>) () -> Request.gats("k", 2_592_000),
+            Command.GATS,
             "gats 2592000 k\r\n"),
-        Arguments.of("retrieval gat multi", (Supplier<Request>) () -> Request.retrieval(Command.GAT, 60, List.of("a", "b")),
-            Command.GAT, "gat 60 a b\r\n"),
-        Arguments.of("retrieval gats multi", (Supplier<Request>) () -> Request.retrieval(Command.GATS, 1, List.of("a", "b")),
-            Command.GATS, "gats 1 a b\r\n"),
-        Arguments.of("retrieval get ignores ttl", (Supplier<Request>) () -> Request.retrieval(Command.GET, -1, List.of("a", "b")),
-            Command.GET, "get a b\r\n"),
-        Arguments.of("retrieval gets ignores ttl", (Supplier<Request>) () -> Request.retrieval(Command.GETS, 99, List.of("a")),
-            Command.GETS, "gets a\r\n"),
-        Arguments.of("set", (Supplier<Request>) () -> Request.set("k", ABC, 30), Command.SET, "set k 0 30 3\r\n"),
-        Arguments.of("set max ttl", (Supplier<Request>) () -> Request.set("k", ABC, Integer.MAX_VALUE), Command.SET,
+        Arguments.of(
+            "retrieval gat multi",
+            (Supplier<Request>) () -> Request.retrieval(Command.GAT, 60, List.of("a", "b")),
+            Command.GAT,
+            "gat 60 a b\r\n"),
+        Arguments.of(
+            "retrieval gats multi",
+            (Supplier<Request>) () -> Request.retrieval(Command.GATS, 1, List.of("a", "b")),
+            Command.GATS,
+            "gats 1 a b\r\n"),
+        Arguments.of(
+            "retrieval get ignores ttl",
+            (Supplier<Request>) () -> Request.retrieval(Command.GET, -1, List.of("a", "b")),
+            Command.GET,
+            "get a b\r\n"),
+        Arguments.of(
+            "retrieval gets ignores ttl",
+            (Supplier<Request>) () -> Request.retrieval(Command.GETS, 99, List.of("a")),
+            Command.GETS,
+            "gets a\r\n"),
+        Arguments.of(
+            "set",
+            (Supplier<Request>) () -> Request.set("k", ABC, 30),
+            Command.SET,
+            "set k 0 30 3\r\n"),
+        Arguments.of(
+            "set max ttl",
+            (Supplier<Request>) () -> Request.set("k", ABC, Integer.MAX_VALUE),
+            Command.SET,
             "set k 0 2147483647 3\r\n"),
-        Arguments.of("set empty value", (Supplier<Request>) () -> Request.set("k", new byte[0], 0), Command.SET,
+        Arguments.of(
+            "set empty value",
+            (Supplier<Request>) () -> Request.set("k", new byte[0], 0),
+            Command.SET,
             "set k 0 0 0\r\n"),
-        Arguments.of("set flags", (Supplier<Request>) () -> Request.set("k", 42, 0, ABC), Command.SET, "set k 42 0 3\r\n"),
-        Arguments.of("set flags unsigned", (Supplier<Request>) () -> Request.set("k", -1, 7, ABC), Command.SET,
+        Arguments.of(
+            "set flags",
+            (Supplier<Request>) () -> Request.set("k", 42, 0, ABC),
+            Command.SET,
+            "set k 42 0 3\r\n"),
+        Arguments.of(
+            "set flags unsigned",
+            (Supplier<Request>) () -> Request.set("k", -1, 7, ABC),
+            Command.SET,
             "set k 4294967295 7 3\r\n"),
-        Arguments.of("set flags int min", (Supplier<Request>) () -> Request.set("k", Integer.MIN_VALUE, 7, ABC), Command.SET,
+        Arguments.of(
+            "set flags int min",
+            (Supplier<Request>) () -> Request.set("k", Integer.MIN_VALUE, 7, ABC),
+            Command.SET,
             "set k 2147483648 7 3\r\n"),
-        Arguments.of("add", (Supplier<Request>) () -> Request.add("k", ABC, 30), Command.ADD, "add k 0 30 3\r\n"),
-        Arguments.of("replace", (Supplier<Request>) () -> Request.replace("k", ABC, 0), Command.REPLACE,
+        Arguments.of(
+            "add",
+            (Supplier<Request>) () -> Request.add("k", ABC, 30),
+            Command.ADD,
+            "add k 0 30 3\r\n"),
+        Arguments.of(
+            "replace",
+            (Supplier<Request>) () -> Request.replace("k", ABC, 0),
+            Command.REPLACE,
             "replace k 0 0 3\r\n"),
-        Arguments.of("append", (Supplier<Request>) () -> Request.append("k", ABC), Command.APPEND, "append k 0 0 3\r\n"),
-        Arguments.of("prepend", (Supplier<Request>) () -> Request.prepend("k", ABC), Command.PREPEND,
+        Arguments.of(
+            "append",
+            (Supplier<Request>) () -> Request.append("k", ABC),
+            Command.APPEND,
+            "append k 0 0 3\r\n"),
+        Arguments.of(
+            "prepend",
+            (Supplier<Request>) () -> Request.prepend("k", ABC),
+            Command.PREPEND,
             "prepend k 0 0 3\r\n"),
-        Arguments.of("cas", (Supplier<Request>) () -> Request.cas("k", ABC, 30, 12345L), Command.CAS,
+        Arguments.of(
+            "cas",
+            (Supplier<Request>) () -> Request.cas("k", ABC, 30, 12345L),
+            Command.CAS,
             "cas k 0 30 3 12345\r\n"),
-        Arguments.of("cas unsigned", (Supplier<Request>) () -> Request.cas("k", ABC, 0, -1L), Command.CAS,
+        Arguments.of(
+            "cas unsigned",
+            (Supplier<Request>) () -> Request.cas("k", ABC, 0, -1L),
+            Command.CAS,
             "cas k 0 0 3 18446744073709551615\r\n"),
-        Arguments.of("cas zero", (Supplier<Request>) () -> Request.cas("k", ABC, 0, 0L), Command.CAS, "cas k 0 0 3 0\r\n"),
-        Arguments.of("storage cas", (Supplier<Request>) () -> Request.storage(Command.CAS, "k", 7, 100, ABC, Long.MIN_VALUE),
-            Command.CAS, "cas k 7 100 3 9223372036854775808\r\n"),
-        Arguments.of("storage append ignores cas", (Supplier<Request>) () -> Request.storage(Command.APPEND, "k", 7, 100, ABC, 99),
-            Command.APPEND, "append k 7 100 3\r\n"),
-        Arguments.of("delete", (Supplier<Request>) () -> Request.delete("k"), Command.DELETE, "delete k\r\n"),
-        Arguments.of("incr", (Supplier<Request>) () -> Request.incr("k", 1), Command.INCR, "incr k 1\r\n"),
-        Arguments.of("incr 0", (Supplier<Request>) () -> Request.incr("k", 0), Command.INCR, "incr k 0\r\n"),
-        Arguments.of("incr -1 unsigned", (Supplier<Request>) () -> Request.incr("k", -1), Command.INCR,
+        Arguments.of(
+            "cas zero",
+            (Supplier<Request>) () -> Request.cas("k", ABC, 0, 0L),
+            Command.CAS,
+            "cas k 0 0 3 0\r\n"),
+        Arguments.of(
+            "storage cas",
+            (Supplier<Request>)
+                () -> Request.storage(Command.CAS, "k", 7, 100, ABC, Long.MIN_VALUE),
+            Command.CAS,
+            "cas k 7 100 3 9223372036854775808\r\n"),
+        Arguments.of(
+            "storage append ignores cas",
+            (Supplier<Request>) () -> Request.storage(Command.APPEND, "k", 7, 100, ABC, 99),
+            Command.APPEND,
+            "append k 7 100 3\r\n"),
+        Arguments.of(
+            "delete",
+            (Supplier<Request>) () -> Request.delete("k"),
+            Command.DELETE,
+            "delete k\r\n"),
+        Arguments.of(
+            "incr", (Supplier<Request>) () -> Request.incr("k", 1), Command.INCR, "incr k 1\r\n"),
+        Arguments.of(
+            "incr 0", (Supplier<Request>) () -> Request.incr("k", 0), Command.INCR, "incr k 0\r\n"),
+        Arguments.of(
+            "incr -1 unsigned",
+            (Supplier<Request>) () -> Request.incr("k", -1),
+            Command.INCR,
             "incr k 18446744073709551615\r\n"),
-        Arguments.of("incr max", (Supplier<Request>) () -> Request.incr("k", Long.MAX_VALUE), Command.INCR,
+        Arguments.of(
+            "incr max",
+            (Supplier<Request>) () -> Request.incr("k", Long.MAX_VALUE),
+            Command.INCR,
             "incr k 9223372036854775807\r\n"),
-        Arguments.of("decr", (Supplier<Request>) () -> Request.decr("k", 10), Command.DECR, "decr k 10\r\n"),
-        Arguments.of("decr long min unsigned", (Supplier<Request>) () -> Request.decr("k", Long.MIN_VALUE), Command.DECR,
+        Arguments.of(
+            "decr", (Supplier<Request>) () -> Request.decr("k", 10), Command.DECR, "decr k 10\r\n"),
+        Arguments.of(
+            "decr long min unsigned",
+            (Supplier<Request>) () -> Request.decr("k", Long.MIN_VALUE),
+            Command.DECR,
             "decr k 9223372036854775808\r\n"),
-        Arguments.of("touch", (Supplier<Request>) () -> Request.touch("k", 3600), Command.TOUCH, "touch k 3600\r\n"),
-        Arguments.of("touch 0", (Supplier<Request>) () -> Request.touch("k", 0), Command.TOUCH, "touch k 0\r\n"),
-        Arguments.of("version", (Supplier<Request>) Request::version, Command.VERSION, "version\r\n"),
-        Arguments.of("flushAll", (Supplier<Request>) Request::flushAll, Command.FLUSH_ALL, "flush_all\r\n"),
-        Arguments.of("flushAll 0", (Supplier<Request>) () -> Request.flushAll(0), Command.FLUSH_ALL, "flush_all 0\r\n"),
-        Arguments.of("flushAll 10", (Supplier<Request>) () -> Request.flushAll(10), Command.FLUSH_ALL, "flush_all 10\r\n"),
-        Arguments.of("verbosity", (Supplier<Request>) () -> Request.verbosity(1), Command.VERBOSITY, "verbosity 1\r\n"),
-        Arguments.of("metaGet", (Supplier<Request>) () -> Request.metaGet("k", "v", "f", "t", "c"), Command.MG,
+        Arguments.of(
+            "touch",
+            (Supplier<Request>) () -> Request.touch("k", 3600),
+            Command.TOUCH,
+            "touch k 3600\r\n"),
+        Arguments.of(
+            "touch 0",
+            (Supplier<Request>) () -> Request.touch("k", 0),
+            Command.TOUCH,
+            "touch k 0\r\n"),
+        Arguments.of(
+            "version", (Supplier<Request>) Request::version, Command.VERSION, "version\r\n"),
+        Arguments.of(
+            "flushAll", (Supplier<Request>) Request::flushAll, Command.FLUSH_ALL, "flush_all\r\n"),
+        Arguments.of(
+            "flushAll 0",
+            (Supplier<Request>) () -> Request.flushAll(0),
+            Command.FLUSH_ALL,
+            "flush_all 0\r\n"),
+        Arguments.of(
+            "flushAll 10",
+            (Supplier<Request>) () -> Request.flushAll(10),
+            Command.FLUSH_ALL,
+            "flush_all 10\r\n"),
+        Arguments.of(
+            "verbosity",
+            (Supplier<Request>) () -> Request.verbosity(1),
+            Command.VERBOSITY,
+            "verbosity 1\r\n"),
+        Arguments.of(
+            "metaGet",
+            (Supplier<Request>) () -> Request.metaGet("k", "v", "f", "t", "c"),
+            Command.MG,
             "mg k v f t c\r\n"),
-        Arguments.of("metaGet no flags", (Supplier<Request>) () -> Request.metaGet("k"), Command.MG, "mg k\r\n"),
-        Arguments.of("metaGet tokens", (Supplier<Request>) () -> Request.metaGet("k", "v", "T30", "Oabc", "N60"), Command.MG,
+        Arguments.of(
+            "metaGet no flags",
+            (Supplier<Request>) () -> Request.metaGet("k"),
+            Command.MG,
+            "mg k\r\n"),
+        Arguments.of(
+            "metaGet tokens",
+            (Supplier<Request>) () -> Request.metaGet("k", "v", "T30", "Oabc", "N60"),
+            Command.MG,
             "mg k v T30 Oabc N60\r\n"),
-        Arguments.of("metaSet", (Supplier<Request>) () -> Request.metaSet("k", bytes("hello"), "T30", "F5"), Command.MS,
+        Arguments.of(
+            "metaSet",
+            (Supplier<Request>) () -> Request.metaSet("k", bytes("hello"), "T30", "F5"),
+            Command.MS,
             "ms k 5 T30 F5\r\n"),
-        Arguments.of("metaSet no flags", (Supplier<Request>) () -> Request.metaSet("k", new byte[0]), Command.MS,
+        Arguments.of(
+            "metaSet no flags",
+            (Supplier<Request>) () -> Request.metaSet("k", new byte[0]),
+            Command.MS,
             "ms k 0\r\n"),
-        Arguments.of("metaDelete", (Supplier<Request>) () -> Request.metaDelete("k"), Command.MD, "md k\r\n"),
-        Arguments.of("metaDelete C", (Supplier<Request>) () -> Request.metaDelete("k", "C99", "I"), Command.MD,
+        Arguments.of(
+            "metaDelete",
+            (Supplier<Request>) () -> Request.metaDelete("k"),
+            Command.MD,
+            "md k\r\n"),
+        Arguments.of(
+            "metaDelete C",
+            (Supplier<Request>) () -> Request.metaDelete("k", "C99", "I"),
+            Command.MD,
             "md k C99 I\r\n"),
-        Arguments.of("metaArithmetic", (Supplier<Request>) () -> Request.metaArithmetic("k", "MD", "D5", "N0", "v"),
-            Command.MA, "ma k MD D5 N0 v\r\n"),
-        Arguments.of("metaDebug", (Supplier<Request>) () -> Request.metaDebug("k"), Command.ME, "me k\r\n"),
+        Arguments.of(
+            "metaArithmetic",
+            (Supplier<Request>) () -> Request.metaArithmetic("k", "MD", "D5", "N0", "v"),
+            Command.MA,
+            "ma k MD D5 N0 v\r\n"),
+        Arguments.of(
+            "metaDebug", (Supplier<Request>) () -> Request.metaDebug("k"), Command.ME, "me k\r\n"),
         Arguments.of("metaNoop", (Supplier<Request>) Request::metaNoop, Command.MN, "mn\r\n"));
   }
 
@@ -208,7 +355,8 @@ class RequestFactoryTest {
   void quietFlagStrippingKeepsAKeyStartingWithQ() {
     assertThat(latin1(Request.metaGet("quux", "v", "q").wireLine())).isEqualTo("mg quux v\r\n");
     assertThat(latin1(Request.metaDelete("q", "q").wireLine())).isEqualTo("md q\r\n");
-    assertThat(latin1(Request.metaArithmetic("qty", "q", "D2").wireLine())).isEqualTo("ma qty D2\r\n");
+    assertThat(latin1(Request.metaArithmetic("qty", "q", "D2").wireLine()))
+        .isEqualTo("ma qty D2\r\n");
     assertThat(latin1(Request.metaSet("qk", ABC, "q").wireLine())).isEqualTo("ms qk 3\r\n");
     assertThat(latin1(Request.parse("mg qkey q v").wireLine())).isEqualTo("mg qkey v\r\n");
     assertThat(Request.metaGet("quux", "v", "q").key()).isEqualTo("quux");
@@ -231,7 +379,8 @@ class RequestFactoryTest {
     assertThat(r.keyLength()).isEqualTo(key.getBytes(StandardCharsets.UTF_8).length).isEqualTo(11);
     assertThat(r.line()).isEqualTo("get " + key);
     Request s = Request.set(key, ABC, 5);
-    assertThat(s.wireLine()).isEqualTo(("set " + key + " 0 5 3\r\n").getBytes(StandardCharsets.UTF_8));
+    assertThat(s.wireLine())
+        .isEqualTo(("set " + key + " 0 5 3\r\n").getBytes(StandardCharsets.UTF_8));
     Request m = Request.metaGet(key, "v");
     assertThat(m.wireLine()).isEqualTo(("mg " + key + " v\r\n").getBytes(StandardCharsets.UTF_8));
     assertThat(m.key()).isEqualTo(key);
@@ -249,14 +398,17 @@ class RequestFactoryTest {
         Arguments.of("storage", (Runnable) () -> Request.storage(Command.SET, "k", 0, -1, ABC, 0)),
         Arguments.of("gat", (Runnable) () -> Request.gat("k", -1)),
         Arguments.of("gats", (Runnable) () -> Request.gats("k", -1)),
-        Arguments.of("retrieval gat", (Runnable) () -> Request.retrieval(Command.GAT, -1, List.of("k"))),
+        Arguments.of(
+            "retrieval gat", (Runnable) () -> Request.retrieval(Command.GAT, -1, List.of("k"))),
         Arguments.of("touch", (Runnable) () -> Request.touch("k", -1)));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("negativeTtl")
   void negativeTtlIsRejected(String name, Runnable factory) {
-    assertThatIllegalArgumentException().isThrownBy(factory::run).withMessage("ttlSeconds: -1 (expected: >= 0)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(factory::run)
+        .withMessage("ttlSeconds: -1 (expected: >= 0)");
   }
 
   @Test
@@ -314,7 +466,8 @@ class RequestFactoryTest {
   void anInvalidKeyAnywhereInAMultiGetIsRejected() {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> Request.getMulti(List.of("a", "b c", "d")))
-        .withMessage("key: contains a space or control byte 0x20 at index 1 (expected: no whitespace or control bytes)");
+        .withMessage(
+            "key: contains a space or control byte 0x20 at index 1 (expected: no whitespace or control bytes)");
     assertThatIllegalArgumentException()
         .isThrownBy(() -> Request.getsMulti(List.of("a", "")))
         .withMessage("key: empty (expected: 1-250 bytes)");
@@ -340,21 +493,29 @@ class RequestFactoryTest {
         Arguments.of("get key", (Runnable) () -> Request.get(null), "key"),
         Arguments.of("gets key", (Runnable) () -> Request.gets(null), "key"),
         Arguments.of("getMulti keys", (Runnable) () -> Request.getMulti(null), "keys"),
-        Arguments.of("getMulti element", (Runnable) () -> Request.getMulti(Arrays.asList("a", null)), "key"),
-        Arguments.of("retrieval command", (Runnable) () -> Request.retrieval(null, 0, List.of("k")), "command"),
+        Arguments.of(
+            "getMulti element", (Runnable) () -> Request.getMulti(Arrays.asList("a", null)), "key"),
+        Arguments.of(
+            "retrieval command",
+            (Runnable) () -> Request.retrieval(null, 0, List.of("k")),
+            "command"),
         Arguments.of("set key", (Runnable) () -> Request.set(null, ABC, 0), "key"),
         Arguments.of("set value", (Runnable) () -> Request.set("k", null, 0), "value"),
         Arguments.of("set flags value", (Runnable) () -> Request.set("k", 0, 0, null), "value"),
         Arguments.of("add value", (Runnable) () -> Request.add("k", null, 0), "value"),
         Arguments.of("append value", (Runnable) () -> Request.append("k", null), "value"),
         Arguments.of("cas key", (Runnable) () -> Request.cas(null, ABC, 0, 1), "key"),
-        Arguments.of("storage command", (Runnable) () -> Request.storage(null, "k", 0, 0, ABC, 0), "command"),
+        Arguments.of(
+            "storage command",
+            (Runnable) () -> Request.storage(null, "k", 0, 0, ABC, 0),
+            "command"),
         Arguments.of("delete key", (Runnable) () -> Request.delete(null), "key"),
         Arguments.of("incr key", (Runnable) () -> Request.incr(null, 1), "key"),
         Arguments.of("decr key", (Runnable) () -> Request.decr(null, 1), "key"),
         Arguments.of("touch key", (Runnable) () -> Request.touch(null, 1), "key"),
         Arguments.of("metaGet key", (Runnable) () -> Request.metaGet(null, "v"), "key"),
-        Arguments.of("metaGet flags", (Runnable) () -> Request.metaGet("k", (String[]) null), "flags"),
+        Arguments.of(
+            "metaGet flags", (Runnable) () -> Request.metaGet("k", (String[]) null), "flags"),
         Arguments.of("metaGet flag", (Runnable) () -> Request.metaGet("k", "v", null), "flag"),
         Arguments.of("metaSet value", (Runnable) () -> Request.metaSet("k", null), "value"),
         Arguments.of("metaSet key", (Runnable) () -> Request.metaSet(null, ABC), "key"),

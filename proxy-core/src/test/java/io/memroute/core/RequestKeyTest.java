@@ -15,7 +15,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Key rules (1-250 UTF-8 bytes, no space or control byte) through every way of making a request. */
+/**
+ * Key rules (1-250 UTF-8 bytes, no space or control byte) through every way of making a request.
+ */
 class RequestKeyTest {
   private static final byte[] ABC = "abc".getBytes(StandardCharsets.US_ASCII);
   private static final String CONTROL = " (expected: no whitespace or control bytes)";
@@ -64,16 +66,32 @@ class RequestKeyTest {
         Arguments.of("251 bytes", "k".repeat(251), "key: 251 bytes (expected: <= 250)"),
         Arguments.of("126 two-byte chars", "é".repeat(126), "key: 252 bytes (expected: <= 250)"),
         Arguments.of("63 four-byte chars", "😀".repeat(63), "key: 252 bytes (expected: <= 250)"),
-        Arguments.of("space", "a b", "key: contains a space or control byte 0x20 at index 1" + CONTROL),
-        Arguments.of("leading space", " ab", "key: contains a space or control byte 0x20 at index 0" + CONTROL),
-        Arguments.of("CR", "ab\r", "key: contains a space or control byte 0xd at index 2" + CONTROL),
-        Arguments.of("LF", "a\nb", "key: contains a space or control byte 0xa at index 1" + CONTROL),
-        Arguments.of("CRLF injection", "a\r\nflush_all", "key: contains a space or control byte 0xd at index 1" + CONTROL),
-        Arguments.of("tab", "a\tb", "key: contains a space or control byte 0x9 at index 1" + CONTROL),
-        Arguments.of("NUL", "a\0b", "key: contains a space or control byte 0x0 at index 1" + CONTROL),
-        Arguments.of("DEL", "ab\u007f", "key: contains a space or control byte 0x7f at index 2" + CONTROL),
-        Arguments.of("0x1f", "\u001fab", "key: contains a space or control byte 0x1f at index 0" + CONTROL),
-        Arguments.of("space after multibyte", "é b", "key: contains a space or control byte 0x20 at index 2" + CONTROL));
+        Arguments.of(
+            "space", "a b", "key: contains a space or control byte 0x20 at index 1" + CONTROL),
+        Arguments.of(
+            "leading space",
+            " ab",
+            "key: contains a space or control byte 0x20 at index 0" + CONTROL),
+        Arguments.of(
+            "CR", "ab\r", "key: contains a space or control byte 0xd at index 2" + CONTROL),
+        Arguments.of(
+            "LF", "a\nb", "key: contains a space or control byte 0xa at index 1" + CONTROL),
+        Arguments.of(
+            "CRLF injection",
+            "a\r\nflush_all",
+            "key: contains a space or control byte 0xd at index 1" + CONTROL),
+        Arguments.of(
+            "tab", "a\tb", "key: contains a space or control byte 0x9 at index 1" + CONTROL),
+        Arguments.of(
+            "NUL", "a\0b", "key: contains a space or control byte 0x0 at index 1" + CONTROL),
+        Arguments.of(
+            "DEL", "ab\u007f", "key: contains a space or control byte 0x7f at index 2" + CONTROL),
+        Arguments.of(
+            "0x1f", "\u001fab", "key: contains a space or control byte 0x1f at index 0" + CONTROL),
+        Arguments.of(
+            "space after multibyte",
+            "é b",
+            "key: contains a space or control byte 0x20 at index 2" + CONTROL));
   }
 
   static Stream<Arguments> textCases() {
@@ -82,21 +100,26 @@ class RequestKeyTest {
     for (int i = 0; i < factories.size(); i++) {
       Function<String, Request> f = factories.get(i);
       int n = i;
-      invalidKeys().forEach(a -> out.add(Arguments.of("factory#" + n + " " + a.get()[0], f, a.get()[1], a.get()[2])));
+      invalidKeys()
+          .forEach(
+              a ->
+                  out.add(
+                      Arguments.of("factory#" + n + " " + a.get()[0], f, a.get()[1], a.get()[2])));
     }
     return out.stream();
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("textCases")
-  void textFactoriesRejectInvalidKeys(String name, Function<String, Request> factory, String key, String message) {
+  void textFactoriesRejectInvalidKeys(
+      String name, Function<String, Request> factory, String key, String message) {
     assertThatIllegalArgumentException().isThrownBy(() -> factory.apply(key)).withMessage(message);
   }
 
   /**
    * The meta factories must reject the same keys with the same messages. A key containing a space
-   * must never be split into a key and flags ({@code metaGet("a b")} would otherwise become {@code mg
-   * a b}: key {@code a} with the base64 flag).
+   * must never be split into a key and flags ({@code metaGet("a b")} would otherwise become {@code
+   * mg a b}: key {@code a} with the base64 flag).
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("invalidKeys")
@@ -121,7 +144,9 @@ class RequestKeyTest {
     assertThatIllegalArgumentException().isThrownBy(() -> Request.metaDelete("user:1 q"));
   }
 
-  /** Each flag argument is one flag: a letter and an optional token, never empty, never two flags. */
+  /**
+   * Each flag argument is one flag: a letter and an optional token, never empty, never two flags.
+   */
   @Test
   void metaFactoriesRejectFlagArgumentsThatAreNotOneToken() {
     assertThatIllegalArgumentException().isThrownBy(() -> Request.metaGet("k", "v q"));
@@ -151,7 +176,13 @@ class RequestKeyTest {
   @ParameterizedTest
   @MethodSource("allFactories")
   void longestKeysAreAccepted(Function<String, Request> factory) {
-    for (String key : List.of("k".repeat(250), "é".repeat(125), "😀".repeat(62) + "ab", "x", "~!@#$%^&*()_+{}|:\"<>?")) {
+    for (String key :
+        List.of(
+            "k".repeat(250),
+            "é".repeat(125),
+            "😀".repeat(62) + "ab",
+            "x",
+            "~!@#$%^&*()_+{}|:\"<>?")) {
       Request r = factory.apply(key);
       byte[] kb = key.getBytes(StandardCharsets.UTF_8);
       assertThat(r.keyLength()).isEqualTo(kb.length);

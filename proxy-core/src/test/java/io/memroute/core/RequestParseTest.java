@@ -46,11 +46,23 @@ class RequestParseTest {
         rt("prepend k 0 0 3", ABC, Command.PREPEND, false, "prepend k 0 0 3", "k"),
         rt("prepend k 0 0 3 noreply", ABC, Command.PREPEND, true, "prepend k 0 0 3", "k"),
         rt("cas k 0 0 3 99", ABC, Command.CAS, false, "cas k 0 0 3 99", "k"),
-        rt("cas k 0 0 3 18446744073709551615 noreply", ABC, Command.CAS, true, "cas k 0 0 3 18446744073709551615", "k"),
+        rt(
+            "cas k 0 0 3 18446744073709551615 noreply",
+            ABC,
+            Command.CAS,
+            true,
+            "cas k 0 0 3 18446744073709551615",
+            "k"),
         rt("delete k", null, Command.DELETE, false, "delete k", "k"),
         rt("delete k noreply", null, Command.DELETE, true, "delete k", "k"),
         rt("incr k 5", null, Command.INCR, false, "incr k 5", "k"),
-        rt("incr k 18446744073709551615 noreply", null, Command.INCR, true, "incr k 18446744073709551615", "k"),
+        rt(
+            "incr k 18446744073709551615 noreply",
+            null,
+            Command.INCR,
+            true,
+            "incr k 18446744073709551615",
+            "k"),
         rt("decr k 1", null, Command.DECR, false, "decr k 1", "k"),
         rt("decr k 1 noreply", null, Command.DECR, true, "decr k 1", "k"),
         rt("touch k 10", null, Command.TOUCH, false, "touch k 10", "k"),
@@ -79,13 +91,15 @@ class RequestParseTest {
         rt("me k", null, Command.ME, false, "me k", "k"));
   }
 
-  private static Arguments rt(String line, byte[] value, Command cmd, boolean noreply, String wire, String... keys) {
+  private static Arguments rt(
+      String line, byte[] value, Command cmd, boolean noreply, String wire, String... keys) {
     return Arguments.of(line, value, cmd, noreply, wire, List.of(keys));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("roundTrips")
-  void roundTrip(String line, byte[] value, Command cmd, boolean noreply, String wire, List<String> keys) {
+  void roundTrip(
+      String line, byte[] value, Command cmd, boolean noreply, String wire, List<String> keys) {
     for (String input : List.of(line, line + "\r\n")) {
       Request r = Request.parse(input, value);
       assertThat(r.command()).isSameAs(cmd);
@@ -96,7 +110,8 @@ class RequestParseTest {
       assertThat(r.keyCount()).isEqualTo(keys.size());
       assertThat(r.key()).isEqualTo(keys.isEmpty() ? null : keys.get(0));
       assertThat(r.value()).isSameAs(value);
-      assertThat(r.wireSize()).isEqualTo(wire.length() + 2 + (value == null ? 0 : value.length + 2));
+      assertThat(r.wireSize())
+          .isEqualTo(wire.length() + 2 + (value == null ? 0 : value.length + 2));
       assertThat(r.tokenCount()).isEqualTo(line.split(" ").length);
       assertThat(r.token(0)).isEqualTo(cmd.wireName());
 
@@ -165,7 +180,8 @@ class RequestParseTest {
 
   @Test
   void numericBoundariesAreAccepted() {
-    assertThat(Request.parse("set k 4294967295 2147483647 3", ABC).token(2)).isEqualTo("4294967295");
+    assertThat(Request.parse("set k 4294967295 2147483647 3", ABC).token(2))
+        .isEqualTo("4294967295");
     assertThat(Request.parse("set k 0 -2147483648 3", ABC).token(3)).isEqualTo("-2147483648");
     assertThat(Request.parse("cas k 0 0 3 0", ABC).token(5)).isEqualTo("0");
     assertThat(Request.parse("incr k 0").token(2)).isEqualTo("0");
@@ -234,11 +250,20 @@ class RequestParseTest {
         rj("set k 0 -2147483649 3", ABC, "exptime: -2147483649 (expected: -2147483648-2147483647)"),
         rj("set k 0 0 -1", ABC, "bytes: -1 (expected: 0-2147483645)"),
         rj("set k 0 0 2147483646", ABC, "bytes: 2147483646 (expected: 0-2147483645)"),
-        rj("set k 0 0 99999999999999999999", ABC, "bytes: '99999999999999999999' (expected: a number)"),
+        rj(
+            "set k 0 0 99999999999999999999",
+            ABC,
+            "bytes: '99999999999999999999' (expected: a number)"),
         rj("cas k 0 0 3 -1", ABC, "cas: '-1' (expected: an unsigned 64-bit number)"),
-        rj("cas k 0 0 3 18446744073709551616", ABC, "cas: '18446744073709551616' (expected: an unsigned 64-bit number)"),
+        rj(
+            "cas k 0 0 3 18446744073709551616",
+            ABC,
+            "cas: '18446744073709551616' (expected: an unsigned 64-bit number)"),
         rj("incr k -1", null, "delta: '-1' (expected: an unsigned 64-bit number)"),
-        rj("incr k 18446744073709551616", null, "delta: '18446744073709551616' (expected: an unsigned 64-bit number)"),
+        rj(
+            "incr k 18446744073709551616",
+            null,
+            "delta: '18446744073709551616' (expected: an unsigned 64-bit number)"),
         rj("touch k 2147483648", null, "exptime: 2147483648 (expected: -2147483648-2147483647)"),
         rj("gat 2147483648 k", null, "exptime: 2147483648 (expected: -2147483648-2147483647)"),
         rj("flush_all -1", null, "delay: -1 (expected: 0-2147483647)"),
@@ -258,8 +283,14 @@ class RequestParseTest {
         rj("version", ABC, "version: value given (expected: none for this command)"),
         // meta flags
         rj("mg k 5", null, "mg: flag '5' (expected: a letter A-Z or a-z, then an optional token)"),
-        rj("mg k v -t", null, "mg: flag '-t' (expected: a letter A-Z or a-z, then an optional token)"),
-        rj("ms k 3 !x", ABC, "ms: flag '!x' (expected: a letter A-Z or a-z, then an optional token)"),
+        rj(
+            "mg k v -t",
+            null,
+            "mg: flag '-t' (expected: a letter A-Z or a-z, then an optional token)"),
+        rj(
+            "ms k 3 !x",
+            ABC,
+            "ms: flag '!x' (expected: a letter A-Z or a-z, then an optional token)"),
         rj("md k _", null, "md: flag '_' (expected: a letter A-Z or a-z, then an optional token)"),
         rj("ma k [", null, "ma: flag '[' (expected: a letter A-Z or a-z, then an optional token)"),
         rj("me k 1", null, "me: flag '1' (expected: a letter A-Z or a-z, then an optional token)"),
@@ -274,7 +305,9 @@ class RequestParseTest {
   @ParameterizedTest(name = "[{index}] ''{0}''")
   @MethodSource("rejections")
   void rejection(String line, byte[] value, String message) {
-    assertThatIllegalArgumentException().isThrownBy(() -> Request.parse(line, value)).withMessage(message);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse(line, value))
+        .withMessage(message);
     assertThatIllegalArgumentException()
         .isThrownBy(() -> Request.parse(bytes(line + "\r\n"), value))
         .withMessage(message);

@@ -28,17 +28,18 @@ class ResponseTest {
   @Test
   void builderSetsEveryField() {
     List<Item> items = List.of(Item.of("a", HELLO, 1, 2));
-    Response r = b(ResponseStatus.HIT)
-        .value(HELLO)
-        .flags(7)
-        .cas(99)
-        .number(5)
-        .key("k")
-        .text("f7 c99")
-        .items(items)
-        .backend("10.0.0.1:11211")
-        .elapsedNanos(1234)
-        .build();
+    Response r =
+        b(ResponseStatus.HIT)
+            .value(HELLO)
+            .flags(7)
+            .cas(99)
+            .number(5)
+            .key("k")
+            .text("f7 c99")
+            .items(items)
+            .backend("10.0.0.1:11211")
+            .elapsedNanos(1234)
+            .build();
     assertThat(r.status()).isSameAs(ResponseStatus.HIT);
     assertThat(r.value()).isSameAs(HELLO);
     assertThat(r.valueAsString()).isEqualTo("hello");
@@ -91,7 +92,9 @@ class ResponseTest {
   @Test
   void builderChecks() {
     assertThatNullPointerException().isThrownBy(() -> Response.builder(null)).withMessage("status");
-    assertThatNullPointerException().isThrownBy(() -> b(ResponseStatus.OK).status(null)).withMessage("status");
+    assertThatNullPointerException()
+        .isThrownBy(() -> b(ResponseStatus.OK).status(null))
+        .withMessage("status");
     assertThatNullPointerException().isThrownBy(() -> Response.of(null)).withMessage("status");
     assertThatIllegalStateException()
         .isThrownBy(() -> b(ResponseStatus.BACKEND_FAILURE).build())
@@ -123,8 +126,18 @@ class ResponseTest {
   @Test
   void toBuilderCopiesEverything() {
     List<Item> items = List.of(Item.of("a", HELLO, 1, 2), Item.of("b", HELLO, 3, 4));
-    Response r = b(ResponseStatus.HIT).value(HELLO).flags(-1).cas(-2).number(3).key("k").text("t")
-        .items(items).backend("x").elapsedNanos(9).build();
+    Response r =
+        b(ResponseStatus.HIT)
+            .value(HELLO)
+            .flags(-1)
+            .cas(-2)
+            .number(3)
+            .key("k")
+            .text("t")
+            .items(items)
+            .backend("x")
+            .elapsedNanos(9)
+            .build();
     Response c = r.toBuilder().build();
     assertThat(c.status()).isSameAs(r.status());
     assertThat(c.value()).isSameAs(r.value());
@@ -142,7 +155,15 @@ class ResponseTest {
 
   @Test
   void withOriginSetsBackendAndElapsedOnly() {
-    Response r = b(ResponseStatus.HIT).key("k").value(HELLO).flags(3).cas(4).backend("old").elapsedNanos(1).build();
+    Response r =
+        b(ResponseStatus.HIT)
+            .key("k")
+            .value(HELLO)
+            .flags(3)
+            .cas(4)
+            .backend("old")
+            .elapsedNanos(1)
+            .build();
     Response o = r.withOrigin("new:11211", 5_000_000);
     assertThat(o.backend()).isEqualTo("new:11211");
     assertThat(o.elapsedNanos()).isEqualTo(5_000_000);
@@ -179,11 +200,15 @@ class ResponseTest {
   void valueFallsBackToTheFirstItem() {
     byte[] one = "one".getBytes(StandardCharsets.US_ASCII);
     byte[] two = "two".getBytes(StandardCharsets.US_ASCII);
-    Response r = b(ResponseStatus.HIT).items(List.of(Item.of("a", one, 0, 0), Item.of("b", two, 0, 0))).build();
+    Response r =
+        b(ResponseStatus.HIT)
+            .items(List.of(Item.of("a", one, 0, 0), Item.of("b", two, 0, 0)))
+            .build();
     assertThat(r.value()).isSameAs(one);
     assertThat(r.valueAsString()).isEqualTo("one");
     assertThat(r.items()).extracting(Item::key).containsExactly("a", "b");
-    Response explicit = b(ResponseStatus.HIT).value(two).items(List.of(Item.of("a", one, 0, 0))).build();
+    Response explicit =
+        b(ResponseStatus.HIT).value(two).items(List.of(Item.of("a", one, 0, 0))).build();
     assertThat(explicit.value()).isSameAs(two);
     assertThat(b(ResponseStatus.MISS).items(List.of()).build().value()).isNull();
     assertThat(b(ResponseStatus.MISS).items(List.of()).build().items()).isEmpty();
@@ -201,13 +226,22 @@ class ResponseTest {
     return Stream.of(
         // text retrieval
         Arguments.of("VALUE", b(ResponseStatus.HIT).key("k").value(HELLO), "VALUE k 0 5"),
-        Arguments.of("VALUE flags", b(ResponseStatus.HIT).key("k").value(HELLO).flags(42), "VALUE k 42 5"),
-        Arguments.of("VALUE unsigned flags", b(ResponseStatus.HIT).key("k").value(HELLO).flags(-1),
+        Arguments.of(
+            "VALUE flags", b(ResponseStatus.HIT).key("k").value(HELLO).flags(42), "VALUE k 42 5"),
+        Arguments.of(
+            "VALUE unsigned flags",
+            b(ResponseStatus.HIT).key("k").value(HELLO).flags(-1),
             "VALUE k 4294967295 5"),
-        Arguments.of("VALUE cas", b(ResponseStatus.HIT).key("k").value(HELLO).cas(12345), "VALUE k 0 5 12345"),
-        Arguments.of("VALUE unsigned cas", b(ResponseStatus.HIT).key("k").value(HELLO).flags(1).cas(-1),
+        Arguments.of(
+            "VALUE cas",
+            b(ResponseStatus.HIT).key("k").value(HELLO).cas(12345),
+            "VALUE k 0 5 12345"),
+        Arguments.of(
+            "VALUE unsigned cas",
+            b(ResponseStatus.HIT).key("k").value(HELLO).flags(1).cas(-1),
             "VALUE k 1 5 18446744073709551615"),
-        Arguments.of("VALUE empty", b(ResponseStatus.HIT).key("k").value(new byte[0]), "VALUE k 0 0"),
+        Arguments.of(
+            "VALUE empty", b(ResponseStatus.HIT).key("k").value(new byte[0]), "VALUE k 0 0"),
         Arguments.of("END", b(ResponseStatus.MISS), "END"),
         // text others
         Arguments.of("STORED", b(ResponseStatus.STORED), "STORED"),
@@ -219,16 +253,24 @@ class ResponseTest {
         Arguments.of("OK", b(ResponseStatus.OK), "OK"),
         Arguments.of("NUMERIC", b(ResponseStatus.NUMERIC).number(42), "42"),
         Arguments.of("NUMERIC 0", b(ResponseStatus.NUMERIC), "0"),
-        Arguments.of("NUMERIC unsigned", b(ResponseStatus.NUMERIC).number(-1), "18446744073709551615"),
+        Arguments.of(
+            "NUMERIC unsigned", b(ResponseStatus.NUMERIC).number(-1), "18446744073709551615"),
         Arguments.of("VERSION", b(ResponseStatus.VERSION).text("1.6.21"), "VERSION 1.6.21"),
         Arguments.of("ERROR", b(ResponseStatus.ERROR), "ERROR"),
-        Arguments.of("SERVER_ERROR", b(ResponseStatus.SERVER_ERROR).text("out of memory storing object"),
+        Arguments.of(
+            "SERVER_ERROR",
+            b(ResponseStatus.SERVER_ERROR).text("out of memory storing object"),
             "SERVER_ERROR out of memory storing object"),
         Arguments.of("SERVER_ERROR bare", b(ResponseStatus.SERVER_ERROR), "SERVER_ERROR"),
-        Arguments.of("CLIENT_ERROR", b(ResponseStatus.CLIENT_ERROR).text("bad data chunk"), "CLIENT_ERROR bad data chunk"),
+        Arguments.of(
+            "CLIENT_ERROR",
+            b(ResponseStatus.CLIENT_ERROR).text("bad data chunk"),
+            "CLIENT_ERROR bad data chunk"),
         Arguments.of("CLIENT_ERROR bare", b(ResponseStatus.CLIENT_ERROR), "CLIENT_ERROR"),
-        Arguments.of("BACKEND_FAILURE", b(ResponseStatus.BACKEND_FAILURE).failureReason(FailureReason.TIMEOUT)
-            .text("after 3s"), "SERVER_ERROR backend failure"),
+        Arguments.of(
+            "BACKEND_FAILURE",
+            b(ResponseStatus.BACKEND_FAILURE).failureReason(FailureReason.TIMEOUT).text("after 3s"),
+            "SERVER_ERROR backend failure"),
         // meta: return flags in text ("" for none)
         Arguments.of("VA", b(ResponseStatus.HIT).value(HELLO).text("f5 c12"), "VA 5 f5 c12"),
         Arguments.of("VA bare", b(ResponseStatus.HIT).value(HELLO).text(""), "VA 5"),
@@ -244,11 +286,18 @@ class ResponseTest {
         Arguments.of("NF", b(ResponseStatus.NOT_FOUND).text(""), "NF"),
         Arguments.of("NF flags", b(ResponseStatus.NOT_FOUND).text("Oq1 kfoo"), "NF Oq1 kfoo"),
         Arguments.of("MN", b(ResponseStatus.NOOP).text(""), "MN"),
-        Arguments.of("ME", b(ResponseStatus.DEBUG).text("k exp=-1 la=3 cas=2 fetch=no cls=1 size=63"),
+        Arguments.of(
+            "ME",
+            b(ResponseStatus.DEBUG).text("k exp=-1 la=3 cas=2 fetch=no cls=1 size=63"),
             "ME k exp=-1 la=3 cas=2 fetch=no cls=1 size=63"),
         // meta arithmetic with v: VA and the number as data
-        Arguments.of("VA arithmetic", b(ResponseStatus.NUMERIC).value("42".getBytes(StandardCharsets.US_ASCII))
-            .number(42).text("t-1"), "VA 2 t-1"));
+        Arguments.of(
+            "VA arithmetic",
+            b(ResponseStatus.NUMERIC)
+                .value("42".getBytes(StandardCharsets.US_ASCII))
+                .number(42)
+                .text("t-1"),
+            "VA 2 t-1"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -259,10 +308,13 @@ class ResponseTest {
 
   @Test
   void lineOfAMultiItemHitNamesTheFirstItem() {
-    Response r = b(ResponseStatus.HIT)
-        .items(List.of(Item.of("a", "xyz".getBytes(StandardCharsets.US_ASCII), 5, 7),
-            Item.of("b", HELLO, 0, 0)))
-        .build();
+    Response r =
+        b(ResponseStatus.HIT)
+            .items(
+                List.of(
+                    Item.of("a", "xyz".getBytes(StandardCharsets.US_ASCII), 5, 7),
+                    Item.of("b", HELLO, 0, 0)))
+            .build();
     assertThat(r.line()).isEqualTo("VALUE a 5 3 7");
   }
 
@@ -314,7 +366,8 @@ class ResponseTest {
   /** An ME reply carries the key and key=value debug fields, not return flags. */
   @Test
   void noReturnFlagsOnDebugReplies() {
-    Response me = b(ResponseStatus.DEBUG).text("foo exp=-1 la=3 cas=2 fetch=no cls=1 size=63").build();
+    Response me =
+        b(ResponseStatus.DEBUG).text("foo exp=-1 la=3 cas=2 fetch=no cls=1 size=63").build();
     assertThat(me.flagToken('f')).isNull();
     assertThat(me.flagToken('e')).isNull();
     assertThat(me.hasFlag('c')).isFalse();
@@ -329,10 +382,11 @@ class ResponseTest {
         .isEqualTo("Response{HIT, 5 bytes, backend=b1}");
     assertThat(Response.failure(FailureReason.CONNECT_FAILED, "b2", "refused").toString())
         .isEqualTo("Response{BACKEND_FAILURE, reason=connect failed, 'refused', backend=b2}");
-    assertThat(b(ResponseStatus.HIT)
-            .items(List.of(Item.of("a", HELLO, 0, 0), Item.of("b", HELLO, 0, 0)))
-            .build()
-            .toString())
+    assertThat(
+            b(ResponseStatus.HIT)
+                .items(List.of(Item.of("a", HELLO, 0, 0), Item.of("b", HELLO, 0, 0)))
+                .build()
+                .toString())
         .isEqualTo("Response{HIT, 5 bytes, 2 items}");
   }
 
@@ -345,18 +399,27 @@ class ResponseTest {
     assertThat(i.valueAsString()).isEqualTo("héllo");
     assertThat(i.flags()).isEqualTo(-1);
     assertThat(i.cas()).isEqualTo(-1);
-    assertThat(i.toString()).isEqualTo("Item{k, 6 bytes, flags=4294967295, cas=18446744073709551615}");
-    assertThatNullPointerException().isThrownBy(() -> Item.of(null, HELLO, 0, 0)).withMessage("key");
-    assertThatNullPointerException().isThrownBy(() -> Item.of("k", null, 0, 0)).withMessage("value");
+    assertThat(i.toString())
+        .isEqualTo("Item{k, 6 bytes, flags=4294967295, cas=18446744073709551615}");
+    assertThatNullPointerException()
+        .isThrownBy(() -> Item.of(null, HELLO, 0, 0))
+        .withMessage("key");
+    assertThatNullPointerException()
+        .isThrownBy(() -> Item.of("k", null, 0, 0))
+        .withMessage("value");
   }
 
   @ParameterizedTest
   @EnumSource(ResponseStatus.class)
   void statusClassification(ResponseStatus s) {
-    EnumSet<ResponseStatus> notOk = EnumSet.of(ResponseStatus.SERVER_ERROR, ResponseStatus.CLIENT_ERROR,
-        ResponseStatus.ERROR, ResponseStatus.BACKEND_FAILURE);
-    EnumSet<ResponseStatus> errorReplies = EnumSet.of(ResponseStatus.SERVER_ERROR, ResponseStatus.CLIENT_ERROR,
-        ResponseStatus.ERROR);
+    EnumSet<ResponseStatus> notOk =
+        EnumSet.of(
+            ResponseStatus.SERVER_ERROR,
+            ResponseStatus.CLIENT_ERROR,
+            ResponseStatus.ERROR,
+            ResponseStatus.BACKEND_FAILURE);
+    EnumSet<ResponseStatus> errorReplies =
+        EnumSet.of(ResponseStatus.SERVER_ERROR, ResponseStatus.CLIENT_ERROR, ResponseStatus.ERROR);
     assertThat(s.isOk()).isEqualTo(!notOk.contains(s));
     assertThat(s.isErrorReply()).isEqualTo(errorReplies.contains(s));
   }

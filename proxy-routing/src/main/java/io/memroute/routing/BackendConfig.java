@@ -61,7 +61,8 @@ public final class BackendConfig {
     } else {
       int colon = a.lastIndexOf(':');
       if (colon >= 0 && a.indexOf(':') != colon) {
-        throw new IllegalArgumentException("address: '" + address + "' (expected: host:port, IPv6 in brackets)");
+        throw new IllegalArgumentException(
+            "address: '" + address + "' (expected: host:port, IPv6 in brackets)");
       }
       host = colon < 0 ? a : a.substring(0, colon);
       if (colon >= 0) {
@@ -69,11 +70,14 @@ public final class BackendConfig {
       }
     }
     if (host.isEmpty() || host.chars().anyMatch(c -> c <= ' ')) {
-      throw new IllegalArgumentException("address: '" + address + "' (expected: a host name or IP)");
+      throw new IllegalArgumentException(
+          "address: '" + address + "' (expected: a host name or IP)");
     }
-    String l = label == null ? (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port : label;
+    String l =
+        label == null ? (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port : label;
     if (l.isEmpty() || l.length() > 255 || l.chars().anyMatch(c -> c <= ' ')) {
-      throw new IllegalArgumentException("label: '" + l + "' (expected: 1-255 characters without spaces)");
+      throw new IllegalArgumentException(
+          "label: '" + l + "' (expected: 1-255 characters without spaces)");
     }
     return new BackendConfig(l, host, port, options);
   }
@@ -126,7 +130,10 @@ public final class BackendConfig {
       return false;
     }
     BackendConfig x = (BackendConfig) o;
-    return label.equals(x.label) && host.equals(x.host) && port == x.port && Objects.equals(options, x.options);
+    return label.equals(x.label)
+        && host.equals(x.host)
+        && port == x.port
+        && Objects.equals(options, x.options);
   }
 
   @Override

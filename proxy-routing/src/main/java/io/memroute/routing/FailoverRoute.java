@@ -14,10 +14,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * routelib's {@code route_failover}: tries children in order until one answers acceptably.
  *
- * <p>Acceptable: a good reply (ok, not a miss), or any ok reply unless misses count as failures.
- * An error reply or a failure moves on to the next child at once. With a hedge delay, a child that
- * has not answered within it is left running and the next one starts too; the first acceptable
- * reply from any of them wins. When no child answers acceptably: the first miss (if misses were
+ * <p>Acceptable: a good reply (ok, not a miss), or any ok reply unless misses count as failures. An
+ * error reply or a failure moves on to the next child at once. With a hedge delay, a child that has
+ * not answered within it is left running and the next one starts too; the first acceptable reply
+ * from any of them wins. When no child answers acceptably: the first miss (if misses were
  * failures), else the last error.
  */
 final class FailoverRoute implements Route {
@@ -29,7 +29,13 @@ final class FailoverRoute implements Route {
   private final long hedgeNanos; // 0: none
   private final String description;
 
-  FailoverRoute(Route[] children, int fixed, int limit, boolean shuffle, boolean missIsFailure, long hedgeNanos,
+  FailoverRoute(
+      Route[] children,
+      int fixed,
+      int limit,
+      boolean shuffle,
+      boolean missIsFailure,
+      long hedgeNanos,
       String description) {
     this.children = children;
     this.fixed = fixed;
@@ -42,7 +48,10 @@ final class FailoverRoute implements Route {
 
   @Override
   public CompletionStage<Response> route(Request request, RouteContext context) {
-    int rotation = shuffle && children.length - fixed > 1 ? ThreadLocalRandom.current().nextInt(children.length - fixed) : 0;
+    int rotation =
+        shuffle && children.length - fixed > 1
+            ? ThreadLocalRandom.current().nextInt(children.length - fixed)
+            : 0;
     Attempts a = new Attempts(request, context, rotation);
     a.tryNext();
     return a.out;
@@ -56,7 +65,9 @@ final class FailoverRoute implements Route {
     return children[fixed + (attempt - fixed + rotation) % span];
   }
 
-  /** One request's tries. {@code this} counts the children in flight (plus one while starting one). */
+  /**
+   * One request's tries. {@code this} counts the children in flight (plus one while starting one).
+   */
   private final class Attempts extends AtomicInteger {
     private static final long serialVersionUID = 1L;
     final GuardedFuture<Response> out = new GuardedFuture<>();
@@ -87,7 +98,8 @@ final class FailoverRoute implements Route {
       Attempt attempt = new Attempt();
       if (hedgeNanos > 0 && i + 1 < limit) {
         try {
-          attempt.timer = context.scheduler().schedule(attempt::hedge, hedgeNanos, TimeUnit.NANOSECONDS);
+          attempt.timer =
+              context.scheduler().schedule(attempt::hedge, hedgeNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
           // no hedging then: the next child starts when this one fails
         }
@@ -104,7 +116,8 @@ final class FailoverRoute implements Route {
     }
 
     /** One child's try; its reply, or its hedge timer, decides what happens next. */
-    private final class Attempt extends AtomicInteger implements java.util.function.Consumer<Response> {
+    private final class Attempt extends AtomicInteger
+        implements java.util.function.Consumer<Response> {
       private static final long serialVersionUID = 1L;
       volatile ScheduledFuture<?> timer;
 

@@ -43,12 +43,16 @@ final class FanOutRoutes {
       GuardedFuture<Response> out = new GuardedFuture<>();
       for (int i = 0; i < n; i++) {
         int index = i;
-        Replies.call(children[i], request, context, r -> {
-          got[index] = r;
-          if (remaining.decrementAndGet() == 0) {
-            out.complete(pick(got));
-          }
-        });
+        Replies.call(
+            children[i],
+            request,
+            context,
+            r -> {
+              got[index] = r;
+              if (remaining.decrementAndGet() == 0) {
+                out.complete(pick(got));
+              }
+            });
       }
       return out;
     }
@@ -91,7 +95,9 @@ final class FanOutRoutes {
     }
   }
 
-  /** Answers from the first child; the others run in the background (mcrouter's AllInitialRoute). */
+  /**
+   * Answers from the first child; the others run in the background (mcrouter's AllInitialRoute).
+   */
   static final class AllInitial implements Route {
     private final Route[] children;
 
@@ -252,15 +258,19 @@ final class FanOutRoutes {
       GuardedFuture<Response> out = new GuardedFuture<>();
       for (int i = 0; i < n; i++) {
         int index = i;
-        Replies.call(children[i], request, context, r -> {
-          got[index] = r;
-          if (tally.incrementAndGet(r.status().ordinal()) == quorum) {
-            out.complete(r);
-          }
-          if (remaining.decrementAndGet() == 0 && !out.isDone()) {
-            out.complete(plurality(got));
-          }
-        });
+        Replies.call(
+            children[i],
+            request,
+            context,
+            r -> {
+              got[index] = r;
+              if (tally.incrementAndGet(r.status().ordinal()) == quorum) {
+                out.complete(r);
+              }
+              if (remaining.decrementAndGet() == 0 && !out.isDone()) {
+                out.complete(plurality(got));
+              }
+            });
       }
       return out;
     }

@@ -33,22 +33,26 @@ public interface Pool {
    */
   int indexOf(String key);
 
-  /** Returns the backend a request's (first) key is placed on; keyless requests get the first backend. */
+  /**
+   * Returns the backend a request's (first) key is placed on; keyless requests get the first
+   * backend.
+   */
   Backend backendFor(Request request);
 
   /**
    * Sends a request to the backend its key is placed on. A multi-key retrieval is split into one
    * multi-key request per backend and the replies merged in key order (a failure of any part fails
    * the whole request, naming that backend). Keyless requests go to the first backend. The future
-   * completes when the backend answers (on its thread), never exceptionally unless a backend
-   * breaks the {@link Backend} contract.
+   * completes when the backend answers (on its thread), never exceptionally unless a backend breaks
+   * the {@link Backend} contract.
    */
   CompletableFuture<Response> send(Request request);
 
   /**
    * Creates a pool from a configuration over the given backends, looked up by label.
    *
-   * @throws IllegalArgumentException if a label of the pool has no backend in {@code backendsByLabel}
+   * @throws IllegalArgumentException if a label of the pool has no backend in {@code
+   *     backendsByLabel}
    */
   static Pool of(PoolConfig config, Map<String, ? extends Backend> backendsByLabel) {
     Objects.requireNonNull(config, "config");
@@ -57,12 +61,23 @@ public interface Pool {
     for (String label : config.backends()) {
       Backend b = backendsByLabel.get(label);
       if (b == null) {
-        throw new IllegalArgumentException("pool '" + config.name() + "' names unknown backend '" + label
-            + "' (expected: one of " + backendsByLabel.keySet() + ")");
+        throw new IllegalArgumentException(
+            "pool '"
+                + config.name()
+                + "' names unknown backend '"
+                + label
+                + "' (expected: one of "
+                + backendsByLabel.keySet()
+                + ")");
       }
       members.add(b);
     }
-    return new DefaultPool(config.name(), members, KeyHash.xxh3(config.seed()), config.filter(), config.distribution());
+    return new DefaultPool(
+        config.name(),
+        members,
+        KeyHash.xxh3(config.seed()),
+        config.filter(),
+        config.distribution());
   }
 
   /**

@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * A pool in a {@link RouterConfig}: a name, the labels of its backends (order matters: it is the
- * placement order, as in {@code mcp.pool}), the hash seed, an optional key filter, the
- * distribution and, for a weighted distribution, a weight per backend. Immutable and thread-safe.
+ * placement order, as in {@code mcp.pool}), the hash seed, an optional key filter, the distribution
+ * and, for a weighted distribution, a weight per backend. Immutable and thread-safe.
  *
  * <pre>{@code
  * PoolConfig main = PoolConfig.builder("main")
@@ -72,7 +72,10 @@ public final class PoolConfig {
     }
     b.seed = seed;
     b.filter = filter;
-    b.distribution = distribution instanceof WeightedRendezvous ? Distribution.weightedRendezvous() : distribution;
+    b.distribution =
+        distribution instanceof WeightedRendezvous
+            ? Distribution.weightedRendezvous()
+            : distribution;
     return b;
   }
 
@@ -118,8 +121,12 @@ public final class PoolConfig {
       return false;
     }
     PoolConfig x = (PoolConfig) o;
-    return name.equals(x.name) && backends.equals(x.backends) && weights.equals(x.weights) && seed.equals(x.seed)
-        && Objects.equals(filter, x.filter) && distribution.equals(x.distribution);
+    return name.equals(x.name)
+        && backends.equals(x.backends)
+        && weights.equals(x.weights)
+        && seed.equals(x.seed)
+        && Objects.equals(filter, x.filter)
+        && distribution.equals(x.distribution);
   }
 
   @Override
@@ -129,8 +136,15 @@ public final class PoolConfig {
 
   @Override
   public String toString() {
-    return "PoolConfig{" + name + " " + backends + (seed.isEmpty() ? "" : ", seed=" + seed)
-        + (filter == null ? "" : ", filter=" + filter) + ", " + distribution + "}";
+    return "PoolConfig{"
+        + name
+        + " "
+        + backends
+        + (seed.isEmpty() ? "" : ", seed=" + seed)
+        + (filter == null ? "" : ", filter=" + filter)
+        + ", "
+        + distribution
+        + "}";
   }
 
   /**
@@ -148,7 +162,8 @@ public final class PoolConfig {
     private Builder(String name) {
       Objects.requireNonNull(name, "name");
       if (name.isEmpty() || name.chars().anyMatch(c -> c <= ' ')) {
-        throw new IllegalArgumentException("pool name: '" + name + "' (expected: non-empty, no spaces)");
+        throw new IllegalArgumentException(
+            "pool name: '" + name + "' (expected: non-empty, no spaces)");
       }
       this.name = name;
     }
@@ -182,7 +197,8 @@ public final class PoolConfig {
     public Builder weight(String label, double weight) {
       Objects.requireNonNull(label, "label");
       if (!(weight >= 0) || Double.isInfinite(weight)) {
-        throw new IllegalArgumentException("weight of '" + label + "': " + weight + " (expected: >= 0 and finite)");
+        throw new IllegalArgumentException(
+            "weight of '" + label + "': " + weight + " (expected: >= 0 and finite)");
       }
       weights.put(label, weight);
       return this;
@@ -216,7 +232,8 @@ public final class PoolConfig {
         case "tags":
           return filter(KeyFilter.tags(conf));
         default:
-          throw new IllegalArgumentException("filter: '" + filterName + "' (expected: stop or tags)");
+          throw new IllegalArgumentException(
+              "filter: '" + filterName + "' (expected: stop or tags)");
       }
     }
 
@@ -235,17 +252,26 @@ public final class PoolConfig {
      */
     public PoolConfig build() {
       if (backends.isEmpty()) {
-        throw new IllegalArgumentException("pool " + name + ": no backends (expected: at least one)");
+        throw new IllegalArgumentException(
+            "pool " + name + ": no backends (expected: at least one)");
       }
       Set<String> seen = new HashSet<>();
       for (String b : backends) {
         if (!seen.add(b)) {
-          throw new IllegalArgumentException("pool " + name + ": duplicate backend '" + b + "' (expected: each backend once)");
+          throw new IllegalArgumentException(
+              "pool " + name + ": duplicate backend '" + b + "' (expected: each backend once)");
         }
       }
       for (String l : weights.keySet()) {
         if (!seen.contains(l)) {
-          throw new IllegalArgumentException("pool " + name + ": weight for unknown backend '" + l + "' (expected: one of " + backends + ")");
+          throw new IllegalArgumentException(
+              "pool "
+                  + name
+                  + ": weight for unknown backend '"
+                  + l
+                  + "' (expected: one of "
+                  + backends
+                  + ")");
         }
       }
       Map<String, Double> all = new LinkedHashMap<>();
@@ -261,12 +287,18 @@ public final class PoolConfig {
       Distribution d = distribution;
       if (d instanceof WeightedRendezvous) {
         if (sum == 0) {
-          throw new IllegalArgumentException("pool " + name + ": every weight is 0 (expected: at least one > 0)");
+          throw new IllegalArgumentException(
+              "pool " + name + ": every weight is 0 (expected: at least one > 0)");
         }
         d = WeightedRendezvous.bind(backends, w);
       } else if (weighted) {
-        throw new IllegalArgumentException("pool " + name + ": weights " + weights + " need a weighted distribution"
-            + " (expected: distribution(Distribution.weightedRendezvous()))");
+        throw new IllegalArgumentException(
+            "pool "
+                + name
+                + ": weights "
+                + weights
+                + " need a weighted distribution"
+                + " (expected: distribution(Distribution.weightedRendezvous()))");
       }
       return new PoolConfig(this, all, d);
     }

@@ -74,7 +74,13 @@ final class PrefixRoute implements Route {
   private final Route otherwise;
   private final String description;
 
-  PrefixRoute(Mode mode, byte[] start, byte[] stop, Map<String, Route> map, Route otherwise, String description) {
+  PrefixRoute(
+      Mode mode,
+      byte[] start,
+      byte[] stop,
+      Map<String, Route> map,
+      Route otherwise,
+      String description) {
     this.mode = mode;
     this.start = start;
     this.stop = stop;
@@ -102,8 +108,11 @@ final class PrefixRoute implements Route {
     return splitMulti(request, context, r);
   }
 
-  /** Routes each key of a multiget by its own prefix; one sub-request per route when they differ. */
-  private CompletionStage<Response> splitMulti(Request request, RouteContext context, Route firstRoute) {
+  /**
+   * Routes each key of a multiget by its own prefix; one sub-request per route when they differ.
+   */
+  private CompletionStage<Response> splitMulti(
+      Request request, RouteContext context, Route firstRoute) {
     List<String> keys = request.keys();
     List<Route> routes = new ArrayList<>(4);
     routes.add(firstRoute);
@@ -121,14 +130,17 @@ final class PrefixRoute implements Route {
     if (routes.size() == 1) {
       return firstRoute.route(request, context);
     }
-    return Multiget.split(request, keys, groupOf, routes.size(), (g, sub) -> routes.get(g).route(sub, context));
+    return Multiget.split(
+        request, keys, groupOf, routes.size(), (g, sub) -> routes.get(g).route(sub, context));
   }
 
   private static byte at(Request r, byte[] b, int i) {
     return b != null ? b[i] : r.keyByte(i);
   }
 
-  /** Returns the route for a key given as the request's first key ({@code b == null}) or as bytes. */
+  /**
+   * Returns the route for a key given as the request's first key ({@code b == null}) or as bytes.
+   */
   Route match(Request r, byte[] b, int len) {
     switch (mode) {
       case LONGEST:

@@ -15,14 +15,18 @@ final class RateLimitRoute implements Route {
   private final Route fallback;
   private final long intervalNanos; // one token per interval
   private final long toleranceNanos; // (burst - 1) intervals
-  private final AtomicLong theoretical = new AtomicLong(Long.MIN_VALUE); // next conforming time; MIN: unset
+  private final AtomicLong theoretical =
+      new AtomicLong(Long.MIN_VALUE); // next conforming time; MIN: unset
   private final String description;
 
   RateLimitRoute(Route child, Route fallback, long intervalNanos, int burst, String description) {
     this.child = child;
     this.fallback = fallback;
     this.intervalNanos = intervalNanos;
-    this.toleranceNanos = burst - 1 > Long.MAX_VALUE / 4 / intervalNanos ? Long.MAX_VALUE / 4 : (burst - 1) * intervalNanos;
+    this.toleranceNanos =
+        burst - 1 > Long.MAX_VALUE / 4 / intervalNanos
+            ? Long.MAX_VALUE / 4
+            : (burst - 1) * intervalNanos;
     this.description = description;
   }
 

@@ -18,13 +18,15 @@ final class Replies {
   /** The message of {@link #noRoute()}. */
   static final String NO_ROUTE = "no route";
 
-  private static final Response NO_ROUTE_REPLY = Response.builder(ResponseStatus.SERVER_ERROR).text(NO_ROUTE).build();
+  private static final Response NO_ROUTE_REPLY =
+      Response.builder(ResponseStatus.SERVER_ERROR).text(NO_ROUTE).build();
   private static final Response NULL_MISS = Response.of(ResponseStatus.MISS);
   private static final Response NULL_NOT_STORED = Response.of(ResponseStatus.NOT_STORED);
   private static final Response NULL_NOT_FOUND = Response.of(ResponseStatus.NOT_FOUND);
   private static final Response NULL_OK = Response.of(ResponseStatus.OK);
   private static final Response NULL_NOOP = Response.of(ResponseStatus.NOOP);
-  private static final Response NULL_VERSION = Response.builder(ResponseStatus.VERSION).text("memroute-null").build();
+  private static final Response NULL_VERSION =
+      Response.builder(ResponseStatus.VERSION).text("memroute-null").build();
 
   private Replies() {}
 
@@ -78,7 +80,8 @@ final class Replies {
   /** The reply an exception in a child route stands for; logs it (it is a bug in that route). */
   static Response failed(Throwable e, Object route) {
     Throwable t = e;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null) {
       t = t.getCause();
     }
     log.warn("route {} failed; answering SERVER_ERROR", route, t);
@@ -108,8 +111,12 @@ final class Replies {
       then.accept(failed(new NullPointerException("route returned a null stage"), child));
       return;
     }
-    stage.whenComplete((r, e) -> then.accept(
-        e != null ? failed(e, child) : r != null ? r : failed(new NullPointerException("null response"), child)));
+    stage.whenComplete(
+        (r, e) ->
+            then.accept(
+                e != null
+                    ? failed(e, child)
+                    : r != null ? r : failed(new NullPointerException("null response"), child)));
   }
 
   /** Runs {@code child} and ignores its reply (background copies); exceptions are logged. */

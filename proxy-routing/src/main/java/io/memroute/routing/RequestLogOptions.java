@@ -5,9 +5,9 @@ import java.util.Objects;
 
 /**
  * Which requests to log, with the memcached proxy's {@code log_reqsample} rules: every error, every
- * request slower than a threshold, and a 1-in-N sample. Each logged request is one line on the SLF4J
- * logger {@code io.memroute.requests} at INFO: command, key (or its XXH3 hash), backend, status,
- * failure reason and elapsed microseconds. Off by default, and free when off. Immutable.
+ * request slower than a threshold, and a 1-in-N sample. Each logged request is one line on the
+ * SLF4J logger {@code io.memroute.requests} at INFO: command, key (or its XXH3 hash), backend,
+ * status, failure reason and elapsed microseconds. Off by default, and free when off. Immutable.
  */
 public final class RequestLogOptions {
   private static final RequestLogOptions OFF = new Builder().build();
@@ -65,7 +65,10 @@ public final class RequestLogOptions {
       return false;
     }
     RequestLogOptions x = (RequestLogOptions) o;
-    return errors == x.errors && slowerThan.equals(x.slowerThan) && sampleRate == x.sampleRate && hashKeys == x.hashKeys;
+    return errors == x.errors
+        && slowerThan.equals(x.slowerThan)
+        && sampleRate == x.sampleRate
+        && hashKeys == x.hashKeys;
   }
 
   @Override
@@ -75,8 +78,15 @@ public final class RequestLogOptions {
 
   @Override
   public String toString() {
-    return "RequestLogOptions{errors=" + errors + ", slowerThan=" + slowerThan + ", sampleRate=" + sampleRate
-        + ", hashKeys=" + hashKeys + "}";
+    return "RequestLogOptions{errors="
+        + errors
+        + ", slowerThan="
+        + slowerThan
+        + ", sampleRate="
+        + sampleRate
+        + ", hashKeys="
+        + hashKeys
+        + "}";
   }
 
   /** Builds {@link RequestLogOptions}. */

@@ -5,9 +5,9 @@ import io.memroute.core.Response;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Decides what happens to a request: the Java replacement for a memcached proxy route hook. A
- * route is a function from a request (and the context of the running configuration) to a future
- * reply; a custom route is a lambda, and {@link Routes} builds the common ones.
+ * Decides what happens to a request: the Java replacement for a memcached proxy route hook. A route
+ * is a function from a request (and the context of the running configuration) to a future reply; a
+ * custom route is a lambda, and {@link Routes} builds the common ones.
  *
  * <pre>{@code
  * Route byPrefix = (req, ctx) -> req.key().startsWith("session:")
@@ -15,8 +15,8 @@ import java.util.concurrent.CompletionStage;
  *     : ctx.pool("main").send(req);
  * }</pre>
  *
- * <p>Routes must not block: compose futures instead. A route reports a backend failure as a
- * {@link Response} with status {@code BACKEND_FAILURE} (so that a parent route can fail over). An
+ * <p>Routes must not block: compose futures instead. A route reports a backend failure as a {@link
+ * Response} with status {@code BACKEND_FAILURE} (so that a parent route can fail over). An
  * exception thrown by a route, or a stage it completes exceptionally, is a bug in the route: the
  * caller's future completes exceptionally with it.
  */

@@ -15,9 +15,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * What a route can use while it runs: the pools of the configuration the request started under
- * (a reconfiguration never changes them under a running request), the router's clock and
- * scheduler, and {@link #await await}-style fan-out over pools.
+ * What a route can use while it runs: the pools of the configuration the request started under (a
+ * reconfiguration never changes them under a running request), the router's clock and scheduler,
+ * and {@link #await await}-style fan-out over pools.
  *
  * <p>A router supplies the context; {@link #builder()} makes one for tests and for running routes
  * outside a router (e.g. over in-memory backends). Implementations are thread-safe.
@@ -53,8 +53,8 @@ public interface RouteContext {
 
   /**
    * Sends {@code request} to every pool in {@code pools} (in order) and completes by the rule of
-   * {@code mode}: the proxy's {@code mcp.await(request, pools, count, mode)}. See {@link
-   * AwaitMode} for the modes and {@link Await} for the details.
+   * {@code mode}: the proxy's {@code mcp.await(request, pools, count, mode)}. See {@link AwaitMode}
+   * for the modes and {@link Await} for the details.
    *
    * <pre>{@code
    * Route replicatedSet = (req, ctx) -> ctx.await(req, List.of(ctx.pool("a"), ctx.pool("b")), 1, AwaitMode.OK)
@@ -65,9 +65,11 @@ public interface RouteContext {
    * @param count how many counted replies complete the await; 0 for all
    * @return the replies keyed by pool; the stage completes normally, on the thread of the
    *     completing reply
-   * @throws IllegalArgumentException if {@code pools} is empty or has duplicates, or {@code count < 0}
+   * @throws IllegalArgumentException if {@code pools} is empty or has duplicates, or {@code count <
+   *     0}
    */
-  default CompletionStage<AwaitResult<Pool>> await(Request request, List<Pool> pools, int count, AwaitMode mode) {
+  default CompletionStage<AwaitResult<Pool>> await(
+      Request request, List<Pool> pools, int count, AwaitMode mode) {
     Objects.requireNonNull(request, "request");
     return Await.of(mode).count(count).run(pools, p -> p.send(request));
   }
@@ -79,11 +81,18 @@ public interface RouteContext {
    * (the proxy's {@code mcp.await_logerrors}).
    */
   default CompletionStage<AwaitResult<Pool>> await(
-      Request request, List<Pool> pools, int count, AwaitMode mode, Duration timeout, boolean logErrors) {
+      Request request,
+      List<Pool> pools,
+      int count,
+      AwaitMode mode,
+      Duration timeout,
+      boolean logErrors) {
     Objects.requireNonNull(request, "request");
     Await a = Await.of(mode).count(count).timeout(timeout, scheduler());
     if (logErrors) {
-      a = a.logErrors(request.command().wireName() + " " + (request.key() == null ? "" : request.key()));
+      a =
+          a.logErrors(
+              request.command().wireName() + " " + (request.key() == null ? "" : request.key()));
     }
     return a.run(pools, p -> p.send(request));
   }
@@ -127,7 +136,8 @@ public interface RouteContext {
 
     /** Builds the context. */
     public RouteContext build() {
-      return new SimpleContext(Collections.unmodifiableMap(new LinkedHashMap<>(pools)), ticker, scheduler);
+      return new SimpleContext(
+          Collections.unmodifiableMap(new LinkedHashMap<>(pools)), ticker, scheduler);
     }
   }
 }

@@ -100,12 +100,19 @@ public final class RouterConfig {
 
   @Override
   public String toString() {
-    return "RouterConfig{backends=" + backends.values() + ", pools=" + pools.values()
+    return "RouterConfig{backends="
+        + backends.values()
+        + ", pools="
+        + pools.values()
         + (activeRequestLimit > 0 ? ", activeRequestLimit=" + activeRequestLimit : "")
-        + (bufferMemoryLimit > 0 ? ", bufferMemoryLimit=" + bufferMemoryLimit : "") + "}";
+        + (bufferMemoryLimit > 0 ? ", bufferMemoryLimit=" + bufferMemoryLimit : "")
+        + "}";
   }
 
-  /** Builds a {@link RouterConfig}; {@link #build()} checks the whole configuration and lists every problem. */
+  /**
+   * Builds a {@link RouterConfig}; {@link #build()} checks the whole configuration and lists every
+   * problem.
+   */
   public static final class Builder {
     private BackendOptions backendDefaults = BackendOptions.defaults();
     private final Map<String, BackendConfig> backends = new LinkedHashMap<>();
@@ -120,7 +127,8 @@ public final class RouterConfig {
     /** Limits requests running at once, {@code 0..10_000_000}; 0 means unlimited. */
     public Builder activeRequestLimit(int limit) {
       if (limit < 0 || limit > 10_000_000) {
-        throw new IllegalArgumentException("activeRequestLimit: " + limit + " (expected: 0-10000000, 0 for unlimited)");
+        throw new IllegalArgumentException(
+            "activeRequestLimit: " + limit + " (expected: 0-10000000, 0 for unlimited)");
       }
       this.activeRequestLimit = limit;
       return this;
@@ -129,7 +137,8 @@ public final class RouterConfig {
     /** Limits request bytes in flight, {@code 0..2^40}; 0 means unlimited. */
     public Builder bufferMemoryLimit(long bytes) {
       if (bytes < 0 || bytes > (1L << 40)) {
-        throw new IllegalArgumentException("bufferMemoryLimit: " + bytes + " (expected: 0-" + (1L << 40) + ", 0 for unlimited)");
+        throw new IllegalArgumentException(
+            "bufferMemoryLimit: " + bytes + " (expected: 0-" + (1L << 40) + ", 0 for unlimited)");
       }
       this.bufferMemoryLimit = bytes;
       return this;
@@ -212,7 +221,8 @@ public final class RouterConfig {
         }
       }
       if (!errors.isEmpty()) {
-        throw new IllegalArgumentException("invalid router configuration: " + String.join("; ", errors));
+        throw new IllegalArgumentException(
+            "invalid router configuration: " + String.join("; ", errors));
       }
       return new RouterConfig(this, r);
     }

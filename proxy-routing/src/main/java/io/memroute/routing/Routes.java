@@ -64,9 +64,9 @@ public final class Routes {
   /**
    * Answers without sending anything, with mcrouter's NullRoute replies: retrievals ({@code get},
    * {@code mg}, ...) miss, storage ({@code set}, {@code ms}, ...) is {@code NOT_STORED}, {@code
-   * delete}, {@code incr}/{@code decr}, {@code touch}, {@code md}, {@code ma} are {@code NOT_FOUND};
-   * {@code mn} gets {@code MN}, {@code version} a version, {@code flush_all}/{@code verbosity}
-   * {@code OK}. routelib's {@code route_null}.
+   * delete}, {@code incr}/{@code decr}, {@code touch}, {@code md}, {@code ma} are {@code
+   * NOT_FOUND}; {@code mn} gets {@code MN}, {@code version} a version, {@code flush_all}/{@code
+   * verbosity} {@code OK}. routelib's {@code route_null}.
    */
   public static Route nullRoute() {
     return BasicRoutes.NullRoute.INSTANCE;
@@ -116,8 +116,8 @@ public final class Routes {
   }
 
   /**
-   * A router by key prefix: routelib's {@code routes{ conf = {mode = ...}, map = ..., default = ...}}
-   * and mcrouter's PrefixSelectorRoute. Matching walks a byte trie over the key's bytes and
+   * A router by key prefix: routelib's {@code routes{ conf = {mode = ...}, map = ..., default =
+   * ...}} and mcrouter's PrefixSelectorRoute. Matching walks a byte trie over the key's bytes and
    * allocates nothing. Three modes:
    *
    * <ul>
@@ -151,8 +151,8 @@ public final class Routes {
 
   /**
    * Sends to every child and waits for all; answers the first error in child order, else the last
-   * child's reply (routelib's {@code route_allsync}, mcrouter's AllSyncRoute: the worst reply wins).
-   * The usual way to replicate sets and deletes.
+   * child's reply (routelib's {@code route_allsync}, mcrouter's AllSyncRoute: the worst reply
+   * wins). The usual way to replicate sets and deletes.
    */
   public static Route allSync(Route... children) {
     return new FanOutRoutes.AllSync(FanOutRoutes.copy(children, "allSync"));
@@ -193,8 +193,8 @@ public final class Routes {
     if (wait.isNegative()) {
       throw new IllegalArgumentException("wait: " + wait + " (expected: >= 0)");
     }
-    return new FanOutRoutes.AllFastest(FanOutRoutes.copy(children.toArray(new Route[0]), "allFastest"),
-        missIsFailure, wait);
+    return new FanOutRoutes.AllFastest(
+        FanOutRoutes.copy(children.toArray(new Route[0]), "allFastest"), missIsFailure, wait);
   }
 
   /**
@@ -215,8 +215,8 @@ public final class Routes {
   }
 
   /**
-   * Sends every request to both {@code a} and {@code b} and answers from {@code a}; {@code b}'s reply
-   * is ignored (routelib's {@code route_split}). To copy only writes, put it under {@link
+   * Sends every request to both {@code a} and {@code b} and answers from {@code a}; {@code b}'s
+   * reply is ignored (routelib's {@code route_split}). To copy only writes, put it under {@link
    * #commands()}.
    */
   public static Route split(Route a, Route b) {
@@ -225,8 +225,9 @@ public final class Routes {
 
   /**
    * Answers from {@code main}; requests whose key falls in {@code fraction} of the key space (by a
-   * seeded hash of the key: always the same keys) are also sent to {@code shadow}, whose replies are
-   * ignored (mcrouter's shadowing with a key fraction range). Keyless requests are not shadowed.
+   * seeded hash of the key: always the same keys) are also sent to {@code shadow}, whose replies
+   * are ignored (mcrouter's shadowing with a key fraction range). Keyless requests are not
+   * shadowed.
    *
    * @param fraction 0 (nothing) to 1 (everything)
    */
@@ -236,12 +237,15 @@ public final class Routes {
     if (!(fraction >= 0 && fraction <= 1)) {
       throw new IllegalArgumentException("fraction: " + fraction + " (expected: 0-1)");
     }
-    return new ShadowRoute(main, shadow, fraction, "shadow(" + main + ", " + shadow + ", " + fraction + ")");
+    return new ShadowRoute(
+        main, shadow, fraction, "shadow(" + main + ", " + shadow + ", " + fraction + ")");
   }
 
   // ---------------------------------------------------------------- failover
 
-  /** Tries {@code children} in order until one answers ok (a miss is ok); see {@link #failover()}. */
+  /**
+   * Tries {@code children} in order until one answers ok (a miss is ok); see {@link #failover()}.
+   */
   public static Route failover(Route... children) {
     return failover().children(children).build();
   }
@@ -287,7 +291,8 @@ public final class Routes {
   private static int seconds(String what, Duration d, int min) {
     Objects.requireNonNull(d, what);
     if (d.getNano() != 0 || d.getSeconds() < min || d.getSeconds() > MAX_TTL_SECONDS) {
-      throw new IllegalArgumentException(what + ": " + d + " (expected: whole seconds, " + min + "-" + MAX_TTL_SECONDS + ")");
+      throw new IllegalArgumentException(
+          what + ": " + d + " (expected: whole seconds, " + min + "-" + MAX_TTL_SECONDS + ")");
     }
     return (int) d.getSeconds();
   }
@@ -303,9 +308,7 @@ public final class Routes {
 
   // ---------------------------------------------------------------- builders
 
-  /**
-   * Builds a {@link Routes#commands()} map. Not thread-safe; the route it builds is immutable.
-   */
+  /** Builds a {@link Routes#commands()} map. Not thread-safe; the route it builds is immutable. */
   public static final class CommandsBuilder {
     private final Map<Command, Route> routes = new EnumMap<>(Command.class);
     private Route any;
@@ -345,9 +348,9 @@ public final class Routes {
     }
 
     /**
-     * Routes every command with a key and without a route of its own: {@code CMD_ANY_STORAGE}
-     * (get, gets, gat, gats, set, add, replace, append, prepend, cas, delete, incr, decr, touch, mg,
-     * ms, md, ma, me).
+     * Routes every command with a key and without a route of its own: {@code CMD_ANY_STORAGE} (get,
+     * gets, gat, gats, set, add, replace, append, prepend, cas, delete, incr, decr, touch, mg, ms,
+     * md, ma, me).
      */
     public CommandsBuilder anyStorage(Route route) {
       if (anyStorage != null) {
@@ -364,7 +367,8 @@ public final class Routes {
      */
     public Route build() {
       if (routes.isEmpty() && any == null && anyStorage == null) {
-        throw new IllegalArgumentException("commands: nothing mapped (expected: on(...), any(...) or anyStorage(...))");
+        throw new IllegalArgumentException(
+            "commands: nothing mapped (expected: on(...), any(...) or anyStorage(...))");
       }
       Command[] all = Command.values();
       Route[] table = new Route[all.length];
@@ -441,7 +445,8 @@ public final class Routes {
       Objects.requireNonNull(prefix, "prefix");
       Objects.requireNonNull(route, "route");
       if (prefix.isEmpty() || prefix.chars().anyMatch(c -> c <= ' ' || c == 127)) {
-        throw new IllegalArgumentException("prefix: '" + prefix + "' (expected: non-empty, no spaces or control characters)");
+        throw new IllegalArgumentException(
+            "prefix: '" + prefix + "' (expected: non-empty, no spaces or control characters)");
       }
       if (map.putIfAbsent(prefix, route) != null) {
         throw new IllegalStateException("prefix '" + prefix + "': already mapped");
@@ -464,7 +469,8 @@ public final class Routes {
      */
     public Route build() {
       if (map.isEmpty()) {
-        throw new IllegalArgumentException("prefix: nothing mapped (expected: route(prefix, route))");
+        throw new IllegalArgumentException(
+            "prefix: nothing mapped (expected: route(prefix, route))");
       }
       if (mode == PrefixRoute.Mode.LONGEST && (stopSet || start != null)) {
         throw new IllegalStateException("longestMatch excludes stop and anchor");
@@ -472,31 +478,44 @@ public final class Routes {
       if (mode != PrefixRoute.Mode.LONGEST) {
         for (String p : map.keySet()) {
           if ((p + stop).indexOf(stop) != p.length()) {
-            throw new IllegalArgumentException("prefix '" + p + "': contains the stop '" + stop + "' (it could never match)");
+            throw new IllegalArgumentException(
+                "prefix '" + p + "': contains the stop '" + stop + "' (it could never match)");
           }
         }
       }
       Route otherwise = defaultRoute == null ? BasicRoutes.NoRoute.INSTANCE : defaultRoute;
       StringBuilder d = new StringBuilder("prefix{");
-      d.append(mode == PrefixRoute.Mode.LONGEST ? "longest" : mode == PrefixRoute.Mode.ANCHOR
-          ? "anchor '" + start + "' stop '" + stop + "'" : "stop '" + stop + "'");
+      d.append(
+          mode == PrefixRoute.Mode.LONGEST
+              ? "longest"
+              : mode == PrefixRoute.Mode.ANCHOR
+                  ? "anchor '" + start + "' stop '" + stop + "'"
+                  : "stop '" + stop + "'");
       map.forEach((p, r) -> d.append(", ").append(p).append('=').append(r));
       d.append(", default=").append(otherwise).append('}');
-      return new PrefixRoute(mode, start == null ? null : start.getBytes(StandardCharsets.UTF_8),
-          stop.getBytes(StandardCharsets.UTF_8), map, otherwise, d.toString());
+      return new PrefixRoute(
+          mode,
+          start == null ? null : start.getBytes(StandardCharsets.UTF_8),
+          stop.getBytes(StandardCharsets.UTF_8),
+          map,
+          otherwise,
+          d.toString());
     }
 
     private static String checkMarker(String what, String s) {
       Objects.requireNonNull(s, what);
       int n = s.getBytes(StandardCharsets.UTF_8).length;
       if (n < 1 || n > 5 || s.chars().anyMatch(c -> c <= ' ' || c == 127)) {
-        throw new IllegalArgumentException(what + ": '" + s + "' (expected: 1-5 bytes, no spaces or control characters)");
+        throw new IllegalArgumentException(
+            what + ": '" + s + "' (expected: 1-5 bytes, no spaces or control characters)");
       }
       return s;
     }
   }
 
-  /** Builds a {@link Routes#failover()} route. Not thread-safe; the route it builds is immutable. */
+  /**
+   * Builds a {@link Routes#failover()} route. Not thread-safe; the route it builds is immutable.
+   */
   public static final class FailoverBuilder {
     private final List<Route> children = new ArrayList<>();
     private Map<String, Route> zones;
@@ -529,7 +548,8 @@ public final class Routes {
     public FailoverBuilder zones(Map<String, Route> byZone) {
       Objects.requireNonNull(byZone, "byZone");
       Map<String, Route> z = new LinkedHashMap<>();
-      byZone.forEach((k, v) -> z.put(Objects.requireNonNull(k, "zone"), Objects.requireNonNull(v, "route")));
+      byZone.forEach(
+          (k, v) -> z.put(Objects.requireNonNull(k, "zone"), Objects.requireNonNull(v, "route")));
       this.zones = z;
       return this;
     }
@@ -554,8 +574,8 @@ public final class Routes {
 
     /**
      * Spreads the first try over the children (routelib's {@code shuffle}). routelib shuffles once
-     * per worker thread; an in-process router has no workers of its own, so each request starts
-     * at a random child and goes on in order from there (the local zone, if any, is still first).
+     * per worker thread; an in-process router has no workers of its own, so each request starts at
+     * a random child and goes on in order from there (the local zone, if any, is still first).
      */
     public FailoverBuilder shuffle(boolean shuffle) {
       this.shuffle = shuffle;
@@ -586,8 +606,10 @@ public final class Routes {
     /**
      * Builds the route.
      *
-     * @throws IllegalArgumentException if there are no children, or the local zone is not in the set
-     * @throws IllegalStateException if both children and zones are set, or a local zone without zones
+     * @throws IllegalArgumentException if there are no children, or the local zone is not in the
+     *     set
+     * @throws IllegalStateException if both children and zones are set, or a local zone without
+     *     zones
      */
     public Route build() {
       List<Route> ordered = new ArrayList<>();
@@ -603,7 +625,8 @@ public final class Routes {
         if (localZone != null) {
           Route local = zones.get(localZone);
           if (local == null) {
-            throw new IllegalArgumentException("localZone: '" + localZone + "' (expected: one of " + zones.keySet() + ")");
+            throw new IllegalArgumentException(
+                "localZone: '" + localZone + "' (expected: one of " + zones.keySet() + ")");
           }
           ordered.add(local);
           fixed = 1;
@@ -612,7 +635,10 @@ public final class Routes {
         for (Map.Entry<String, Route> e : zones.entrySet()) {
           if (!e.getKey().equals(localZone)) {
             ordered.add(e.getValue());
-            d.append(d.charAt(d.length() - 1) == '(' ? "" : ", ").append(e.getKey()).append('=').append(e.getValue());
+            d.append(d.charAt(d.length() - 1) == '(' ? "" : ", ")
+                .append(e.getKey())
+                .append('=')
+                .append(e.getValue());
           }
         }
       } else {
@@ -620,7 +646,8 @@ public final class Routes {
           throw new IllegalStateException("localZone needs zones(...)");
         }
         if (children.isEmpty()) {
-          throw new IllegalArgumentException("failover: no children (expected: children(...) or zones(...))");
+          throw new IllegalArgumentException(
+              "failover: no children (expected: children(...) or zones(...))");
         }
         ordered.addAll(children);
         for (int i = 0; i < children.size(); i++) {
@@ -640,8 +667,14 @@ public final class Routes {
       if (!hedgeAfter.isZero()) {
         d.append("; hedge=").append(hedgeAfter);
       }
-      return new FailoverRoute(ordered.toArray(new Route[0]), fixed, limit, shuffle, missIsFailure,
-          hedgeAfter.toNanos(), d.append(')').toString());
+      return new FailoverRoute(
+          ordered.toArray(new Route[0]),
+          fixed,
+          limit,
+          shuffle,
+          missIsFailure,
+          hedgeAfter.toNanos(),
+          d.append(')').toString());
     }
   }
 
@@ -670,7 +703,8 @@ public final class Routes {
         throw new IllegalArgumentException("per: " + per + " (expected: > 0)");
       }
       if (per.toNanos() / permits < 1) {
-        throw new IllegalArgumentException("rate: " + permits + " per " + per + " (expected: at most 1 per nanosecond)");
+        throw new IllegalArgumentException(
+            "rate: " + permits + " per " + per + " (expected: at most 1 per nanosecond)");
       }
       this.permits = permits;
       this.per = per;
@@ -706,8 +740,22 @@ public final class Routes {
       }
       int b = burst > 0 ? burst : (int) Math.min(Integer.MAX_VALUE, permits);
       long interval = per.toNanos() / permits;
-      return new RateLimitRoute(child, fallback, interval, b,
-          "rateLimit(" + child + ", " + permits + "/" + per + ", burst " + b + ", fallback " + fallback + ")");
+      return new RateLimitRoute(
+          child,
+          fallback,
+          interval,
+          b,
+          "rateLimit("
+              + child
+              + ", "
+              + permits
+              + "/"
+              + per
+              + ", burst "
+              + b
+              + ", fallback "
+              + fallback
+              + ")");
     }
   }
 }

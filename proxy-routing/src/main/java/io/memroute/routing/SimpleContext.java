@@ -20,7 +20,8 @@ final class SimpleContext implements RouteContext {
   public Pool pool(String name) {
     Pool p = pools.get(name);
     if (p == null) {
-      throw new IllegalArgumentException("pool: '" + name + "' (expected: one of " + pools.keySet() + ")");
+      throw new IllegalArgumentException(
+          "pool: '" + name + "' (expected: one of " + pools.keySet() + ")");
     }
     return p;
   }
@@ -33,7 +34,8 @@ final class SimpleContext implements RouteContext {
   @Override
   public ScheduledExecutorService scheduler() {
     if (scheduler == null) {
-      throw new IllegalStateException("scheduler: none (expected: RouteContext.builder().scheduler(...))");
+      throw new IllegalStateException(
+          "scheduler: none (expected: RouteContext.builder().scheduler(...))");
     }
     return scheduler;
   }

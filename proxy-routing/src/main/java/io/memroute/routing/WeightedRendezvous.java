@@ -5,7 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 
-/** {@link Distribution#weightedRendezvous()}: unbound, or bound to one pool's labels and weights. */
+/**
+ * {@link Distribution#weightedRendezvous()}: unbound, or bound to one pool's labels and weights.
+ */
 final class WeightedRendezvous implements Distribution {
   static final WeightedRendezvous UNBOUND = new WeightedRendezvous(null, null, null, true);
 
@@ -66,8 +68,12 @@ final class WeightedRendezvous implements Distribution {
       return best;
     }
     if (buckets != ids.length) {
-      throw new IllegalArgumentException("buckets: " + buckets + " (expected: " + ids.length
-          + ", the size of the pool this distribution is bound to)");
+      throw new IllegalArgumentException(
+          "buckets: "
+              + buckets
+              + " (expected: "
+              + ids.length
+              + ", the size of the pool this distribution is bound to)");
     }
     if (equalWeights) {
       int best = 0;

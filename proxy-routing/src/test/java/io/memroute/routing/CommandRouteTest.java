@@ -15,11 +15,12 @@ class CommandRouteTest {
 
   @Test
   void specificBeatsAnyStorageBeatsAny() {
-    Route r = Routes.commands()
-        .any(Routes.pool("other"))
-        .anyStorage(Routes.pool("writes"))
-        .on(Command.GET, Routes.pool("reads"))
-        .build();
+    Route r =
+        Routes.commands()
+            .any(Routes.pool("other"))
+            .anyStorage(Routes.pool("writes"))
+            .on(Command.GET, Routes.pool("reads"))
+            .build();
     CommandRoute c = (CommandRoute) r;
     assertThat(c.routeFor(Command.GET).toString()).isEqualTo("pool(reads)");
     assertThat(c.routeFor(Command.SET).toString()).isEqualTo("pool(writes)");
@@ -58,7 +59,8 @@ class CommandRouteTest {
 
   @Test
   void onAList() {
-    Route r = Routes.commands().on(List.of(Command.SET, Command.DELETE), Routes.pool("writes")).build();
+    Route r =
+        Routes.commands().on(List.of(Command.SET, Command.DELETE), Routes.pool("writes")).build();
     fx.run(r, Request.delete("k")).join();
     assertThat(fx.backend("writes").requestCount()).isEqualTo(1);
     assertThat(r.toString()).isEqualTo("commands{set=pool(writes), delete=pool(writes)}");
@@ -69,10 +71,17 @@ class CommandRouteTest {
     assertThatThrownBy(() -> Routes.commands().build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("commands: nothing mapped (expected: on(...), any(...) or anyStorage(...))");
-    assertThatThrownBy(() -> Routes.commands().on(Command.GET, Routes.nullRoute()).on(Command.GET, Routes.nullRoute()))
-        .isInstanceOf(IllegalStateException.class).hasMessage("command get: already mapped");
+    assertThatThrownBy(
+            () ->
+                Routes.commands()
+                    .on(Command.GET, Routes.nullRoute())
+                    .on(Command.GET, Routes.nullRoute()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("command get: already mapped");
     assertThatThrownBy(() -> Routes.commands().any(Routes.nullRoute()).any(Routes.nullRoute()))
-        .isInstanceOf(IllegalStateException.class).hasMessage("any: already set");
-    assertThatThrownBy(() -> Routes.commands().on((Command) null, Routes.nullRoute())).isInstanceOf(NullPointerException.class);
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("any: already set");
+    assertThatThrownBy(() -> Routes.commands().on((Command) null, Routes.nullRoute()))
+        .isInstanceOf(NullPointerException.class);
   }
 }

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
 
 class FailoverRouteTest {
   private static final Response MISS = Response.of(ResponseStatus.MISS);
-  private static final Response ERROR = Response.builder(ResponseStatus.SERVER_ERROR).text("busy").build();
+  private static final Response ERROR =
+      Response.builder(ResponseStatus.SERVER_ERROR).text("busy").build();
   private static final Response FAIL = Response.failure(FailureReason.TIMEOUT, "x", null);
 
   private final Fixture fx = new Fixture("a", "b", "c", "west", "east", "north");
@@ -30,7 +31,8 @@ class FailoverRouteTest {
     fx.backend("a").failWith(FailureReason.MARKED_BAD);
     fx.backend("b").put("k", "vb");
     fx.backend("c").put("k", "vc");
-    Response reply = fx.run(Routes.failover(Routes.pool("a"), Routes.pool("b"), Routes.pool("c")), get).join();
+    Response reply =
+        fx.run(Routes.failover(Routes.pool("a"), Routes.pool("b"), Routes.pool("c")), get).join();
     assertThat(reply.valueAsString()).isEqualTo("vb");
     assertThat(fx.backend("c").requestCount()).isZero();
   }
@@ -46,9 +48,11 @@ class FailoverRouteTest {
   @Test
   void missIsFailureTriesTheNext() {
     fx.backend("b").put("k", "vb");
-    Route r = Routes.failover().children(Routes.pool("a"), Routes.pool("b")).missIsFailure(true).build();
+    Route r =
+        Routes.failover().children(Routes.pool("a"), Routes.pool("b")).missIsFailure(true).build();
     assertThat(fx.run(r, get).join().valueAsString()).isEqualTo("vb");
-    Route allMiss = Routes.failover().children(Routes.pool("a"), Routes.pool("c")).missIsFailure(true).build();
+    Route allMiss =
+        Routes.failover().children(Routes.pool("a"), Routes.pool("c")).missIsFailure(true).build();
     assertThat(fx.run(allMiss, get).join().isMiss()).isTrue();
   }
 
@@ -56,27 +60,40 @@ class FailoverRouteTest {
   void allFailingAnswersTheLastErrorOrAMiss() {
     Route r = Routes.failover(new Fixture.Fixed(ERROR), new Fixture.Fixed(FAIL));
     assertThat(fx.run(r, get).join()).isSameAs(FAIL);
-    Route m = Routes.failover().children(new Fixture.Fixed(MISS), new Fixture.Fixed(FAIL)).missIsFailure(true).build();
+    Route m =
+        Routes.failover()
+            .children(new Fixture.Fixed(MISS), new Fixture.Fixed(FAIL))
+            .missIsFailure(true)
+            .build();
     assertThat(fx.run(m, get).join()).isSameAs(MISS);
   }
 
   @Test
   void failoverCountLimitsTheTries() {
     Fixture.Fixed c = new Fixture.Fixed(hit("c"));
-    Route r = Routes.failover().children(new Fixture.Fixed(FAIL), new Fixture.Fixed(ERROR), c).failoverCount(2).build();
+    Route r =
+        Routes.failover()
+            .children(new Fixture.Fixed(FAIL), new Fixture.Fixed(ERROR), c)
+            .failoverCount(2)
+            .build();
     assertThat(fx.run(r, get).join()).isSameAs(ERROR);
     assertThat(c.calls.get()).isZero();
-    Route clamped = Routes.failover().children(new Fixture.Fixed(FAIL), c).failoverCount(10).build();
+    Route clamped =
+        Routes.failover().children(new Fixture.Fixed(FAIL), c).failoverCount(10).build();
     assertThat(fx.run(clamped, get).join().valueAsString()).isEqualTo("c");
   }
 
   @Test
   void brokenChildrenAreFailures() {
-    Route throwing = (req, ctx) -> {
-      throw new IllegalStateException("bug");
-    };
-    Route r = Routes.failover(throwing, (req, ctx) -> CompletableFuture.failedFuture(new RuntimeException("x")),
-        new Fixture.Fixed(hit("ok")));
+    Route throwing =
+        (req, ctx) -> {
+          throw new IllegalStateException("bug");
+        };
+    Route r =
+        Routes.failover(
+            throwing,
+            (req, ctx) -> CompletableFuture.failedFuture(new RuntimeException("x")),
+            new Fixture.Fixed(hit("ok")));
     assertThat(fx.run(r, get).join().valueAsString()).isEqualTo("ok");
   }
 
@@ -148,7 +165,11 @@ class FailoverRouteTest {
   @Test
   void shuffleSpreadsTheFirstTry() {
     Set<String> first = new HashSet<>();
-    Route r = Routes.failover().children(Routes.pool("a"), Routes.pool("b"), Routes.pool("c")).shuffle(true).build();
+    Route r =
+        Routes.failover()
+            .children(Routes.pool("a"), Routes.pool("b"), Routes.pool("c"))
+            .shuffle(true)
+            .build();
     for (int i = 0; i < 200; i++) {
       Response reply = fx.run(r, get).join();
       first.add(reply.backend());
@@ -189,19 +210,32 @@ class FailoverRouteTest {
 
   @Test
   void validation() {
-    assertThatThrownBy(() -> Routes.failover().build()).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> Routes.failover().build())
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("failover: no children (expected: children(...) or zones(...))");
-    assertThatThrownBy(() -> Routes.failover().failoverCount(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> Routes.failover().failoverCount(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("failoverCount: 0 (expected: >= 1)");
     assertThatThrownBy(() -> Routes.failover().hedgeAfter(Duration.ofSeconds(-1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("hedgeAfter: PT-1S (expected: >= 0)");
-    assertThatThrownBy(() -> Routes.failover().children(Routes.pool("a")).zones(Map.of("w", Routes.pool("w"))).build())
-        .isInstanceOf(IllegalStateException.class).hasMessage("children and zones are exclusive");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("hedgeAfter: PT-1S (expected: >= 0)");
+    assertThatThrownBy(
+            () ->
+                Routes.failover()
+                    .children(Routes.pool("a"))
+                    .zones(Map.of("w", Routes.pool("w")))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("children and zones are exclusive");
     assertThatThrownBy(() -> Routes.failover().children(Routes.pool("a")).localZone("w").build())
-        .isInstanceOf(IllegalStateException.class).hasMessage("localZone needs zones(...)");
-    assertThatThrownBy(() -> Routes.failover().zones(Map.of("w", Routes.pool("w"))).localZone("e").build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("localZone: 'e' (expected: one of [w])");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("localZone needs zones(...)");
+    assertThatThrownBy(
+            () -> Routes.failover().zones(Map.of("w", Routes.pool("w"))).localZone("e").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("localZone: 'e' (expected: one of [w])");
     assertThatThrownBy(() -> Routes.failover().zones(Map.of()).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("zones: empty (expected: at least one zone)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("zones: empty (expected: at least one zone)");
   }
 }

@@ -18,16 +18,19 @@ class FanOutRoutesTest {
   private static final Response MISS = Response.of(ResponseStatus.MISS);
   private static final Response STORED = Response.of(ResponseStatus.STORED);
   private static final Response NOT_STORED = Response.of(ResponseStatus.NOT_STORED);
-  private static final Response ERROR = Response.builder(ResponseStatus.SERVER_ERROR).text("out of memory").build();
+  private static final Response ERROR =
+      Response.builder(ResponseStatus.SERVER_ERROR).text("out of memory").build();
   private static final Response FAIL = Response.failure(FailureReason.TIMEOUT, "x", null);
 
   private final Fixture fx = new Fixture("a", "b", "c");
   private final Request get = Request.get("k");
 
-  private static final Route THROWS = (req, ctx) -> {
-    throw new IllegalStateException("bug in route");
-  };
-  private static final Route FAILS = (req, ctx) -> CompletableFuture.failedFuture(new IllegalStateException("stage"));
+  private static final Route THROWS =
+      (req, ctx) -> {
+        throw new IllegalStateException("bug in route");
+      };
+  private static final Route FAILS =
+      (req, ctx) -> CompletableFuture.failedFuture(new IllegalStateException("stage"));
   private static final Route NULL = (req, ctx) -> null;
 
   // ---------------------------------------------------------------- allSync
@@ -64,7 +67,8 @@ class FanOutRoutesTest {
   @Test
   void allSyncWithAFailedBackend() {
     fx.backend("b").failWith(FailureReason.CONNECT_FAILED);
-    Response reply = fx.run(Routes.allSync(Routes.pool("a"), Routes.pool("b")), Fixture.set("k", "v")).join();
+    Response reply =
+        fx.run(Routes.allSync(Routes.pool("a"), Routes.pool("b")), Fixture.set("k", "v")).join();
     assertThat(reply.isFailure()).isTrue();
     assertThat(reply.backend()).isEqualTo("b");
     assertThat(fx.backend("a").valueOf("k")).isEqualTo("v");
@@ -90,7 +94,8 @@ class FanOutRoutesTest {
     assertThat(a.calls()).isEqualTo(1);
     assertThat(b.calls()).isEqualTo(1);
     assertThat(fx.run(Routes.allAsync(a), get).join().status()).isEqualTo(ResponseStatus.MISS);
-    assertThat(fx.run(Routes.allAsync(a, THROWS), Request.delete("k")).join().status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(fx.run(Routes.allAsync(a, THROWS), Request.delete("k")).join().status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
   }
 
   // ---------------------------------------------------------------- allFastest
@@ -122,14 +127,16 @@ class FanOutRoutesTest {
     Manual b = new Manual("b");
     Manual c = new Manual("c");
     Response h = hit("v");
-    CompletableFuture<Response> f = fx.run(Routes.allFastest(List.of(a, b, c), true, Duration.ZERO), get);
+    CompletableFuture<Response> f =
+        fx.run(Routes.allFastest(List.of(a, b, c), true, Duration.ZERO), get);
     a.reply(MISS);
     b.reply(ERROR);
     assertThat(f).isNotDone();
     c.reply(h);
     assertThat(f.join()).isSameAs(h);
 
-    CompletableFuture<Response> g = fx.run(Routes.allFastest(List.of(a, b, c), true, Duration.ZERO), get);
+    CompletableFuture<Response> g =
+        fx.run(Routes.allFastest(List.of(a, b, c), true, Duration.ZERO), get);
     a.reply(ERROR);
     b.reply(MISS);
     c.reply(FAIL);
@@ -140,7 +147,8 @@ class FanOutRoutesTest {
   void allFastestWaitAnswersTheBestSoFar() {
     Manual a = new Manual("a");
     Manual b = new Manual("b");
-    CompletableFuture<Response> f = fx.run(Routes.allFastest(List.of(a, b), true, Duration.ofMillis(10)), get);
+    CompletableFuture<Response> f =
+        fx.run(Routes.allFastest(List.of(a, b), true, Duration.ofMillis(10)), get);
     a.reply(MISS);
     fx.time.advance(Duration.ofMillis(9));
     assertThat(f).isNotDone();
@@ -154,7 +162,8 @@ class FanOutRoutesTest {
   void allFastestWaitWithNothingYetTakesTheNextReply() {
     Manual a = new Manual("a");
     Manual b = new Manual("b");
-    CompletableFuture<Response> f = fx.run(Routes.allFastest(List.of(a, b), true, Duration.ofMillis(10)), get);
+    CompletableFuture<Response> f =
+        fx.run(Routes.allFastest(List.of(a, b), true, Duration.ofMillis(10)), get);
     fx.time.advance(Duration.ofMillis(10));
     assertThat(f).isNotDone();
     b.reply(ERROR);
@@ -163,7 +172,10 @@ class FanOutRoutesTest {
 
   @Test
   void allFastestTimerIsCancelledOnAnswer() {
-    CompletableFuture<Response> f = fx.run(Routes.allFastest(List.of(new Fixture.Fixed(STORED)), false, Duration.ofSeconds(1)), get);
+    CompletableFuture<Response> f =
+        fx.run(
+            Routes.allFastest(List.of(new Fixture.Fixed(STORED)), false, Duration.ofSeconds(1)),
+            get);
     assertThat(f.join()).isSameAs(STORED);
     assertThat(fx.time.pending()).isZero();
   }
@@ -214,7 +226,8 @@ class FanOutRoutesTest {
     assertThat(f).isNotDone();
     a.reply(MISS);
     assertThat(f.join()).isSameAs(MISS);
-    assertThat(fx.run(Routes.allInitial(FAILS, a), get).join().status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(fx.run(Routes.allInitial(FAILS, a), get).join().status())
+        .isEqualTo(ResponseStatus.SERVER_ERROR);
   }
 
   @Test
@@ -227,7 +240,8 @@ class FanOutRoutesTest {
     fx.backend("b").releaseHeld();
     assertThat(fx.backend("b").valueOf("k")).isEqualTo("v");
     fx.backend("a").failWith(FailureReason.DISCONNECTED);
-    assertThat(fx.run(r, get).join().isFailure()).isTrue(); // A's failure is the answer, B is not consulted
+    assertThat(fx.run(r, get).join().isFailure())
+        .isTrue(); // A's failure is the answer, B is not consulted
   }
 
   // ---------------------------------------------------------------- shared
@@ -242,13 +256,19 @@ class FanOutRoutesTest {
 
   @Test
   void validation() {
-    assertThatThrownBy(Routes::allSync).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(Routes::allSync)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("allSync: no children (expected: at least one)");
-    assertThatThrownBy(() -> Routes.majority((Route) null)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> Routes.majority((Route) null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessage("majority: null child");
-    assertThatThrownBy(() -> Routes.allFastest(List.of(Routes.nullRoute()), false, Duration.ofMillis(-1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("wait: PT-0.001S (expected: >= 0)");
-    assertThatThrownBy(() -> Routes.split(null, Routes.nullRoute())).isInstanceOf(NullPointerException.class);
-    assertThat(Routes.allSync(Routes.pool("a"), Routes.pool("b"))).hasToString("allSync(pool(a), pool(b))");
+    assertThatThrownBy(
+            () -> Routes.allFastest(List.of(Routes.nullRoute()), false, Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("wait: PT-0.001S (expected: >= 0)");
+    assertThatThrownBy(() -> Routes.split(null, Routes.nullRoute()))
+        .isInstanceOf(NullPointerException.class);
+    assertThat(Routes.allSync(Routes.pool("a"), Routes.pool("b")))
+        .hasToString("allSync(pool(a), pool(b))");
   }
 }

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * In-memory pools for route tests: each named pool has one {@link MemoryBackend} of the same name
- * (so {@code pool("a")} always lands on backend {@code a}), plus a manual scheduler as the context's
- * scheduler and ticker.
+ * (so {@code pool("a")} always lands on backend {@code a}), plus a manual scheduler as the
+ * context's scheduler and ticker.
  */
 final class Fixture {
   final ManualScheduler time = ManualScheduler.create();
@@ -50,7 +50,10 @@ final class Fixture {
   }
 
   static Response hit(String value) {
-    return Response.builder(ResponseStatus.HIT).key("k").value(value.getBytes(StandardCharsets.UTF_8)).build();
+    return Response.builder(ResponseStatus.HIT)
+        .key("k")
+        .value(value.getBytes(StandardCharsets.UTF_8))
+        .build();
   }
 
   /** A route that always answers {@code reply} and counts its calls. */
@@ -76,7 +79,8 @@ final class Fixture {
 
   /** A route whose replies the test completes by hand. */
   static final class Manual implements Route {
-    final java.util.List<CompletableFuture<Response>> pending = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final java.util.List<CompletableFuture<Response>> pending =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
     final String name;
 
     Manual(String name) {

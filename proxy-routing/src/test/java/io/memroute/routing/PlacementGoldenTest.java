@@ -24,8 +24,10 @@ class PlacementGoldenTest {
 
   private static List<String[]> rows(String resource) throws Exception {
     List<String[]> out = new ArrayList<>();
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(
-        PlacementGoldenTest.class.getResourceAsStream(resource), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(
+            new InputStreamReader(
+                PlacementGoldenTest.class.getResourceAsStream(resource), StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
         if (!line.startsWith("#") && !line.isEmpty()) {
@@ -73,11 +75,16 @@ class PlacementGoldenTest {
       for (int s = 0; s < SIZES.length; s++) {
         int expected = Integer.parseInt(row[6 + s]);
         int size = SIZES[s];
-        Pool p = pools.computeIfAbsent(seed + "/" + filter + "/" + conf + "/" + size,
-            k -> pool(jumpPool(seed, filter, conf, size).build()));
-        assertThat(p.indexOf(key)).as("%s seed=%s %s(%s) size %d", key, seed, filter, conf, SIZES[s]).isEqualTo(expected);
+        Pool p =
+            pools.computeIfAbsent(
+                seed + "/" + filter + "/" + conf + "/" + size,
+                k -> pool(jumpPool(seed, filter, conf, size).build()));
+        assertThat(p.indexOf(key))
+            .as("%s seed=%s %s(%s) size %d", key, seed, filter, conf, SIZES[s])
+            .isEqualTo(expected);
         assertThat(p.backendFor(Request.get(key))).isSameAs(p.backends().get(expected));
-        assertThat(p.backendFor(Request.set(key, new byte[0], 0))).isSameAs(p.backends().get(expected));
+        assertThat(p.backendFor(Request.set(key, new byte[0], 0)))
+            .isSameAs(p.backends().get(expected));
         checked++;
       }
     }
@@ -90,16 +97,22 @@ class PlacementGoldenTest {
     assertThat(rows).hasSizeGreaterThan(600);
     Map<String, Pool> pools = new LinkedHashMap<>();
     for (String[] row : rows) {
-      Pool p = pools.computeIfAbsent(row[0] + "/" + row[1], k -> {
-        String[] labels = row[0].split(",");
-        String[] weights = row[1].split(",");
-        PoolConfig.Builder b = PoolConfig.builder("w").distribution(Distribution.weightedRendezvous());
-        for (int i = 0; i < labels.length; i++) {
-          b.backend(labels[i], Double.parseDouble(weights[i]));
-        }
-        return pool(b.build());
-      });
-      assertThat(p.indexOf(row[2])).as("%s over %s %s", row[2], row[0], row[1]).isEqualTo(Integer.parseInt(row[4]));
+      Pool p =
+          pools.computeIfAbsent(
+              row[0] + "/" + row[1],
+              k -> {
+                String[] labels = row[0].split(",");
+                String[] weights = row[1].split(",");
+                PoolConfig.Builder b =
+                    PoolConfig.builder("w").distribution(Distribution.weightedRendezvous());
+                for (int i = 0; i < labels.length; i++) {
+                  b.backend(labels[i], Double.parseDouble(weights[i]));
+                }
+                return pool(b.build());
+              });
+      assertThat(p.indexOf(row[2]))
+          .as("%s over %s %s", row[2], row[0], row[1])
+          .isEqualTo(Integer.parseInt(row[4]));
     }
   }
 }

@@ -23,11 +23,19 @@ class PoolConfigTest {
 
   @Test
   void fullyNonDefaultRoundTrip() {
-    PoolConfig p = PoolConfig.builder("w").backend("a", 2).backend("b", 0.5).backends("c").seed("s")
-        .filter("tags", "{}").distribution(Distribution.weightedRendezvous()).build();
+    PoolConfig p =
+        PoolConfig.builder("w")
+            .backend("a", 2)
+            .backend("b", 0.5)
+            .backends("c")
+            .seed("s")
+            .filter("tags", "{}")
+            .distribution(Distribution.weightedRendezvous())
+            .build();
     assertThat(p.toBuilder().build()).isEqualTo(p).hasSameHashCodeAs(p);
     assertThat(p.filter()).isEqualTo(KeyFilter.tags("{}"));
-    assertThat(p.weights()).containsExactly(Map.entry("a", 2.0), Map.entry("b", 0.5), Map.entry("c", 1.0));
+    assertThat(p.weights())
+        .containsExactly(Map.entry("a", 2.0), Map.entry("b", 0.5), Map.entry("c", 1.0));
     assertThat(p.distribution().toString()).isEqualTo("weightedRendezvous{a=2.0, b=0.5, c=1.0}");
     assertThat(p).isNotEqualTo(p.toBuilder().weight("c", 3).build());
     assertThat(p.toString()).contains("seed=s").contains("tags({})");
@@ -45,46 +53,76 @@ class PoolConfigTest {
   @Test
   void validation() {
     assertThatThrownBy(() -> PoolConfig.builder("p").build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("pool p: no backends (expected: at least one)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("pool p: no backends (expected: at least one)");
     assertThatThrownBy(() -> PoolConfig.of("p", "a", "b", "a"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("pool p: duplicate backend 'a' (expected: each backend once)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("pool p: duplicate backend 'a' (expected: each backend once)");
     assertThatThrownBy(() -> PoolConfig.builder("bad name"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("pool name: 'bad name' (expected: non-empty, no spaces)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("pool name: 'bad name' (expected: non-empty, no spaces)");
     assertThatThrownBy(() -> PoolConfig.builder("p").filter("hash", "x"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("filter: 'hash' (expected: stop or tags)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("filter: 'hash' (expected: stop or tags)");
     assertThatThrownBy(() -> PoolConfig.builder("p").filter("tags", "{"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: exactly 2 characters");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("expected: exactly 2 characters");
     assertThatThrownBy(() -> PoolConfig.builder("p").filter("stop", "123456"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: 1-5 characters");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("expected: 1-5 characters");
     assertThatThrownBy(() -> PoolConfig.builder("p").filter("stop", ""))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: 1-5 characters");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("expected: 1-5 characters");
     assertThatThrownBy(() -> PoolConfig.builder("p").weight("a", -1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("weight of 'a': -1.0 (expected: >= 0 and finite)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("weight of 'a': -1.0 (expected: >= 0 and finite)");
     assertThatThrownBy(() -> PoolConfig.builder("p").weight("a", Double.NaN))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("weight of 'a': NaN (expected: >= 0 and finite)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("weight of 'a': NaN (expected: >= 0 and finite)");
     assertThatThrownBy(() -> PoolConfig.builder("p").weight("a", Double.POSITIVE_INFINITY))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> PoolConfig.builder("p").backends("a").weight("z", 2)
-        .distribution(Distribution.weightedRendezvous()).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("pool p: weight for unknown backend 'z' (expected: one of [a])");
+    assertThatThrownBy(
+            () ->
+                PoolConfig.builder("p")
+                    .backends("a")
+                    .weight("z", 2)
+                    .distribution(Distribution.weightedRendezvous())
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("pool p: weight for unknown backend 'z' (expected: one of [a])");
     assertThatThrownBy(() -> PoolConfig.builder("p").backend("a", 2).backends("b").build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("pool p: weights {a=2.0} need a weighted distribution (expected: distribution(Distribution.weightedRendezvous()))");
-    assertThatThrownBy(() -> PoolConfig.builder("p").backend("a", 0).backend("b", 0)
-        .distribution(Distribution.weightedRendezvous()).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("pool p: every weight is 0 (expected: at least one > 0)");
-    assertThatThrownBy(() -> PoolConfig.builder("p").backends((String) null)).isInstanceOf(NullPointerException.class);
+        .hasMessage(
+            "pool p: weights {a=2.0} need a weighted distribution (expected: distribution(Distribution.weightedRendezvous()))");
+    assertThatThrownBy(
+            () ->
+                PoolConfig.builder("p")
+                    .backend("a", 0)
+                    .backend("b", 0)
+                    .distribution(Distribution.weightedRendezvous())
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("pool p: every weight is 0 (expected: at least one > 0)");
+    assertThatThrownBy(() -> PoolConfig.builder("p").backends((String) null))
+        .isInstanceOf(NullPointerException.class);
   }
 
   @Test
   void weightOneEverywhereNeedsNoWeightedDistribution() {
-    assertThat(PoolConfig.builder("p").backend("a", 1).build().distribution()).isSameAs(Distribution.jump());
+    assertThat(PoolConfig.builder("p").backend("a", 1).build().distribution())
+        .isSameAs(Distribution.jump());
   }
 
   @Test
   void routerConfigRejectsUnknownLabelsAndDuplicatePools() {
-    assertThatThrownBy(() -> RouterConfig.builder().backend("a", "127.0.0.1:1").pool(PoolConfig.of("p", "a", "x"))
-        .pool(PoolConfig.of("p", "a")).route(Routes.pool("p")).build())
+    assertThatThrownBy(
+            () ->
+                RouterConfig.builder()
+                    .backend("a", "127.0.0.1:1")
+                    .pool(PoolConfig.of("p", "a", "x"))
+                    .pool(PoolConfig.of("p", "a"))
+                    .route(Routes.pool("p"))
+                    .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("duplicate pool name 'p'")
         .hasMessageContaining("pool 'p' names unknown backend 'x'");
@@ -92,12 +130,16 @@ class PoolConfigTest {
 
   @Test
   void poolOfChecksLabels() {
-    assertThatThrownBy(() -> Pool.of(PoolConfig.of("p", "a", "b"), Map.of("a", MemoryBackend.create("a"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("pool 'p' names unknown backend 'b' (expected: one of [a])");
+    assertThatThrownBy(
+            () -> Pool.of(PoolConfig.of("p", "a", "b"), Map.of("a", MemoryBackend.create("a"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("pool 'p' names unknown backend 'b' (expected: one of [a])");
     Pool p = Pool.of("q", List.of(MemoryBackend.create("x"), MemoryBackend.create("y")));
     assertThat(p.name()).isEqualTo("q");
     assertThat(p.backends()).extracting(b -> b.name()).containsExactly("x", "y");
-    assertThatThrownBy(() -> Pool.of("q", List.of(MemoryBackend.create("x"), MemoryBackend.create("x"))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicate backend 'x'");
+    assertThatThrownBy(
+            () -> Pool.of("q", List.of(MemoryBackend.create("x"), MemoryBackend.create("x"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicate backend 'x'");
   }
 }

@@ -18,7 +18,8 @@ class PoolMultigetTest {
   private final MemoryBackend b0 = MemoryBackend.create("b0");
   private final MemoryBackend b1 = MemoryBackend.create("b1");
   private final MemoryBackend b2 = MemoryBackend.create("b2");
-  private final Pool pool = Pool.of(PoolConfig.of("p", "b0", "b1", "b2"), Map.of("b0", b0, "b1", b1, "b2", b2));
+  private final Pool pool =
+      Pool.of(PoolConfig.of("p", "b0", "b1", "b2"), Map.of("b0", b0, "b1", b1, "b2", b2));
   private final List<MemoryBackend> all = List.of(b0, b1, b2);
 
   private List<String> keys(int n) {
@@ -41,7 +42,8 @@ class PoolMultigetTest {
     List<String> expected = new ArrayList<>(keys);
     expected.remove("key:7");
     assertThat(r.items()).extracting(Item::key).containsExactlyElementsOf(expected);
-    assertThat(r.items()).allSatisfy(it -> assertThat(it.valueAsString()).isEqualTo("v-" + it.key()));
+    assertThat(r.items())
+        .allSatisfy(it -> assertThat(it.valueAsString()).isEqualTo("v-" + it.key()));
     for (MemoryBackend b : all) {
       assertThat(b.requestCount()).as(b.name()).isEqualTo(1);
       Request sub = b.requests().get(0);

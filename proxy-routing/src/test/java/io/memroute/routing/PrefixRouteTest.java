@@ -28,12 +28,13 @@ class PrefixRouteTest {
 
   @Test
   void prefixModeMatchesThePartBeforeTheStop() {
-    Route r = Routes.prefix()
-        .route("foo", Routes.pool("foo"))
-        .route("foobar", Routes.pool("foobar"))
-        .route("bar", Routes.pool("bar"))
-        .defaultRoute(Routes.pool("main"))
-        .build();
+    Route r =
+        Routes.prefix()
+            .route("foo", Routes.pool("foo"))
+            .route("foobar", Routes.pool("foobar"))
+            .route("bar", Routes.pool("bar"))
+            .defaultRoute(Routes.pool("main"))
+            .build();
     assertThat(target(r, "foo/1")).isEqualTo("foo");
     assertThat(target(r, "foobar/1")).isEqualTo("foobar");
     assertThat(target(r, "bar/x/y")).isEqualTo("bar");
@@ -47,8 +48,13 @@ class PrefixRouteTest {
 
   @Test
   void multiByteStop() {
-    Route r = Routes.prefix().stop("::").route("foo", Routes.pool("foo")).route("a:b", Routes.pool("bar"))
-        .defaultRoute(Routes.pool("main")).build();
+    Route r =
+        Routes.prefix()
+            .stop("::")
+            .route("foo", Routes.pool("foo"))
+            .route("a:b", Routes.pool("bar"))
+            .defaultRoute(Routes.pool("main"))
+            .build();
     assertThat(target(r, "foo::x")).isEqualTo("foo");
     assertThat(target(r, "foo:x")).isEqualTo("main");
     assertThat(target(r, "a:b::x")).isEqualTo("bar");
@@ -57,15 +63,25 @@ class PrefixRouteTest {
 
   @Test
   void overlappingStop() {
-    Route r = Routes.prefix().stop("ab").route("xa", Routes.pool("foo")).route("x", Routes.pool("bar")).build();
+    Route r =
+        Routes.prefix()
+            .stop("ab")
+            .route("xa", Routes.pool("foo"))
+            .route("x", Routes.pool("bar"))
+            .build();
     assertThat(target(r, "xaab1")).isEqualTo("foo");
     assertThat(target(r, "xab1")).isEqualTo("bar");
   }
 
   @Test
   void anchorMode() {
-    Route r = Routes.prefix().anchor("/").stop("/").route("foo", Routes.pool("foo"))
-        .defaultRoute(Routes.pool("main")).build();
+    Route r =
+        Routes.prefix()
+            .anchor("/")
+            .stop("/")
+            .route("foo", Routes.pool("foo"))
+            .defaultRoute(Routes.pool("main"))
+            .build();
     assertThat(target(r, "/foo/x")).isEqualTo("foo");
     assertThat(target(r, "foo/x")).isEqualTo("main");
     assertThat(target(r, "/bar/x")).isEqualTo("main");
@@ -77,12 +93,14 @@ class PrefixRouteTest {
 
   @Test
   void longestMatchMode() {
-    Route r = Routes.prefix().longestMatch()
-        .route("u", Routes.pool("u"))
-        .route("user:", Routes.pool("user"))
-        .route("foo", Routes.pool("foo"))
-        .defaultRoute(Routes.pool("main"))
-        .build();
+    Route r =
+        Routes.prefix()
+            .longestMatch()
+            .route("u", Routes.pool("u"))
+            .route("user:", Routes.pool("user"))
+            .route("foo", Routes.pool("foo"))
+            .defaultRoute(Routes.pool("main"))
+            .build();
     assertThat(target(r, "user:42")).isEqualTo("user");
     assertThat(target(r, "users")).isEqualTo("u");
     assertThat(target(r, "u")).isEqualTo("u");
@@ -113,7 +131,8 @@ class PrefixRouteTest {
 
   @Test
   void keylessRequestsGoToTheDefault() {
-    Route r = Routes.prefix().route("foo", Routes.pool("foo")).defaultRoute(Routes.pool("main")).build();
+    Route r =
+        Routes.prefix().route("foo", Routes.pool("foo")).defaultRoute(Routes.pool("main")).build();
     assertThat(fx.run(r, Request.version()).join().status()).isEqualTo(ResponseStatus.VERSION);
     assertThat(fx.backend("main").requestCount()).isEqualTo(1);
   }
@@ -123,19 +142,35 @@ class PrefixRouteTest {
     fx.backend("foo").put("foo/1", "f1").put("foo/2", "f2");
     fx.backend("bar").put("bar/1", "b1");
     fx.backend("main").put("zzz", "z");
-    Route r = Routes.prefix().route("foo", Routes.pool("foo")).route("bar", Routes.pool("bar"))
-        .defaultRoute(Routes.pool("main")).build();
-    Response reply = fx.run(r, Request.getMulti(List.of("bar/1", "foo/1", "zzz", "nope/1", "foo/2"))).join();
-    assertThat(reply.items()).extracting(Item::key).containsExactly("bar/1", "foo/1", "zzz", "foo/2");
-    assertThat(fx.backend("foo").requests()).extracting(Request::line).containsExactly("get foo/1 foo/2");
+    Route r =
+        Routes.prefix()
+            .route("foo", Routes.pool("foo"))
+            .route("bar", Routes.pool("bar"))
+            .defaultRoute(Routes.pool("main"))
+            .build();
+    Response reply =
+        fx.run(r, Request.getMulti(List.of("bar/1", "foo/1", "zzz", "nope/1", "foo/2"))).join();
+    assertThat(reply.items())
+        .extracting(Item::key)
+        .containsExactly("bar/1", "foo/1", "zzz", "foo/2");
+    assertThat(fx.backend("foo").requests())
+        .extracting(Request::line)
+        .containsExactly("get foo/1 foo/2");
     assertThat(fx.backend("bar").requests()).extracting(Request::line).containsExactly("get bar/1");
-    assertThat(fx.backend("main").requests()).extracting(Request::line).containsExactly("get zzz nope/1");
+    assertThat(fx.backend("main").requests())
+        .extracting(Request::line)
+        .containsExactly("get zzz nope/1");
 
     fx.backend("foo").clearRequests();
-    fx.run(r, Request.getMulti(List.of("foo/1", "foo/2"))).join(); // one route: passed through unchanged
-    assertThat(fx.backend("foo").requests()).extracting(Request::line).containsExactly("get foo/1 foo/2");
+    fx.run(r, Request.getMulti(List.of("foo/1", "foo/2")))
+        .join(); // one route: passed through unchanged
+    assertThat(fx.backend("foo").requests())
+        .extracting(Request::line)
+        .containsExactly("get foo/1 foo/2");
 
-    Response gat = fx.run(r, Request.retrieval(io.memroute.core.Command.GAT, 30, List.of("foo/1", "bar/1"))).join();
+    Response gat =
+        fx.run(r, Request.retrieval(io.memroute.core.Command.GAT, 30, List.of("foo/1", "bar/1")))
+            .join();
     assertThat(gat.items()).hasSize(2);
     assertThat(fx.backend("bar").requests().get(1).line()).isEqualTo("gat 30 bar/1");
   }
@@ -143,7 +178,8 @@ class PrefixRouteTest {
   @Test
   void aFailedPartFailsTheMultiget() {
     fx.backend("bar").failWith(io.memroute.core.FailureReason.CONNECT_FAILED);
-    Route r = Routes.prefix().route("foo", Routes.pool("foo")).route("bar", Routes.pool("bar")).build();
+    Route r =
+        Routes.prefix().route("foo", Routes.pool("foo")).route("bar", Routes.pool("bar")).build();
     Response reply = fx.run(r, Request.getMulti(List.of("foo/1", "bar/1"))).join();
     assertThat(reply.isFailure()).isTrue();
     assertThat(reply.backend()).isEqualTo("bar");
@@ -151,25 +187,39 @@ class PrefixRouteTest {
 
   @Test
   void validation() {
-    assertThatThrownBy(() -> Routes.prefix().build()).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> Routes.prefix().build())
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("prefix: nothing mapped (expected: route(prefix, route))");
     assertThatThrownBy(() -> Routes.prefix().route("a/b", Routes.nullRoute()).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("prefix 'a/b': contains the stop '/' (it could never match)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("prefix 'a/b': contains the stop '/' (it could never match)");
     assertThatThrownBy(() -> Routes.prefix().stop("aa").route("xa", Routes.nullRoute()).build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("prefix 'xa': contains the stop 'aa' (it could never match)");
-    Routes.prefix().stop("ab").route("xa", Routes.nullRoute()).build(); // "xaab..." ends the prefix at "xa"
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("prefix 'xa': contains the stop 'aa' (it could never match)");
+    Routes.prefix()
+        .stop("ab")
+        .route("xa", Routes.nullRoute())
+        .build(); // "xaab..." ends the prefix at "xa"
     assertThatThrownBy(() -> Routes.prefix().route("", Routes.nullRoute()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected: non-empty");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("expected: non-empty");
     assertThatThrownBy(() -> Routes.prefix().route("a b", Routes.nullRoute()))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Routes.prefix().route("a", Routes.nullRoute()).route("a", Routes.nullRoute()))
-        .isInstanceOf(IllegalStateException.class).hasMessage("prefix 'a': already mapped");
-    assertThatThrownBy(() -> Routes.prefix().stop("")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(
+            () -> Routes.prefix().route("a", Routes.nullRoute()).route("a", Routes.nullRoute()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("prefix 'a': already mapped");
+    assertThatThrownBy(() -> Routes.prefix().stop(""))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("stop: '' (expected: 1-5 bytes, no spaces or control characters)");
-    assertThatThrownBy(() -> Routes.prefix().stop("123456")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Routes.prefix().anchor(" ")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Routes.prefix().stop(":").longestMatch().route("a", Routes.nullRoute()).build())
-        .isInstanceOf(IllegalStateException.class).hasMessage("longestMatch excludes stop and anchor");
+    assertThatThrownBy(() -> Routes.prefix().stop("123456"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Routes.prefix().anchor(" "))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () -> Routes.prefix().stop(":").longestMatch().route("a", Routes.nullRoute()).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("longestMatch excludes stop and anchor");
   }
 
   @Test

@@ -11,7 +11,6 @@ import io.memroute.core.ResponseStatus;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * benchmarks module for measurements).
  */
 class RouteAllocationTest {
-  private static final CompletableFuture<Response> DONE = CompletableFuture.completedFuture(Response.of(ResponseStatus.MISS));
+  private static final CompletableFuture<Response> DONE =
+      CompletableFuture.completedFuture(Response.of(ResponseStatus.MISS));
 
   static final class Stub implements Backend {
     private final String name;
@@ -56,25 +56,45 @@ class RouteAllocationTest {
     Assumptions.assumeTrue(mx instanceof com.sun.management.ThreadMXBean);
     com.sun.management.ThreadMXBean tmx = (com.sun.management.ThreadMXBean) mx;
     Assumptions.assumeTrue(tmx.isThreadAllocatedMemorySupported());
-    RouteContext ctx = RouteContext.builder().pool(pool("main")).pool(pool("users")).pool(pool("sessions"))
-        .pool(pool("writes")).build();
-    Route prefix = Routes.prefix().stop(":")
-        .route("user", Routes.pool("users"))
-        .route("session", Routes.pool("sessions"))
-        .defaultRoute(Routes.pool("main"))
-        .build();
-    Route root = Routes.commands().on(List.of(Command.GET, Command.GETS, Command.MG), prefix)
-        .anyStorage(Routes.pool("writes")).build();
-    Route longest = Routes.commands().anyStorage(Routes.prefix().longestMatch()
-        .route("user:", Routes.pool("users")).route("session:", Routes.pool("sessions"))
-        .defaultRoute(Routes.pool("main")).build()).build();
+    RouteContext ctx =
+        RouteContext.builder()
+            .pool(pool("main"))
+            .pool(pool("users"))
+            .pool(pool("sessions"))
+            .pool(pool("writes"))
+            .build();
+    Route prefix =
+        Routes.prefix()
+            .stop(":")
+            .route("user", Routes.pool("users"))
+            .route("session", Routes.pool("sessions"))
+            .defaultRoute(Routes.pool("main"))
+            .build();
+    Route root =
+        Routes.commands()
+            .on(List.of(Command.GET, Command.GETS, Command.MG), prefix)
+            .anyStorage(Routes.pool("writes"))
+            .build();
+    Route longest =
+        Routes.commands()
+            .anyStorage(
+                Routes.prefix()
+                    .longestMatch()
+                    .route("user:", Routes.pool("users"))
+                    .route("session:", Routes.pool("sessions"))
+                    .defaultRoute(Routes.pool("main"))
+                    .build())
+            .build();
     Request get = Request.get("user:profile:0000000000042:abc"); // 30 bytes
     assertThat(get.keyLength()).isEqualTo(30);
     Request set = Request.set("session:0000000000000000000042", new byte[10], 0);
 
     long sink = 0;
     for (int i = 0; i < 300_000; i++) { // warm up (C2, escape analysis)
-      sink += root.route(get, ctx).hashCode() + root.route(set, ctx).hashCode() + longest.route(get, ctx).hashCode();
+      sink +=
+          root.route(get, ctx).hashCode()
+              + root.route(set, ctx).hashCode()
+              + longest.route(get, ctx).hashCode();
     }
     int n = 1_000_000;
     long tid = Thread.currentThread().getId();
@@ -89,7 +109,8 @@ class RouteAllocationTest {
     }
     long t2 = System.nanoTime();
     long allocated = tmx.getThreadAllocatedBytes(tid) - before;
-    System.out.printf("commands+prefix+pool: %.1f ns/op, commands+longest+pool: %.1f ns/op, %.3f bytes/op (%d)%n",
+    System.out.printf(
+        "commands+prefix+pool: %.1f ns/op, commands+longest+pool: %.1f ns/op, %.3f bytes/op (%d)%n",
         (t1 - t0) / (double) n, (t2 - t1) / (double) n, allocated / (2.0 * n), sink & 1);
     assertThat(allocated / (2.0 * n)).as("bytes per request").isLessThan(1.0);
   }

@@ -22,9 +22,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Routes over several real memcached processes: replication, failover, prefixes, zones, multiget. */
+/**
+ * Routes over several real memcached processes: replication, failover, prefixes, zones, multiget.
+ */
 class RoutingIntegrationTest {
-  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
+  @RegisterExtension
+  static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
 
   private final List<MemcacheRouter> routers = new ArrayList<>();
 
@@ -47,7 +50,8 @@ class RoutingIntegrationTest {
 
   /** A router straight to server {@code i}, to see what it holds. */
   private MemcacheRouter direct(int i) throws Exception {
-    MemcacheRouter r = MemcacheRouter.builder().servers(memcached.addresses().get(i)).eventLoopThreads(1).build();
+    MemcacheRouter r =
+        MemcacheRouter.builder().servers(memcached.addresses().get(i)).eventLoopThreads(1).build();
     routers.add(r);
     r.ready().get(10, TimeUnit.SECONDS);
     return r;
@@ -65,18 +69,23 @@ class RoutingIntegrationTest {
   private RouterConfig.Builder config() {
     List<String> a = memcached.addresses();
     return RouterConfig.builder()
-        .backend("s0", a.get(0)).backend("s1", a.get(1)).backend("s2", a.get(2))
-        .pool(PoolConfig.of("p0", "s0")).pool(PoolConfig.of("p1", "s1")).pool(PoolConfig.of("p2", "s2"))
+        .backend("s0", a.get(0))
+        .backend("s1", a.get(1))
+        .backend("s2", a.get(2))
+        .pool(PoolConfig.of("p0", "s0"))
+        .pool(PoolConfig.of("p1", "s1"))
+        .pool(PoolConfig.of("p2", "s2"))
         .pool(PoolConfig.of("all", "s0", "s1", "s2"));
   }
 
   @Test
   void replicatedSetsAndFailoverGetsWhenAServerDies() throws Exception {
     Route replicas = Routes.allSync(Routes.pool("p0"), Routes.pool("p1"), Routes.pool("p2"));
-    Route root = Routes.commands()
-        .on(List.of(Command.SET, Command.DELETE), replicas)
-        .anyStorage(Routes.failover(Routes.pool("p0"), Routes.pool("p1"), Routes.pool("p2")))
-        .build();
+    Route root =
+        Routes.commands()
+            .on(List.of(Command.SET, Command.DELETE), replicas)
+            .anyStorage(Routes.failover(Routes.pool("p0"), Routes.pool("p1"), Routes.pool("p2")))
+            .build();
     MemcacheRouter r = router(config().route(root).build());
     assertThat(await(r.set("user:1", "ada".getBytes(UTF_8), 0))).isTrue();
     for (int i = 0; i < 3; i++) {
@@ -89,7 +98,8 @@ class RoutingIntegrationTest {
     Response reply = await(r.execute(Request.get("user:1")));
     assertThat(reply.backend()).isEqualTo("s1");
 
-    // a replicated set with a dead replica reports the failure (worst reply wins), the others have it
+    // a replicated set with a dead replica reports the failure (worst reply wins), the others have
+    // it
     Response set = await(r.execute(Request.set("user:2", "bob".getBytes(UTF_8), 0)));
     assertThat(set.isFailure()).isTrue();
     assertThat(set.backend()).isEqualTo("s0");
@@ -99,11 +109,12 @@ class RoutingIntegrationTest {
 
   @Test
   void prefixRouting() throws Exception {
-    Route root = Routes.prefix()
-        .route("foo", Routes.pool("p0"))
-        .route("bar", Routes.pool("p1"))
-        .defaultRoute(Routes.pool("p2"))
-        .build();
+    Route root =
+        Routes.prefix()
+            .route("foo", Routes.pool("p0"))
+            .route("bar", Routes.pool("p1"))
+            .defaultRoute(Routes.pool("p2"))
+            .build();
     MemcacheRouter r = router(config().route(root).build());
     assertThat(await(r.set("foo/1", "f".getBytes(UTF_8), 0))).isTrue();
     assertThat(await(r.set("bar/1", "b".getBytes(UTF_8), 0))).isTrue();
@@ -123,10 +134,13 @@ class RoutingIntegrationTest {
     zones.put("east", Routes.pool("p1"));
     zones.put("north", Routes.pool("p2"));
     Route reads = Routes.failover().zones(zones).localZone("east").build();
-    Route root = Routes.commands()
-        .on(Command.SET, Routes.allSync(Routes.pool("p0"), Routes.pool("p1"), Routes.pool("p2")))
-        .anyStorage(reads)
-        .build();
+    Route root =
+        Routes.commands()
+            .on(
+                Command.SET,
+                Routes.allSync(Routes.pool("p0"), Routes.pool("p1"), Routes.pool("p2")))
+            .anyStorage(reads)
+            .build();
     MemcacheRouter r = router(config().route(root).build());
     assertThat(await(r.set("k", "v".getBytes(UTF_8), 0))).isTrue();
     assertThat(await(r.execute(Request.get("k"))).backend()).isEqualTo("s1");
@@ -172,8 +186,10 @@ class RoutingIntegrationTest {
 
   @Test
   void awaitOverRealPools() throws Exception {
-    Route quorum = (req, ctx) -> ctx.await(req, List.of(ctx.pool("p0"), ctx.pool("p1"), ctx.pool("p2")), 2, AwaitMode.OK)
-        .thenApply(AwaitResult::best);
+    Route quorum =
+        (req, ctx) ->
+            ctx.await(req, List.of(ctx.pool("p0"), ctx.pool("p1"), ctx.pool("p2")), 2, AwaitMode.OK)
+                .thenApply(AwaitResult::best);
     MemcacheRouter r = router(config().route(quorum).build());
     memcached.server(0).kill();
     Response set = await(r.execute(Request.set("q", "v".getBytes(UTF_8), 0)));

@@ -47,8 +47,10 @@ class SimpleRoutesTest {
   void errorAndNoRoute() {
     Response e = fx.run(Routes.error("pool is down for maintenance"), Request.get("k")).join();
     assertThat(e.line()).isEqualTo("SERVER_ERROR pool is down for maintenance");
-    assertThat(fx.run(Routes.noRoute(), Request.get("k")).join().line()).isEqualTo("SERVER_ERROR no route");
-    assertThatThrownBy(() -> Routes.error("a\r\nb")).isInstanceOf(IllegalArgumentException.class)
+    assertThat(fx.run(Routes.noRoute(), Request.get("k")).join().line())
+        .isEqualTo("SERVER_ERROR no route");
+    assertThatThrownBy(() -> Routes.error("a\r\nb"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("message: contains CR or LF (expected: one line)");
   }
 
@@ -60,7 +62,8 @@ class SimpleRoutesTest {
       seen.add(fx.run(r, Request.get("k")).join().backend());
     }
     assertThat(seen).containsExactlyInAnyOrder("a", "b", "c");
-    assertThatThrownBy(Routes::random).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(Routes::random)
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("random: no children (expected: at least one)");
   }
 
@@ -77,11 +80,13 @@ class SimpleRoutesTest {
     Route r = Routes.ttl(Duration.ofSeconds(60), Routes.pool("a"));
     assertThat(sent(r, Request.set("k", V, 0)).line()).isEqualTo("set k 0 60 1");
     assertThat(sent(r, Request.set("k", 7, 3600, V)).line()).isEqualTo("set k 7 60 1");
-    assertThat(sent(r, Request.parse("add k 1 5 1 noreply", V)).line()).isEqualTo("add k 1 60 1 noreply");
+    assertThat(sent(r, Request.parse("add k 1 5 1 noreply", V)).line())
+        .isEqualTo("add k 1 60 1 noreply");
     assertThat(sent(r, Request.cas("k", V, 5, 99)).line()).isEqualTo("cas k 0 60 1 99");
     assertThat(sent(r, Request.touch("k", 1)).line()).isEqualTo("touch k 60");
     assertThat(sent(r, Request.gat("k", 1)).line()).isEqualTo("gat 60 k");
-    assertThat(sent(r, Request.retrieval(Command.GATS, 1, List.of("k", "j"))).line()).isEqualTo("gats 60 k j");
+    assertThat(sent(r, Request.retrieval(Command.GATS, 1, List.of("k", "j"))).line())
+        .isEqualTo("gats 60 k j");
     assertThat(sent(r, Request.metaSet("k", V, "T5", "F3")).line()).isEqualTo("ms k 1 T60 F3");
     assertThat(sent(r, Request.metaSet("k", V, "q")).line()).isEqualTo("ms k 1 q T60");
     assertThat(sent(r, Request.metaGet("k", "v", "T5")).line()).isEqualTo("mg k v T60");
@@ -100,13 +105,16 @@ class SimpleRoutesTest {
   @Test
   void maxTtlCaps() {
     Route r = Routes.maxTtl(Duration.ofMinutes(5), Routes.pool("a"));
-    assertThat(sent(r, Request.set("k", V, 0)).line()).isEqualTo("set k 0 300 1"); // never -> capped
+    assertThat(sent(r, Request.set("k", V, 0)).line())
+        .isEqualTo("set k 0 300 1"); // never -> capped
     assertThat(sent(r, Request.set("k", V, 3600)).line()).isEqualTo("set k 0 300 1");
     assertThat(sent(r, Request.set("k", V, 30)).line()).isEqualTo("set k 0 30 1");
     assertThat(sent(r, Request.parse("set k 0 -1 1", V)).line()).isEqualTo("set k 0 -1 1");
-    assertThat(sent(r, Request.set("k", V, 2_000_000_000)).line()).isEqualTo("set k 0 300 1"); // unix time, 2033
+    assertThat(sent(r, Request.set("k", V, 2_000_000_000)).line())
+        .isEqualTo("set k 0 300 1"); // unix time, 2033
     long soon = System.currentTimeMillis() / 1000 + 60;
-    assertThat(sent(r, Request.parse("set k 0 " + soon + " 1", V)).line()).isEqualTo("set k 0 " + soon + " 1");
+    assertThat(sent(r, Request.parse("set k 0 " + soon + " 1", V)).line())
+        .isEqualTo("set k 0 " + soon + " 1");
     assertThat(sent(r, Request.metaSet("k", V)).line()).isEqualTo("ms k 1 T300");
     assertThat(sent(r, Request.metaSet("k", V, "T10")).line()).isEqualTo("ms k 1 T10");
   }
@@ -114,11 +122,13 @@ class SimpleRoutesTest {
   @Test
   void ttlValidation() {
     assertThatThrownBy(() -> Routes.ttl(Duration.ofMillis(1500), Routes.nullRoute()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("ttl: PT1.5S (expected: whole seconds, 0-2592000)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("ttl: PT1.5S (expected: whole seconds, 0-2592000)");
     assertThatThrownBy(() -> Routes.ttl(Duration.ofDays(31), Routes.nullRoute()))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Routes.maxTtl(Duration.ZERO, Routes.nullRoute()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("max: PT0S (expected: whole seconds, 1-2592000)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("max: PT0S (expected: whole seconds, 1-2592000)");
     assertThat(Routes.ttl(Duration.ZERO, Routes.pool("a"))).hasToString("ttl(0s, pool(a))");
   }
 
@@ -126,8 +136,12 @@ class SimpleRoutesTest {
 
   @Test
   void rateLimitSendsTheExcessToTheFallback() {
-    Route r = Routes.rateLimit(Routes.pool("a")).rate(10, Duration.ofSeconds(1)).burst(3)
-        .fallback(Routes.pool("b")).build();
+    Route r =
+        Routes.rateLimit(Routes.pool("a"))
+            .rate(10, Duration.ofSeconds(1))
+            .burst(3)
+            .fallback(Routes.pool("b"))
+            .build();
     for (int i = 0; i < 5; i++) {
       fx.run(r, Request.get("k")).join();
     }
@@ -157,17 +171,22 @@ class SimpleRoutesTest {
 
   @Test
   void rateLimitIsExactUnderConcurrency() throws Exception {
-    RateLimitRoute r = (RateLimitRoute) Routes.rateLimit(Routes.nullRoute()).rate(1000, Duration.ofSeconds(1)).build();
-    java.util.concurrent.atomic.AtomicInteger passed = new java.util.concurrent.atomic.AtomicInteger();
+    RateLimitRoute r =
+        (RateLimitRoute)
+            Routes.rateLimit(Routes.nullRoute()).rate(1000, Duration.ofSeconds(1)).build();
+    java.util.concurrent.atomic.AtomicInteger passed =
+        new java.util.concurrent.atomic.AtomicInteger();
     Thread[] threads = new Thread[4];
     for (int t = 0; t < threads.length; t++) {
-      threads[t] = new Thread(() -> {
-        for (int i = 0; i < 10_000; i++) {
-          if (r.tryAcquire(0)) {
-            passed.incrementAndGet();
-          }
-        }
-      });
+      threads[t] =
+          new Thread(
+              () -> {
+                for (int i = 0; i < 10_000; i++) {
+                  if (r.tryAcquire(0)) {
+                    passed.incrementAndGet();
+                  }
+                }
+              });
       threads[t].start();
     }
     for (Thread t : threads) {
@@ -179,15 +198,21 @@ class SimpleRoutesTest {
   @Test
   void rateLimitValidation() {
     assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).build())
-        .isInstanceOf(IllegalStateException.class).hasMessage("rate: not set (expected: rate(permits, per))");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("rate: not set (expected: rate(permits, per))");
     assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).rate(0, Duration.ofSeconds(1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("permits: 0 (expected: >= 1)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("permits: 0 (expected: >= 1)");
     assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).rate(1, Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("per: PT0S (expected: > 0)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("per: PT0S (expected: > 0)");
     assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).burst(0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("burst: 0 (expected: >= 1)");
-    assertThatThrownBy(() -> Routes.rateLimit(Routes.nullRoute()).rate(2_000_000_000L, Duration.ofSeconds(1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 1 per nanosecond");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("burst: 0 (expected: >= 1)");
+    assertThatThrownBy(
+            () -> Routes.rateLimit(Routes.nullRoute()).rate(2_000_000_000L, Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at most 1 per nanosecond");
   }
 
   // ---------------------------------------------------------------- shadow
@@ -226,6 +251,7 @@ class SimpleRoutesTest {
     fx.run(none, Request.get("k")).join();
     assertThat(fx.backend("shadow").requestCount()).isEqualTo(1);
     assertThatThrownBy(() -> Routes.shadow(Routes.pool("a"), Routes.pool("b"), 1.5))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("fraction: 1.5 (expected: 0-1)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("fraction: 1.5 (expected: 0-1)");
   }
 }

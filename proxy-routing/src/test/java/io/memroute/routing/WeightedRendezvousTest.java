@@ -105,16 +105,22 @@ class WeightedRendezvousTest {
       assertThat(c).isBetween(9_500, 10_500);
     }
     assertThat(d.select(42, 1)).isZero();
-    assertThatThrownBy(() -> d.select(1, 0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> d.select(1, 0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("buckets: 0 (expected: >= 1)");
     assertThat(d).hasToString("weightedRendezvous");
   }
 
   @Test
   void boundChecksThePoolSize() {
-    Distribution d = PoolConfig.builder("p").backends("a", "b").distribution(Distribution.weightedRendezvous())
-        .build().distribution();
-    assertThatThrownBy(() -> d.select(1, 3)).isInstanceOf(IllegalArgumentException.class)
+    Distribution d =
+        PoolConfig.builder("p")
+            .backends("a", "b")
+            .distribution(Distribution.weightedRendezvous())
+            .build()
+            .distribution();
+    assertThatThrownBy(() -> d.select(1, 3))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("buckets: 3 (expected: 2, the size of the pool this distribution is bound to)");
   }
 }

@@ -22,257 +22,279 @@ import java.util.function.BooleanSupplier;
  * }
  * }</pre>
  *
- * <p>The process runs {@code memcached -l 127.0.0.1 -p <port> -U 0 -m 64 -t 1} plus
- * {@linkplain Builder#extraArgs(String...) extra arguments} (and {@code -u root} when the JVM runs as
- * root, which memcached requires). {@link #start()} returns once the server answers {@code version}.
- * Child processes are killed by a JVM shutdown hook and by a watchdog that notices the JVM's death even
- * after SIGKILL, so they never outlive the test run. {@link MemcachedExtension} is built on this class.
+ * <p>The process runs {@code memcached -l 127.0.0.1 -p <port> -U 0 -m 64 -t 1} plus {@linkplain
+ * Builder#extraArgs(String...) extra arguments} (and {@code -u root} when the JVM runs as root,
+ * which memcached requires). {@link #start()} returns once the server answers {@code version}.
+ * Child processes are killed by a JVM shutdown hook and by a watchdog that notices the JVM's death
+ * even after SIGKILL, so they never outlive the test run. {@link MemcachedExtension} is built on
+ * this class.
  *
  * <p>Thread-safe. {@link #close()} is idempotent; after it, {@link #restart()} throws.
  */
 public final class MemcachedProcess implements AutoCloseable {
 
-    /** Default time to wait for a starting server to answer {@code version}: 10 seconds. */
-    public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(10);
+  /** Default time to wait for a starting server to answer {@code version}: 10 seconds. */
+  public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(10);
 
-    static final String NOT_AVAILABLE = "memcached not found on PATH and no Docker engine for Testcontainers: "
-            + "install memcached (apt-get install -y memcached)";
+  static final String NOT_AVAILABLE =
+      "memcached not found on PATH and no Docker engine for Testcontainers: "
+          + "install memcached (apt-get install -y memcached)";
 
-    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
 
-    private final ServerRuntime runtime;
-    private int port;
-    private boolean closed;
+  private final ServerRuntime runtime;
+  private int port;
+  private boolean closed;
 
-    private MemcachedProcess(ServerRuntime runtime) {
-        this.runtime = runtime;
+  private MemcachedProcess(ServerRuntime runtime) {
+    this.runtime = runtime;
+  }
+
+  /**
+   * Starts memcached with default options on a free port and waits until it is ready.
+   *
+   * @throws IllegalStateException if memcached is not available or does not become ready in time
+   */
+  public static MemcachedProcess start() {
+    return builder().start();
+  }
+
+  /** Returns a builder with default options. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The host to connect to: {@code 127.0.0.1} for a process, the Docker host for a container. */
+  public String host() {
+    return runtime.host();
+  }
+
+  /** The port memcached listens on; stays the same across {@link #restart()}. */
+  public synchronized int port() {
+    return port;
+  }
+
+  /** {@code host:port}, e.g. {@code "127.0.0.1:40123"}. */
+  public String address() {
+    return host() + ":" + port();
+  }
+
+  /** Whether the server is running (it may have been {@linkplain #kill() killed} or stopped). */
+  public boolean isRunning() {
+    return runtime.isRunning();
+  }
+
+  /**
+   * Kills the server at once (SIGKILL, {@link Process#destroyForcibly()}) and waits for it to exit:
+   * connections are reset without a goodbye. No-op if it is not running.
+   */
+  public void kill() {
+    runtime.kill();
+  }
+
+  /**
+   * Stops the server gracefully (SIGTERM, {@link Process#destroy()}), killing it if it does not
+   * exit within 5 seconds, and waits for it to exit; memcached needs up to a second for this. No-op
+   * if it is not running.
+   */
+  public void stop() {
+    runtime.stop();
+  }
+
+  /**
+   * Kills the server if it is running, starts it again on the same port with an empty cache, and
+   * waits until it answers.
+   *
+   * @throws IllegalStateException if closed, or if it does not become ready within the startup
+   *     timeout
+   */
+  public synchronized void restart() {
+    if (closed) {
+      throw new IllegalStateException("closed: " + this);
     }
+    runtime.kill();
+    port = runtime.start(port);
+  }
+
+  /**
+   * Sends {@code flush_all} over a new connection and waits for {@code OK}.
+   *
+   * @throws java.io.UncheckedIOException if the server cannot be reached within 5 seconds
+   * @throws IllegalStateException if it answers anything but {@code OK}
+   */
+  public void flushAll() {
+    Probe.flushAll(host(), port(), ADMIN_TIMEOUT);
+  }
+
+  /**
+   * Kills the server (see {@link #kill()}: a test cache has nothing to save, and memcached takes
+   * most of a second to exit on SIGTERM) and releases it for good. Idempotent.
+   */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    runtime.kill();
+  }
+
+  @Override
+  public String toString() {
+    return "MemcachedProcess{" + address() + ", " + runtime.describe() + "}";
+  }
+
+  private synchronized MemcachedProcess launch() {
+    port = runtime.start(0);
+    return this;
+  }
+
+  /**
+   * Picks how to run memcached: an explicit executable, else {@code memcached} on {@code pathEnv},
+   * else a container when {@code docker} says an engine is available.
+   */
+  static ServerRuntime chooseRuntime(
+      Path executable,
+      String pathEnv,
+      BooleanSupplier docker,
+      List<String> extraArgs,
+      Duration startupTimeout) {
+    if (executable != null) {
+      if (!Files.isExecutable(executable)) {
+        throw new IllegalStateException(
+            "memcached executable not found or not executable: " + executable);
+      }
+      return new NativeMemcached(executable, extraArgs, startupTimeout);
+    }
+    Path found = findOnPath("memcached", pathEnv);
+    if (found != null) {
+      return new NativeMemcached(found, extraArgs, startupTimeout);
+    }
+    if (docker.getAsBoolean()) {
+      return ContainerMemcached.create(extraArgs, startupTimeout);
+    }
+    throw new IllegalStateException(NOT_AVAILABLE);
+  }
+
+  /**
+   * Whether Testcontainers is on the class path and finds a Docker engine. Uses reflection so that
+   * Testcontainers stays an optional dependency; {@link ContainerMemcached} is loaded only when
+   * this returns true. Never throws.
+   */
+  static boolean dockerAvailable() {
+    try {
+      Class<?> factory =
+          Class.forName(
+              "org.testcontainers.DockerClientFactory",
+              true,
+              MemcachedProcess.class.getClassLoader());
+      Object instance = factory.getMethod("instance").invoke(null);
+      return Boolean.TRUE.equals(factory.getMethod("isDockerAvailable").invoke(instance));
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      return false;
+    }
+  }
+
+  static Path findOnPath(String name, String pathEnv) {
+    if (pathEnv == null) {
+      return null;
+    }
+    for (String dir : pathEnv.split(File.pathSeparator)) {
+      if (dir.isEmpty()) {
+        continue;
+      }
+      Path candidate = Path.of(dir, name);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return candidate;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Options for a {@link MemcachedProcess}; every setter validates at once. Not thread-safe; the
+   * builder may be reused, and {@link #start()} does not change it.
+   */
+  public static final class Builder {
+    private Path executable;
+    private List<String> extraArgs = List.of();
+    private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
+
+    private Builder() {}
 
     /**
-     * Starts memcached with default options on a free port and waits until it is ready.
+     * The memcached binary to run; default: {@code memcached} found on the {@code PATH}, falling
+     * back to a container. An explicit executable never falls back.
      *
-     * @throws IllegalStateException if memcached is not available or does not become ready in time
+     * @throws NullPointerException if {@code executable} is null
      */
-    public static MemcachedProcess start() {
-        return builder().start();
-    }
-
-    /** Returns a builder with default options. */
-    public static Builder builder() {
-        return new Builder();
-    }
-
-    /** The host to connect to: {@code 127.0.0.1} for a process, the Docker host for a container. */
-    public String host() {
-        return runtime.host();
-    }
-
-    /** The port memcached listens on; stays the same across {@link #restart()}. */
-    public synchronized int port() {
-        return port;
-    }
-
-    /** {@code host:port}, e.g. {@code "127.0.0.1:40123"}. */
-    public String address() {
-        return host() + ":" + port();
-    }
-
-    /** Whether the server is running (it may have been {@linkplain #kill() killed} or stopped). */
-    public boolean isRunning() {
-        return runtime.isRunning();
+    public Builder executable(Path executable) {
+      this.executable = Objects.requireNonNull(executable, "executable");
+      return this;
     }
 
     /**
-     * Kills the server at once (SIGKILL, {@link Process#destroyForcibly()}) and waits for it to exit:
-     * connections are reset without a goodbye. No-op if it is not running.
-     */
-    public void kill() {
-        runtime.kill();
-    }
-
-    /**
-     * Stops the server gracefully (SIGTERM, {@link Process#destroy()}), killing it if it does not exit
-     * within 5 seconds, and waits for it to exit; memcached needs up to a second for this. No-op if it is
-     * not running.
-     */
-    public void stop() {
-        runtime.stop();
-    }
-
-    /**
-     * Kills the server if it is running, starts it again on the same port with an empty cache, and
-     * waits until it answers.
+     * Arguments appended to {@code -l 127.0.0.1 -p <port> -U 0 -m 64 -t 1}, e.g. {@code "-o",
+     * "idle_timeout=1"} or {@code "-I", "2m"}; default none. Later occurrences of an option
+     * override earlier ones in memcached.
      *
-     * @throws IllegalStateException if closed, or if it does not become ready within the startup timeout
+     * @throws NullPointerException if the array or an element is null
+     * @throws IllegalArgumentException if an argument tries to change {@code -l}, {@code -p} or
+     *     {@code -U}, which this class controls
      */
-    public synchronized void restart() {
-        if (closed) {
-            throw new IllegalStateException("closed: " + this);
+    public Builder extraArgs(String... extraArgs) {
+      List<String> args = List.of(extraArgs); // rejects nulls
+      for (String arg : args) {
+        if (arg.equals("-l")
+            || arg.equals("-p")
+            || arg.equals("-U")
+            || arg.startsWith("--listen")
+            || arg.startsWith("--port")
+            || arg.startsWith("--udp-port")) {
+          throw new IllegalArgumentException(
+              "extraArgs: "
+                  + Arrays.toString(extraArgs)
+                  + " (expected: no -l, -p or -U; the listen address and port are managed)");
         }
-        runtime.kill();
-        port = runtime.start(port);
+      }
+      this.extraArgs = new ArrayList<>(args);
+      return this;
     }
 
     /**
-     * Sends {@code flush_all} over a new connection and waits for {@code OK}.
+     * How long {@link #start()} and {@link MemcachedProcess#restart()} wait for the server to
+     * answer {@code version}; default {@link #DEFAULT_STARTUP_TIMEOUT}.
      *
-     * @throws java.io.UncheckedIOException if the server cannot be reached within 5 seconds
-     * @throws IllegalStateException if it answers anything but {@code OK}
+     * @throws NullPointerException if {@code startupTimeout} is null
+     * @throws IllegalArgumentException if not positive
      */
-    public void flushAll() {
-        Probe.flushAll(host(), port(), ADMIN_TIMEOUT);
+    public Builder startupTimeout(Duration startupTimeout) {
+      Objects.requireNonNull(startupTimeout, "startupTimeout");
+      if (startupTimeout.isNegative() || startupTimeout.isZero()) {
+        throw new IllegalArgumentException(
+            "startupTimeout: " + startupTimeout + " (expected: > 0)");
+      }
+      this.startupTimeout = startupTimeout;
+      return this;
     }
 
     /**
-     * Kills the server (see {@link #kill()}: a test cache has nothing to save, and memcached takes most of
-     * a second to exit on SIGTERM) and releases it for good. Idempotent.
+     * Starts memcached on a free loopback port and waits until it answers {@code version}. If the
+     * port is taken in the meantime, retries with another port (up to 5 times).
+     *
+     * @throws IllegalStateException if there is neither a memcached binary nor a Docker engine (the
+     *     message says how to install memcached), if memcached exits early, or if it is not ready
+     *     within the startup timeout
      */
-    @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        runtime.kill();
+    public MemcachedProcess start() {
+      ServerRuntime runtime =
+          chooseRuntime(
+              executable,
+              System.getenv("PATH"),
+              MemcachedProcess::dockerAvailable,
+              extraArgs,
+              startupTimeout);
+      return new MemcachedProcess(runtime).launch();
     }
-
-    @Override
-    public String toString() {
-        return "MemcachedProcess{" + address() + ", " + runtime.describe() + "}";
-    }
-
-    private synchronized MemcachedProcess launch() {
-        port = runtime.start(0);
-        return this;
-    }
-
-    /**
-     * Picks how to run memcached: an explicit executable, else {@code memcached} on {@code pathEnv}, else
-     * a container when {@code docker} says an engine is available.
-     */
-    static ServerRuntime chooseRuntime(Path executable, String pathEnv, BooleanSupplier docker,
-            List<String> extraArgs, Duration startupTimeout) {
-        if (executable != null) {
-            if (!Files.isExecutable(executable)) {
-                throw new IllegalStateException("memcached executable not found or not executable: " + executable);
-            }
-            return new NativeMemcached(executable, extraArgs, startupTimeout);
-        }
-        Path found = findOnPath("memcached", pathEnv);
-        if (found != null) {
-            return new NativeMemcached(found, extraArgs, startupTimeout);
-        }
-        if (docker.getAsBoolean()) {
-            return ContainerMemcached.create(extraArgs, startupTimeout);
-        }
-        throw new IllegalStateException(NOT_AVAILABLE);
-    }
-
-    /**
-     * Whether Testcontainers is on the class path and finds a Docker engine. Uses reflection so that
-     * Testcontainers stays an optional dependency; {@link ContainerMemcached} is loaded only when this
-     * returns true. Never throws.
-     */
-    static boolean dockerAvailable() {
-        try {
-            Class<?> factory = Class.forName("org.testcontainers.DockerClientFactory", true,
-                    MemcachedProcess.class.getClassLoader());
-            Object instance = factory.getMethod("instance").invoke(null);
-            return Boolean.TRUE.equals(factory.getMethod("isDockerAvailable").invoke(instance));
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            return false;
-        }
-    }
-
-    static Path findOnPath(String name, String pathEnv) {
-        if (pathEnv == null) {
-            return null;
-        }
-        for (String dir : pathEnv.split(File.pathSeparator)) {
-            if (dir.isEmpty()) {
-                continue;
-            }
-            Path candidate = Path.of(dir, name);
-            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                return candidate;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Options for a {@link MemcachedProcess}; every setter validates at once. Not thread-safe; the
-     * builder may be reused, and {@link #start()} does not change it.
-     */
-    public static final class Builder {
-        private Path executable;
-        private List<String> extraArgs = List.of();
-        private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
-
-        private Builder() {
-        }
-
-        /**
-         * The memcached binary to run; default: {@code memcached} found on the {@code PATH}, falling back
-         * to a container. An explicit executable never falls back.
-         *
-         * @throws NullPointerException if {@code executable} is null
-         */
-        public Builder executable(Path executable) {
-            this.executable = Objects.requireNonNull(executable, "executable");
-            return this;
-        }
-
-        /**
-         * Arguments appended to {@code -l 127.0.0.1 -p <port> -U 0 -m 64 -t 1}, e.g.
-         * {@code "-o", "idle_timeout=1"} or {@code "-I", "2m"}; default none. Later occurrences of an
-         * option override earlier ones in memcached.
-         *
-         * @throws NullPointerException if the array or an element is null
-         * @throws IllegalArgumentException if an argument tries to change {@code -l}, {@code -p} or
-         *     {@code -U}, which this class controls
-         */
-        public Builder extraArgs(String... extraArgs) {
-            List<String> args = List.of(extraArgs); // rejects nulls
-            for (String arg : args) {
-                if (arg.equals("-l") || arg.equals("-p") || arg.equals("-U") || arg.startsWith("--listen")
-                        || arg.startsWith("--port") || arg.startsWith("--udp-port")) {
-                    throw new IllegalArgumentException("extraArgs: " + Arrays.toString(extraArgs)
-                            + " (expected: no -l, -p or -U; the listen address and port are managed)");
-                }
-            }
-            this.extraArgs = new ArrayList<>(args);
-            return this;
-        }
-
-        /**
-         * How long {@link #start()} and {@link MemcachedProcess#restart()} wait for the server to answer
-         * {@code version}; default {@link #DEFAULT_STARTUP_TIMEOUT}.
-         *
-         * @throws NullPointerException if {@code startupTimeout} is null
-         * @throws IllegalArgumentException if not positive
-         */
-        public Builder startupTimeout(Duration startupTimeout) {
-            Objects.requireNonNull(startupTimeout, "startupTimeout");
-            if (startupTimeout.isNegative() || startupTimeout.isZero()) {
-                throw new IllegalArgumentException("startupTimeout: " + startupTimeout + " (expected: > 0)");
-            }
-            this.startupTimeout = startupTimeout;
-            return this;
-        }
-
-        /**
-         * Starts memcached on a free loopback port and waits until it answers {@code version}. If the port
-         * is taken in the meantime, retries with another port (up to 5 times).
-         *
-         * @throws IllegalStateException if there is neither a memcached binary nor a Docker engine (the
-         *     message says how to install memcached), if memcached exits early, or if it is not ready
-         *     within the startup timeout
-         */
-        public MemcachedProcess start() {
-            ServerRuntime runtime = chooseRuntime(executable, System.getenv("PATH"),
-                    MemcachedProcess::dockerAvailable, extraArgs, startupTimeout);
-            return new MemcachedProcess(runtime).launch();
-        }
-    }
+  }
 }

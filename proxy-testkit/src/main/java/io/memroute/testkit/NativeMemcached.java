@@ -17,252 +17,283 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * memcached as a child process: {@code memcached -l 127.0.0.1 -p <port> -U 0 -m 64 -t 1 [extra]}.
  *
- * <p>Every child is destroyed forcibly by a JVM shutdown hook ({@link Reaper}) and, where
- * {@code /bin/sh} exists, by a tiny watchdog process that kills it as soon as the JVM's end of a pipe
+ * <p>Every child is destroyed forcibly by a JVM shutdown hook ({@link Reaper}) and, where {@code
+ * /bin/sh} exists, by a tiny watchdog process that kills it as soon as the JVM's end of a pipe
  * closes; the watchdog also covers a JVM killed with SIGKILL, which runs no shutdown hooks.
  */
 final class NativeMemcached implements ServerRuntime {
 
-    static final String HOST = "127.0.0.1";
+  static final String HOST = "127.0.0.1";
 
-    private static final int BIND_ATTEMPTS = 5;
-    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
-    private static final Path SHELL = Path.of("/bin/sh");
+  private static final int BIND_ATTEMPTS = 5;
+  private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
+  private static final Path SHELL = Path.of("/bin/sh");
 
-    private final Path executable;
-    private final List<String> extraArgs;
-    private final Duration startupTimeout;
-    private Process process;
-    private Process watchdog;
-    private OutputTail output;
+  private final Path executable;
+  private final List<String> extraArgs;
+  private final Duration startupTimeout;
+  private Process process;
+  private Process watchdog;
+  private OutputTail output;
 
-    NativeMemcached(Path executable, List<String> extraArgs, Duration startupTimeout) {
-        this.executable = executable;
-        this.extraArgs = List.copyOf(extraArgs);
-        this.startupTimeout = startupTimeout;
+  NativeMemcached(Path executable, List<String> extraArgs, Duration startupTimeout) {
+    this.executable = executable;
+    this.extraArgs = List.copyOf(extraArgs);
+    this.startupTimeout = startupTimeout;
+  }
+
+  @Override
+  public synchronized int start(int port) {
+    long deadline = System.nanoTime() + startupTimeout.toNanos();
+    for (int attempt = 1; ; attempt++) {
+      int candidate = port == 0 ? freePort() : port;
+      if (launch(candidate, deadline)) {
+        return candidate;
+      }
+      // memcached could not bind: another process took the port after we probed it
+      boolean retry = attempt < BIND_ATTEMPTS && System.nanoTime() - deadline < 0;
+      if (!retry) {
+        throw new IllegalStateException(
+            "memcached could not listen on 127.0.0.1:"
+                + candidate
+                + " after "
+                + attempt
+                + " attempt(s); its output: "
+                + output.text());
+      }
+      if (port != 0) {
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // give a fixed port a moment
+      }
     }
+  }
 
-    @Override
-    public synchronized int start(int port) {
-        long deadline = System.nanoTime() + startupTimeout.toNanos();
-        for (int attempt = 1; ; attempt++) {
-            int candidate = port == 0 ? freePort() : port;
-            if (launch(candidate, deadline)) {
-                return candidate;
-            }
-            // memcached could not bind: another process took the port after we probed it
-            boolean retry = attempt < BIND_ATTEMPTS && System.nanoTime() - deadline < 0;
-            if (!retry) {
-                throw new IllegalStateException("memcached could not listen on 127.0.0.1:" + candidate + " after "
-                        + attempt + " attempt(s); its output: " + output.text());
-            }
-            if (port != 0) {
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // give a fixed port a moment
-            }
-        }
+  /**
+   * Starts one process; true once it answers on the port, false if it exited because the port was
+   * taken (memcached prints "Address already in use").
+   */
+  private boolean launch(int port, long deadline) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                executable.toString(),
+                "-l",
+                HOST,
+                "-p",
+                Integer.toString(port),
+                "-U",
+                "0",
+                "-m",
+                "64",
+                "-t",
+                "1"));
+    if (runningAsRoot() && !extraArgs.contains("-u")) {
+      command.add("-u"); // memcached refuses to run as root without -u
+      command.add("root");
     }
-
-    /**
-     * Starts one process; true once it answers on the port, false if it exited because the port was
-     * taken (memcached prints "Address already in use").
-     */
-    private boolean launch(int port, long deadline) {
-        List<String> command = new ArrayList<>(List.of(executable.toString(), "-l", HOST, "-p",
-                Integer.toString(port), "-U", "0", "-m", "64", "-t", "1"));
-        if (runningAsRoot() && !extraArgs.contains("-u")) {
-            command.add("-u"); // memcached refuses to run as root without -u
-            command.add("root");
-        }
-        command.addAll(extraArgs);
-        Process started;
-        try {
-            started = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + String.join(" ", command), e);
-        }
-        process = started;
-        Reaper.register(started);
-        TcpServer.closeQuietly(started.getOutputStream());
-        output = new OutputTail(started.getInputStream(), "memroute-memcached-" + port + "-output");
-        watchdog = startWatchdog(started.pid());
-        while (true) {
-            if (!started.isAlive()) {
-                output.awaitEnd();
-                stopWatchdog();
-                String text = output.text();
-                if (text.contains("Address already in use") || text.contains("failed to listen")) {
-                    return false;
-                }
-                throw new IllegalStateException("memcached exited with status " + started.exitValue()
-                        + ": " + String.join(" ", command) + "\n" + text);
-            }
-            // "stats" rather than "version": proves that our process, not another server, owns the port
-            if (Probe.statsPid(HOST, port, Duration.ofMillis(500)) == started.pid()) {
-                return true;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                kill();
-                throw new IllegalStateException("memcached on 127.0.0.1:" + port + " did not answer within "
-                        + startupTimeout + "; its output: " + output.text());
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-        }
+    command.addAll(extraArgs);
+    Process started;
+    try {
+      started = new ProcessBuilder(command).redirectErrorStream(true).start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run " + String.join(" ", command), e);
     }
-
-    @Override
-    public String host() {
-        return HOST;
-    }
-
-    @Override
-    public synchronized boolean isRunning() {
-        return process != null && process.isAlive();
-    }
-
-    @Override
-    public synchronized void stop() {
-        terminate(false);
-    }
-
-    @Override
-    public synchronized void kill() {
-        terminate(true);
-    }
-
-    @Override
-    public String describe() {
-        return executable.toString();
-    }
-
-    private void terminate(boolean forcibly) {
+    process = started;
+    Reaper.register(started);
+    TcpServer.closeQuietly(started.getOutputStream());
+    output = new OutputTail(started.getInputStream(), "memroute-memcached-" + port + "-output");
+    watchdog = startWatchdog(started.pid());
+    while (true) {
+      if (!started.isAlive()) {
+        output.awaitEnd();
         stopWatchdog();
-        Process p = process;
-        if (p == null) {
-            return;
+        String text = output.text();
+        if (text.contains("Address already in use") || text.contains("failed to listen")) {
+          return false;
         }
-        if (forcibly) {
-            p.destroyForcibly();
-        } else {
-            p.destroy();
+        throw new IllegalStateException(
+            "memcached exited with status "
+                + started.exitValue()
+                + ": "
+                + String.join(" ", command)
+                + "\n"
+                + text);
+      }
+      // "stats" rather than "version": proves that our process, not another server, owns the port
+      if (Probe.statsPid(HOST, port, Duration.ofMillis(500)) == started.pid()) {
+        return true;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        kill();
+        throw new IllegalStateException(
+            "memcached on 127.0.0.1:"
+                + port
+                + " did not answer within "
+                + startupTimeout
+                + "; its output: "
+                + output.text());
+      }
+      LockSupport.parkNanos(POLL_NANOS);
+    }
+  }
+
+  @Override
+  public String host() {
+    return HOST;
+  }
+
+  @Override
+  public synchronized boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  @Override
+  public synchronized void stop() {
+    terminate(false);
+  }
+
+  @Override
+  public synchronized void kill() {
+    terminate(true);
+  }
+
+  @Override
+  public String describe() {
+    return executable.toString();
+  }
+
+  private void terminate(boolean forcibly) {
+    stopWatchdog();
+    Process p = process;
+    if (p == null) {
+      return;
+    }
+    if (forcibly) {
+      p.destroyForcibly();
+    } else {
+      p.destroy();
+    }
+    try {
+      if (!p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.destroyForcibly();
+        p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+    Reaper.unregister(p);
+    TcpServer.closeQuietly(p.getInputStream());
+  }
+
+  /**
+   * {@code sh -c 'read x; kill -9 <pid>'}: reads its stdin until the JVM's end of the pipe closes.
+   */
+  private static Process startWatchdog(long pid) {
+    if (!Files.isExecutable(SHELL)) {
+      return null;
+    }
+    try {
+      Process p =
+          new ProcessBuilder(SHELL.toString(), "-c", "read x; kill -9 " + pid + " 2>/dev/null")
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      Reaper.register(p);
+      return p;
+    } catch (IOException e) {
+      return null; // the shutdown hook still covers normal JVM exits
+    }
+  }
+
+  private void stopWatchdog() {
+    Process w = watchdog;
+    watchdog = null;
+    if (w != null) {
+      w.destroyForcibly();
+      Reaper.unregister(w);
+      TcpServer.closeQuietly(w.getOutputStream());
+    }
+  }
+
+  /** The running child process, for tests. */
+  synchronized Process process() {
+    return process;
+  }
+
+  /** The watchdog of the running child, or null; for tests. */
+  synchronized Process watchdog() {
+    return watchdog;
+  }
+
+  /** A loopback port that was free a moment ago. */
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot find a free loopback port", e);
+    }
+  }
+
+  static boolean runningAsRoot() {
+    if ("root".equals(System.getProperty("user.name"))) {
+      return true;
+    }
+    try {
+      for (String line :
+          Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.US_ASCII)) {
+        if (line.startsWith("Uid:")) {
+          String[] fields = line.trim().split("\\s+");
+          return fields.length > 1 && fields[1].equals("0");
         }
-        try {
-            if (!p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                p.destroyForcibly();
-                p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux: assume not root
+    }
+    return false;
+  }
+
+  /** Keeps the last few KiB of a process's output for error messages, on a daemon thread. */
+  static final class OutputTail {
+    private static final int LIMIT = 4096;
+    private final StringBuilder text = new StringBuilder();
+    private final Thread thread;
+
+    OutputTail(InputStream in, String threadName) {
+      thread = new Thread(() -> drain(in), threadName);
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    private void drain(InputStream in) {
+      byte[] buf = new byte[1024];
+      try {
+        int n;
+        while ((n = in.read(buf)) >= 0) {
+          synchronized (text) {
+            text.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+            if (text.length() > LIMIT) {
+              text.delete(0, text.length() - LIMIT);
             }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
+          }
         }
-        Reaper.unregister(p);
-        TcpServer.closeQuietly(p.getInputStream());
+      } catch (IOException e) {
+        // the process ended or the stream was closed
+      }
     }
 
-    /** {@code sh -c 'read x; kill -9 <pid>'}: reads its stdin until the JVM's end of the pipe closes. */
-    private static Process startWatchdog(long pid) {
-        if (!Files.isExecutable(SHELL)) {
-            return null;
-        }
-        try {
-            Process p = new ProcessBuilder(SHELL.toString(), "-c", "read x; kill -9 " + pid + " 2>/dev/null")
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-            Reaper.register(p);
-            return p;
-        } catch (IOException e) {
-            return null; // the shutdown hook still covers normal JVM exits
-        }
+    void awaitEnd() {
+      try {
+        thread.join(1_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
 
-    private void stopWatchdog() {
-        Process w = watchdog;
-        watchdog = null;
-        if (w != null) {
-            w.destroyForcibly();
-            Reaper.unregister(w);
-            TcpServer.closeQuietly(w.getOutputStream());
-        }
+    String text() {
+      synchronized (text) {
+        return text.toString().trim();
+      }
     }
-
-    /** The running child process, for tests. */
-    synchronized Process process() {
-        return process;
-    }
-
-    /** The watchdog of the running child, or null; for tests. */
-    synchronized Process watchdog() {
-        return watchdog;
-    }
-
-    /** A loopback port that was free a moment ago. */
-    static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find a free loopback port", e);
-        }
-    }
-
-    static boolean runningAsRoot() {
-        if ("root".equals(System.getProperty("user.name"))) {
-            return true;
-        }
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.US_ASCII)) {
-                if (line.startsWith("Uid:")) {
-                    String[] fields = line.trim().split("\\s+");
-                    return fields.length > 1 && fields[1].equals("0");
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // not Linux: assume not root
-        }
-        return false;
-    }
-
-    /** Keeps the last few KiB of a process's output for error messages, on a daemon thread. */
-    static final class OutputTail {
-        private static final int LIMIT = 4096;
-        private final StringBuilder text = new StringBuilder();
-        private final Thread thread;
-
-        OutputTail(InputStream in, String threadName) {
-            thread = new Thread(() -> drain(in), threadName);
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        private void drain(InputStream in) {
-            byte[] buf = new byte[1024];
-            try {
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    synchronized (text) {
-                        text.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-                        if (text.length() > LIMIT) {
-                            text.delete(0, text.length() - LIMIT);
-                        }
-                    }
-                }
-            } catch (IOException e) {
-                // the process ended or the stream was closed
-            }
-        }
-
-        void awaitEnd() {
-            try {
-                thread.join(1_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        String text() {
-            synchronized (text) {
-                return text.toString().trim();
-            }
-        }
-    }
+  }
 }

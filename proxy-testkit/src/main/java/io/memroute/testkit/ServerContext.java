@@ -6,14 +6,14 @@ import java.util.concurrent.atomic.LongAdder;
 /** State shared by all connections of one in-JVM server: the store and server-wide counters. */
 final class ServerContext {
 
-    /** The version reported by {@code version} and {@code stats}. */
-    static final String VERSION = "1.6.18-memroute-embedded";
+  /** The version reported by {@code version} and {@code stats}. */
+  static final String VERSION = "1.6.18-memroute-embedded";
 
-    final MemcacheStore store;
-    final AtomicInteger currentConnections = new AtomicInteger();
-    final LongAdder totalConnections = new LongAdder();
+  final MemcacheStore store;
+  final AtomicInteger currentConnections = new AtomicInteger();
+  final LongAdder totalConnections = new LongAdder();
 
-    ServerContext(MemcacheStore store) {
-        this.store = store;
-    }
+  ServerContext(MemcacheStore store) {
+    this.store = store;
+  }
 }

@@ -9,34 +9,35 @@ import java.util.List;
  */
 final class SlabClasses {
 
-    private static final int[] SIZES;
+  private static final int[] SIZES;
 
-    static {
-        List<Integer> sizes = new ArrayList<>();
-        double factor = 1.25;
-        int chunkMax = 512 * 1024;
-        long size = 48 + 48;
-        while (sizes.size() < 62 && size < chunkMax / factor) {
-            if (size % 8 != 0) {
-                size += 8 - size % 8;
-            }
-            sizes.add((int) size);
-            size = (long) (size * factor);
-        }
-        sizes.add(chunkMax);
-        SIZES = sizes.stream().mapToInt(Integer::intValue).toArray();
+  static {
+    List<Integer> sizes = new ArrayList<>();
+    double factor = 1.25;
+    int chunkMax = 512 * 1024;
+    long size = 48 + 48;
+    while (sizes.size() < 62 && size < chunkMax / factor) {
+      if (size % 8 != 0) {
+        size += 8 - size % 8;
+      }
+      sizes.add((int) size);
+      size = (long) (size * factor);
     }
+    sizes.add(chunkMax);
+    SIZES = sizes.stream().mapToInt(Integer::intValue).toArray();
+  }
 
-    private SlabClasses() {
-    }
+  private SlabClasses() {}
 
-    /** The 1-based slab class for an item of {@code totalSize} bytes; the largest class if none fits. */
-    static int classOf(int totalSize) {
-        for (int i = 0; i < SIZES.length; i++) {
-            if (totalSize <= SIZES[i]) {
-                return i + 1;
-            }
-        }
-        return SIZES.length;
+  /**
+   * The 1-based slab class for an item of {@code totalSize} bytes; the largest class if none fits.
+   */
+  static int classOf(int totalSize) {
+    for (int i = 0; i < SIZES.length; i++) {
+      if (totalSize <= SIZES[i]) {
+        return i + 1;
+      }
     }
+    return SIZES.length;
+  }
 }

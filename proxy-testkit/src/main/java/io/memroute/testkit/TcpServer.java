@@ -12,235 +12,236 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A loopback TCP server with one daemon thread per connection, shared by {@link EmbeddedMemcached} and
- * {@link FaultServer}. Threads are named {@code <name>-<port>-accept} and {@code <name>-<port>-conn-<n>}.
+ * A loopback TCP server with one daemon thread per connection, shared by {@link EmbeddedMemcached}
+ * and {@link FaultServer}. Threads are named {@code <name>-<port>-accept} and {@code
+ * <name>-<port>-conn-<n>}.
  */
 final class TcpServer implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(TcpServer.class);
-    private static final long JOIN_MILLIS = 2_000;
+  private static final Logger log = LoggerFactory.getLogger(TcpServer.class);
+  private static final long JOIN_MILLIS = 2_000;
 
-    private final String name;
-    private final Policy policy;
-    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
-    private final AtomicLong connectionIds = new AtomicLong();
-    private final Object lock = new Object();
-    private int port;
-    private ServerSocket serverSocket; // guarded by lock; null while not listening
-    private Thread acceptor; // guarded by lock
-    private boolean closed; // guarded by lock
+  private final String name;
+  private final Policy policy;
+  private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+  private final AtomicLong connectionIds = new AtomicLong();
+  private final Object lock = new Object();
+  private int port;
+  private ServerSocket serverSocket; // guarded by lock; null while not listening
+  private Thread acceptor; // guarded by lock
+  private boolean closed; // guarded by lock
 
-    TcpServer(String name, Policy policy) {
-        this.name = name;
-        this.policy = policy;
+  TcpServer(String name, Policy policy) {
+    this.name = name;
+    this.policy = policy;
+  }
+
+  /** Binds 127.0.0.1:{@code requestedPort} (0 for an ephemeral port) and starts accepting. */
+  void start(int requestedPort) throws IOException {
+    synchronized (lock) {
+      port = requestedPort;
+      listen();
+    }
+  }
+
+  int port() {
+    return port;
+  }
+
+  /** Stops accepting: closes the listening socket so that connection attempts are refused. */
+  void stopListening() {
+    Thread previous;
+    synchronized (lock) {
+      if (serverSocket == null) {
+        return;
+      }
+      closeQuietly(serverSocket);
+      serverSocket = null;
+      previous = acceptor;
+      acceptor = null;
+    }
+    join(previous);
+  }
+
+  /** Binds the same port again after {@link #stopListening()}. */
+  void resumeListening() {
+    synchronized (lock) {
+      if (closed || serverSocket != null) {
+        return;
+      }
+      try {
+        listen();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot listen again on 127.0.0.1:" + port, e);
+      }
+    }
+  }
+
+  /** Whether the listening socket is open. */
+  boolean isListening() {
+    synchronized (lock) {
+      return serverSocket != null;
+    }
+  }
+
+  /** Closes every open connection from the server side. */
+  void disconnectAll() {
+    for (Connection c : connections) {
+      c.close();
+    }
+  }
+
+  int openConnections() {
+    return connections.size();
+  }
+
+  /** Stops listening, closes all connections and waits briefly for their threads. Idempotent. */
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    stopListening();
+    List<Thread> threads = new ArrayList<>();
+    for (Connection c : connections) {
+      c.close();
+      threads.add(c.thread);
+    }
+    for (Thread t : threads) {
+      join(t);
+    }
+  }
+
+  private void listen() throws IOException {
+    ServerSocket socket = new ServerSocket();
+    try {
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
+    } catch (IOException e) {
+      closeQuietly(socket);
+      throw e;
+    }
+    port = socket.getLocalPort();
+    serverSocket = socket;
+    Thread t = new Thread(() -> acceptLoop(socket), name + "-" + port + "-accept");
+    t.setDaemon(true);
+    acceptor = t;
+    t.start();
+  }
+
+  private void acceptLoop(ServerSocket socket) {
+    while (!socket.isClosed()) {
+      Socket accepted;
+      try {
+        accepted = socket.accept();
+      } catch (IOException e) {
+        if (!socket.isClosed()) {
+          log.debug("{}: accept failed", name, e);
+        }
+        continue;
+      }
+      try {
+        accepted.setTcpNoDelay(true);
+        if (!policy.admit(accepted)) {
+          closeQuietly(accepted);
+          continue;
+        }
+      } catch (IOException e) {
+        closeQuietly(accepted);
+        continue;
+      }
+      Connection connection = new Connection(accepted, connectionIds.incrementAndGet());
+      Thread t = new Thread(() -> serve(connection), name + "-" + port + "-conn-" + connection.id);
+      t.setDaemon(true);
+      connection.thread = t;
+      connections.add(connection);
+      synchronized (lock) {
+        if (closed) {
+          connection.close();
+          return;
+        }
+      }
+      t.start();
+    }
+  }
+
+  private void serve(Connection connection) {
+    try {
+      policy.serve(connection);
+    } catch (IOException e) {
+      log.debug("{}: connection {} ended: {}", name, connection.id, e.toString());
+      connection.close();
+    } catch (RuntimeException | Error e) {
+      log.warn("{}: connection {} failed", name, connection.id, e);
+      connection.close();
+    }
+  }
+
+  private static void join(Thread t) {
+    if (t == null || t == Thread.currentThread()) {
+      return;
+    }
+    try {
+      t.join(JOIN_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception ignored) {
+      // best effort
+    }
+  }
+
+  /** What a server does with connections. */
+  interface Policy {
+    /**
+     * Decides whether to serve a just-accepted socket; a rejected socket is closed by the caller.
+     */
+    boolean admit(Socket socket) throws IOException;
+
+    /**
+     * Serves the connection on its own thread. The connection must eventually be closed with {@link
+     * Connection#close()}; it is closed for you if this throws.
+     */
+    void serve(Connection connection) throws IOException;
+
+    /** Called once when a served connection is closed, from the closing thread. */
+    default void closed(Connection connection) {}
+  }
+
+  /** One accepted connection; {@link #close()} is idempotent and thread-safe. */
+  final class Connection {
+    final Socket socket;
+    final long id;
+    volatile Thread thread;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    Connection(Socket socket, long id) {
+      this.socket = socket;
+      this.id = id;
     }
 
-    /** Binds 127.0.0.1:{@code requestedPort} (0 for an ephemeral port) and starts accepting. */
-    void start(int requestedPort) throws IOException {
-        synchronized (lock) {
-            port = requestedPort;
-            listen();
-        }
+    void close() {
+      if (closed.compareAndSet(false, true)) {
+        closeQuietly(socket);
+        connections.remove(this);
+        policy.closed(this);
+      }
     }
 
-    int port() {
-        return port;
+    boolean isClosed() {
+      return closed.get();
     }
-
-    /** Stops accepting: closes the listening socket so that connection attempts are refused. */
-    void stopListening() {
-        Thread previous;
-        synchronized (lock) {
-            if (serverSocket == null) {
-                return;
-            }
-            closeQuietly(serverSocket);
-            serverSocket = null;
-            previous = acceptor;
-            acceptor = null;
-        }
-        join(previous);
-    }
-
-    /** Binds the same port again after {@link #stopListening()}. */
-    void resumeListening() {
-        synchronized (lock) {
-            if (closed || serverSocket != null) {
-                return;
-            }
-            try {
-                listen();
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot listen again on 127.0.0.1:" + port, e);
-            }
-        }
-    }
-
-    /** Whether the listening socket is open. */
-    boolean isListening() {
-        synchronized (lock) {
-            return serverSocket != null;
-        }
-    }
-
-    /** Closes every open connection from the server side. */
-    void disconnectAll() {
-        for (Connection c : connections) {
-            c.close();
-        }
-    }
-
-    int openConnections() {
-        return connections.size();
-    }
-
-    /** Stops listening, closes all connections and waits briefly for their threads. Idempotent. */
-    @Override
-    public void close() {
-        synchronized (lock) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        }
-        stopListening();
-        List<Thread> threads = new ArrayList<>();
-        for (Connection c : connections) {
-            c.close();
-            threads.add(c.thread);
-        }
-        for (Thread t : threads) {
-            join(t);
-        }
-    }
-
-    private void listen() throws IOException {
-        ServerSocket socket = new ServerSocket();
-        try {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
-        } catch (IOException e) {
-            closeQuietly(socket);
-            throw e;
-        }
-        port = socket.getLocalPort();
-        serverSocket = socket;
-        Thread t = new Thread(() -> acceptLoop(socket), name + "-" + port + "-accept");
-        t.setDaemon(true);
-        acceptor = t;
-        t.start();
-    }
-
-    private void acceptLoop(ServerSocket socket) {
-        while (!socket.isClosed()) {
-            Socket accepted;
-            try {
-                accepted = socket.accept();
-            } catch (IOException e) {
-                if (!socket.isClosed()) {
-                    log.debug("{}: accept failed", name, e);
-                }
-                continue;
-            }
-            try {
-                accepted.setTcpNoDelay(true);
-                if (!policy.admit(accepted)) {
-                    closeQuietly(accepted);
-                    continue;
-                }
-            } catch (IOException e) {
-                closeQuietly(accepted);
-                continue;
-            }
-            Connection connection = new Connection(accepted, connectionIds.incrementAndGet());
-            Thread t = new Thread(() -> serve(connection), name + "-" + port + "-conn-" + connection.id);
-            t.setDaemon(true);
-            connection.thread = t;
-            connections.add(connection);
-            synchronized (lock) {
-                if (closed) {
-                    connection.close();
-                    return;
-                }
-            }
-            t.start();
-        }
-    }
-
-    private void serve(Connection connection) {
-        try {
-            policy.serve(connection);
-        } catch (IOException e) {
-            log.debug("{}: connection {} ended: {}", name, connection.id, e.toString());
-            connection.close();
-        } catch (RuntimeException | Error e) {
-            log.warn("{}: connection {} failed", name, connection.id, e);
-            connection.close();
-        }
-    }
-
-    private static void join(Thread t) {
-        if (t == null || t == Thread.currentThread()) {
-            return;
-        }
-        try {
-            t.join(JOIN_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    static void closeQuietly(AutoCloseable c) {
-        try {
-            c.close();
-        } catch (Exception ignored) {
-            // best effort
-        }
-    }
-
-    /** What a server does with connections. */
-    interface Policy {
-        /** Decides whether to serve a just-accepted socket; a rejected socket is closed by the caller. */
-        boolean admit(Socket socket) throws IOException;
-
-        /**
-         * Serves the connection on its own thread. The connection must eventually be closed with
-         * {@link Connection#close()}; it is closed for you if this throws.
-         */
-        void serve(Connection connection) throws IOException;
-
-        /** Called once when a served connection is closed, from the closing thread. */
-        default void closed(Connection connection) {
-        }
-    }
-
-    /** One accepted connection; {@link #close()} is idempotent and thread-safe. */
-    final class Connection {
-        final Socket socket;
-        final long id;
-        volatile Thread thread;
-        private final AtomicBoolean closed = new AtomicBoolean();
-
-        Connection(Socket socket, long id) {
-            this.socket = socket;
-            this.id = id;
-        }
-
-        void close() {
-            if (closed.compareAndSet(false, true)) {
-                closeQuietly(socket);
-                connections.remove(this);
-                policy.closed(this);
-            }
-        }
-
-        boolean isClosed() {
-            return closed.get();
-        }
-    }
+  }
 }

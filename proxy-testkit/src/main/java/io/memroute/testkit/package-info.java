@@ -2,14 +2,14 @@
  * Test support for memroute and its users: memcached servers to test against.
  *
  * <ul>
- *   <li>{@link io.memroute.testkit.EmbeddedMemcached} — an in-JVM memcached (text and meta protocols)
- *       that needs nothing installed; the default backend of the demos.</li>
- *   <li>{@link io.memroute.testkit.MemcachedExtension} and {@link io.memroute.testkit.MemcachedProcess}
- *       — real memcached processes on free loopback ports (Testcontainers as a fallback), as a JUnit 5
- *       extension or programmatically.</li>
- *   <li>{@link io.memroute.testkit.FaultServer} with {@link io.memroute.testkit.Fault} — a scriptable
- *       server that delays, hangs, drips, truncates or garbles replies and refuses or resets
- *       connections, for resilience tests.</li>
+ *   <li>{@link io.memroute.testkit.EmbeddedMemcached} — an in-JVM memcached (text and meta
+ *       protocols) that needs nothing installed; the default backend of the demos.
+ *   <li>{@link io.memroute.testkit.MemcachedExtension} and {@link
+ *       io.memroute.testkit.MemcachedProcess} — real memcached processes on free loopback ports
+ *       (Testcontainers as a fallback), as a JUnit 5 extension or programmatically.
+ *   <li>{@link io.memroute.testkit.FaultServer} with {@link io.memroute.testkit.Fault} — a
+ *       scriptable server that delays, hangs, drips, truncates or garbles replies and refuses or
+ *       resets connections, for resilience tests.
  * </ul>
  *
  * <p>These servers use only the JDK's blocking sockets, no Netty. The in-memory backends for route

@@ -9,152 +9,180 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class MemcachedProcessTest {
 
-    @Test
-    void startsStopsAndRestartsOnTheSamePort() {
-        try (MemcachedProcess memcached = MemcachedProcess.start()) {
-            int port = memcached.port();
-            assertThat(memcached.host()).isEqualTo("127.0.0.1");
-            assertThat(memcached.address()).isEqualTo("127.0.0.1:" + port);
-            assertThat(memcached.isRunning()).isTrue();
-            assertThat(memcached.toString()).startsWith("MemcachedProcess{127.0.0.1:" + port + ", ");
-            try (RawClient client = RawClient.connect(port)) {
-                assertThat(client.send("set k 0 0 1\r\nx\r\n").readUntil("\r\n")).isEqualTo("STORED\r\n");
-            }
+  @Test
+  void startsStopsAndRestartsOnTheSamePort() {
+    try (MemcachedProcess memcached = MemcachedProcess.start()) {
+      int port = memcached.port();
+      assertThat(memcached.host()).isEqualTo("127.0.0.1");
+      assertThat(memcached.address()).isEqualTo("127.0.0.1:" + port);
+      assertThat(memcached.isRunning()).isTrue();
+      assertThat(memcached.toString()).startsWith("MemcachedProcess{127.0.0.1:" + port + ", ");
+      try (RawClient client = RawClient.connect(port)) {
+        assertThat(client.send("set k 0 0 1\r\nx\r\n").readUntil("\r\n")).isEqualTo("STORED\r\n");
+      }
 
-            memcached.stop();
-            assertThat(memcached.isRunning()).isFalse();
-            assertThatThrownBy(() -> RawClient.connect(port)).hasCauseInstanceOf(ConnectException.class);
+      memcached.stop();
+      assertThat(memcached.isRunning()).isFalse();
+      assertThatThrownBy(() -> RawClient.connect(port)).hasCauseInstanceOf(ConnectException.class);
 
-            memcached.restart();
-            assertThat(memcached.isRunning()).isTrue();
-            assertThat(memcached.port()).isEqualTo(port);
-            try (RawClient client = RawClient.connect(port)) {
-                assertThat(client.send("get k\r\n").readUntil("END\r\n")).isEqualTo("END\r\n");
-            }
-        }
+      memcached.restart();
+      assertThat(memcached.isRunning()).isTrue();
+      assertThat(memcached.port()).isEqualTo(port);
+      try (RawClient client = RawClient.connect(port)) {
+        assertThat(client.send("get k\r\n").readUntil("END\r\n")).isEqualTo("END\r\n");
+      }
     }
+  }
 
-    @Test
-    void killResetsConnectionsAtOnce() {
-        try (MemcachedProcess memcached = MemcachedProcess.start();
-                RawClient client = RawClient.connect(memcached.port())) {
-            client.send("version\r\n").readUntil("\r\n");
-            memcached.kill();
-            assertThat(memcached.isRunning()).isFalse();
-            assertThat(client.readToEnd()).isEmpty();
-            memcached.kill(); // no-op
-            memcached.stop(); // no-op
-        }
+  @Test
+  void killResetsConnectionsAtOnce() {
+    try (MemcachedProcess memcached = MemcachedProcess.start();
+        RawClient client = RawClient.connect(memcached.port())) {
+      client.send("version\r\n").readUntil("\r\n");
+      memcached.kill();
+      assertThat(memcached.isRunning()).isFalse();
+      assertThat(client.readToEnd()).isEmpty();
+      memcached.kill(); // no-op
+      memcached.stop(); // no-op
     }
+  }
 
-    @Test
-    void flushAllEmptiesTheCache() {
-        try (MemcachedProcess memcached = MemcachedProcess.start();
-                RawClient client = RawClient.connect(memcached.port())) {
-            client.send("set k 0 0 1\r\nx\r\n").readUntil("\r\n");
-            memcached.flushAll();
-            assertThat(client.send("get k\r\n").readUntil("END\r\n")).isEqualTo("END\r\n");
-        }
+  @Test
+  void flushAllEmptiesTheCache() {
+    try (MemcachedProcess memcached = MemcachedProcess.start();
+        RawClient client = RawClient.connect(memcached.port())) {
+      client.send("set k 0 0 1\r\nx\r\n").readUntil("\r\n");
+      memcached.flushAll();
+      assertThat(client.send("get k\r\n").readUntil("END\r\n")).isEqualTo("END\r\n");
     }
+  }
 
-    @Test
-    void passesExtraArguments() {
-        try (MemcachedProcess memcached = MemcachedProcess.builder().extraArgs("-I", "2m").start();
-                RawClient client = RawClient.connect(memcached.port())) {
-            String stats = client.send("stats settings\r\n").readUntil("END\r\n");
-            assertThat(stats).contains("STAT item_size_max 2097152\r\n", "STAT udpport 0\r\n",
-                    "STAT tcpport " + memcached.port() + "\r\n", "STAT maxbytes 67108864\r\n", "STAT num_threads 1\r\n");
-        }
+  @Test
+  void passesExtraArguments() {
+    try (MemcachedProcess memcached = MemcachedProcess.builder().extraArgs("-I", "2m").start();
+        RawClient client = RawClient.connect(memcached.port())) {
+      String stats = client.send("stats settings\r\n").readUntil("END\r\n");
+      assertThat(stats)
+          .contains(
+              "STAT item_size_max 2097152\r\n",
+              "STAT udpport 0\r\n",
+              "STAT tcpport " + memcached.port() + "\r\n",
+              "STAT maxbytes 67108864\r\n",
+              "STAT num_threads 1\r\n");
     }
+  }
 
-    @Test
-    void closeIsIdempotentAndFinal() {
-        MemcachedProcess memcached = MemcachedProcess.start();
-        memcached.close();
-        memcached.close();
-        assertThat(memcached.isRunning()).isFalse();
-        assertThatThrownBy(memcached::restart).isInstanceOf(IllegalStateException.class).hasMessageStartingWith("closed: ");
-    }
+  @Test
+  void closeIsIdempotentAndFinal() {
+    MemcachedProcess memcached = MemcachedProcess.start();
+    memcached.close();
+    memcached.close();
+    assertThat(memcached.isRunning()).isFalse();
+    assertThatThrownBy(memcached::restart)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("closed: ");
+  }
 
-    @Test
-    void reportsAnEarlyExitWithItsOutput() {
-        assertThatThrownBy(() -> MemcachedProcess.builder().extraArgs("--no-such-option").start())
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageStartingWith("memcached exited with status ");
-    }
+  @Test
+  void reportsAnEarlyExitWithItsOutput() {
+    assertThatThrownBy(() -> MemcachedProcess.builder().extraArgs("--no-such-option").start())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("memcached exited with status ");
+  }
 
-    @Test
-    void failsWhenTheFixedPortStaysTaken() {
-        try (MemcachedProcess first = MemcachedProcess.start()) {
-            NativeMemcached second = new NativeMemcached(MemcachedProcess.findOnPath("memcached", System.getenv("PATH")),
-                    List.of(), Duration.ofSeconds(5));
-            assertThatThrownBy(() -> second.start(first.port()))
-                    .isInstanceOf(IllegalStateException.class)
-                    .hasMessageStartingWith("memcached could not listen on 127.0.0.1:" + first.port());
-            assertThat(second.isRunning()).isFalse();
-        }
+  @Test
+  void failsWhenTheFixedPortStaysTaken() {
+    try (MemcachedProcess first = MemcachedProcess.start()) {
+      NativeMemcached second =
+          new NativeMemcached(
+              MemcachedProcess.findOnPath("memcached", System.getenv("PATH")),
+              List.of(),
+              Duration.ofSeconds(5));
+      assertThatThrownBy(() -> second.start(first.port()))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("memcached could not listen on 127.0.0.1:" + first.port());
+      assertThat(second.isRunning()).isFalse();
     }
+  }
 
-    @Test
-    void watchdogKillsTheServerWhenTheJvmSidePipeCloses() throws Exception {
-        NativeMemcached memcached = new NativeMemcached(MemcachedProcess.findOnPath("memcached", System.getenv("PATH")),
-                List.of(), MemcachedProcess.DEFAULT_STARTUP_TIMEOUT);
-        memcached.start(0);
-        try {
-            Process server = memcached.process();
-            Process watchdog = memcached.watchdog();
-            assertThat(watchdog).as("watchdog (needs /bin/sh)").isNotNull();
-            watchdog.getOutputStream().close(); // what the OS does when the JVM dies
-            server.onExit().get(10, TimeUnit.SECONDS);
-            assertThat(server.isAlive()).isFalse();
-        } finally {
-            memcached.kill();
-        }
+  @Test
+  void watchdogKillsTheServerWhenTheJvmSidePipeCloses() throws Exception {
+    NativeMemcached memcached =
+        new NativeMemcached(
+            MemcachedProcess.findOnPath("memcached", System.getenv("PATH")),
+            List.of(),
+            MemcachedProcess.DEFAULT_STARTUP_TIMEOUT);
+    memcached.start(0);
+    try {
+      Process server = memcached.process();
+      Process watchdog = memcached.watchdog();
+      assertThat(watchdog).as("watchdog (needs /bin/sh)").isNotNull();
+      watchdog.getOutputStream().close(); // what the OS does when the JVM dies
+      server.onExit().get(10, TimeUnit.SECONDS);
+      assertThat(server.isAlive()).isFalse();
+    } finally {
+      memcached.kill();
     }
+  }
 
-    @Test
-    void explainsHowToInstallMemcachedWhenNothingIsAvailable(@TempDir Path emptyDir) {
-        assertThatThrownBy(() -> MemcachedProcess.chooseRuntime(null, emptyDir.toString(), () -> false, List.of(),
-                Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessage("memcached not found on PATH and no Docker engine for Testcontainers: "
-                        + "install memcached (apt-get install -y memcached)");
-        assertThatThrownBy(() -> MemcachedProcess.chooseRuntime(null, null, () -> false, List.of(),
-                Duration.ofSeconds(1)))
-                .hasMessageStartingWith("memcached not found on PATH");
-    }
+  @Test
+  void explainsHowToInstallMemcachedWhenNothingIsAvailable(@TempDir Path emptyDir) {
+    assertThatThrownBy(
+            () ->
+                MemcachedProcess.chooseRuntime(
+                    null, emptyDir.toString(), () -> false, List.of(), Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "memcached not found on PATH and no Docker engine for Testcontainers: "
+                + "install memcached (apt-get install -y memcached)");
+    assertThatThrownBy(
+            () ->
+                MemcachedProcess.chooseRuntime(
+                    null, null, () -> false, List.of(), Duration.ofSeconds(1)))
+        .hasMessageStartingWith("memcached not found on PATH");
+  }
 
-    @Test
-    void findsTheBinaryOnThePathAndHonoursAnExplicitExecutable(@TempDir Path dir) throws IOException {
-        assertThat(MemcachedProcess.findOnPath("memcached", dir + ":" + System.getenv("PATH"))).isNotNull();
-        assertThat(MemcachedProcess.findOnPath("memcached", dir.toString())).isNull();
-        assertThat(MemcachedProcess.chooseRuntime(null, System.getenv("PATH"), () -> false, List.of(),
-                Duration.ofSeconds(1))).isInstanceOf(NativeMemcached.class);
-        Path missing = dir.resolve("memcached");
-        assertThatThrownBy(() -> MemcachedProcess.builder().executable(missing).start())
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessage("memcached executable not found or not executable: " + missing);
-    }
+  @Test
+  void findsTheBinaryOnThePathAndHonoursAnExplicitExecutable(@TempDir Path dir) throws IOException {
+    assertThat(MemcachedProcess.findOnPath("memcached", dir + ":" + System.getenv("PATH")))
+        .isNotNull();
+    assertThat(MemcachedProcess.findOnPath("memcached", dir.toString())).isNull();
+    assertThat(
+            MemcachedProcess.chooseRuntime(
+                null, System.getenv("PATH"), () -> false, List.of(), Duration.ofSeconds(1)))
+        .isInstanceOf(NativeMemcached.class);
+    Path missing = dir.resolve("memcached");
+    assertThatThrownBy(() -> MemcachedProcess.builder().executable(missing).start())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("memcached executable not found or not executable: " + missing);
+  }
 
-    @Test
-    void builderValidatesEagerly() {
-        MemcachedProcess.Builder builder = MemcachedProcess.builder();
-        assertThatThrownBy(() -> builder.extraArgs("-p", "11211")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("extraArgs: [-p, 11211] (expected: no -l, -p or -U; the listen address and port are managed)");
-        assertThatThrownBy(() -> builder.extraArgs("-U", "1")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> builder.extraArgs("--listen=0.0.0.0")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> builder.extraArgs((String) null)).isInstanceOf(NullPointerException.class);
-        assertThatThrownBy(() -> builder.startupTimeout(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("startupTimeout: PT0S (expected: > 0)");
-        assertThatThrownBy(() -> builder.startupTimeout(null)).isInstanceOf(NullPointerException.class)
-                .hasMessage("startupTimeout");
-        assertThatThrownBy(() -> builder.executable(null)).isInstanceOf(NullPointerException.class)
-                .hasMessage("executable");
-    }
+  @Test
+  void builderValidatesEagerly() {
+    MemcachedProcess.Builder builder = MemcachedProcess.builder();
+    assertThatThrownBy(() -> builder.extraArgs("-p", "11211"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "extraArgs: [-p, 11211] (expected: no -l, -p or -U; the listen address and port are managed)");
+    assertThatThrownBy(() -> builder.extraArgs("-U", "1"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> builder.extraArgs("--listen=0.0.0.0"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> builder.extraArgs((String) null))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> builder.startupTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("startupTimeout: PT0S (expected: > 0)");
+    assertThatThrownBy(() -> builder.startupTimeout(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("startupTimeout");
+    assertThatThrownBy(() -> builder.executable(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("executable");
+  }
 }

@@ -5,7 +5,10 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 
-/** Loaded only after {@link Transport#EPOLL} is known to be available, so the epoll jar stays optional. */
+/**
+ * Loaded only after {@link Transport#EPOLL} is known to be available, so the epoll jar stays
+ * optional.
+ */
 final class EpollSupport {
   private EpollSupport() {}
 

@@ -5,7 +5,10 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.uring.IoUringIoHandler;
 import io.netty.channel.uring.IoUringSocketChannel;
 
-/** Loaded only after {@link Transport#IO_URING} is known to be available, so the io_uring jar stays optional. */
+/**
+ * Loaded only after {@link Transport#IO_URING} is known to be available, so the io_uring jar stays
+ * optional.
+ */
 final class IoUringSupport {
   private IoUringSupport() {}
 

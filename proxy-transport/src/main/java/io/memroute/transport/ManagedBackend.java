@@ -40,10 +40,16 @@ public interface ManagedBackend extends Backend, AutoCloseable {
   /** Returns the number of validated connections open now. */
   int openConnections();
 
-  /** Returns request counts and latency by command and outcome, for every request this backend completed. */
+  /**
+   * Returns request counts and latency by command and outcome, for every request this backend
+   * completed.
+   */
   OutcomeCounters requests();
 
-  /** Returns how many connection-level failures with {@code reason} were counted (toward the failure limit). */
+  /**
+   * Returns how many connection-level failures with {@code reason} were counted (toward the failure
+   * limit).
+   */
   long failureCount(FailureReason reason);
 
   /** Returns how many requests failed fast (bad, down, closed) without touching the network. */
@@ -53,8 +59,8 @@ public interface ManagedBackend extends Backend, AutoCloseable {
   long markedBadCount();
 
   /**
-   * Returns a future that completes when the backend first becomes {@code UP}, or exceptionally
-   * if it is closed first. It never completes if the server never answers: use a timeout.
+   * Returns a future that completes when the backend first becomes {@code UP}, or exceptionally if
+   * it is closed first. It never completes if the server never answers: use a timeout.
    */
   CompletableFuture<Void> ready();
 

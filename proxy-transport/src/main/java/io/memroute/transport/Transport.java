@@ -11,9 +11,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The socket transport under memroute's Netty event loops.
  *
- * <p>The native transports are detected by class name, so their jars are optional: without them
- * (or on a kernel without the feature) memroute runs on {@link #NIO}. {@link #auto()} picks the
- * first available in the default order {@link #EPOLL}, {@link #IO_URING}, {@link #NIO} (see
+ * <p>The native transports are detected by class name, so their jars are optional: without them (or
+ * on a kernel without the feature) memroute runs on {@link #NIO}. {@link #auto()} picks the first
+ * available in the default order {@link #EPOLL}, {@link #IO_URING}, {@link #NIO} (see
  * docs/performance.md for the measurements behind it), unless the system property {@value
  * #PROPERTY} names one ({@code epoll}, {@code io_uring}, {@code nio} or {@code auto}).
  */
@@ -25,7 +25,10 @@ public enum Transport {
   /** Java NIO: always available. */
   NIO(null);
 
-  /** The system property that overrides {@link #auto()}: {@code epoll}, {@code io_uring}, {@code nio} or {@code auto}. */
+  /**
+   * The system property that overrides {@link #auto()}: {@code epoll}, {@code io_uring}, {@code
+   * nio} or {@code auto}.
+   */
   public static final String PROPERTY = "memroute.transport";
 
   private static final Logger log = LoggerFactory.getLogger(Transport.class);
@@ -71,7 +74,8 @@ public enum Transport {
       Throwable t = (Throwable) c.getMethod("unavailabilityCause").invoke(null);
       return t != null ? t : new UnsupportedOperationException(name() + " unavailable");
     } catch (ReflectiveOperationException | LinkageError e) {
-      return new UnsupportedOperationException(name() + " classes not on the class path (" + probeClass + ")", e);
+      return new UnsupportedOperationException(
+          name() + " classes not on the class path (" + probeClass + ")", e);
     }
   }
 
@@ -95,13 +99,23 @@ public enum Transport {
     } else {
       chosen = parse(prop);
       if (!chosen.isAvailable()) {
-        throw new IllegalStateException(PROPERTY + "=" + prop + " but " + chosen + " is unavailable: " + chosen.unavailabilityCause());
+        throw new IllegalStateException(
+            PROPERTY
+                + "="
+                + prop
+                + " but "
+                + chosen
+                + " is unavailable: "
+                + chosen.unavailabilityCause());
       }
     }
     if (logged != chosen) {
       logged = chosen;
-      log.info("memroute transport: {} (epoll {}, io_uring {})", chosen,
-          EPOLL.isAvailable() ? "available" : "unavailable", IO_URING.isAvailable() ? "available" : "unavailable");
+      log.info(
+          "memroute transport: {} (epoll {}, io_uring {})",
+          chosen,
+          EPOLL.isAvailable() ? "available" : "unavailable",
+          IO_URING.isAvailable() ? "available" : "unavailable");
     }
     return chosen;
   }
@@ -121,7 +135,8 @@ public enum Transport {
       case "nio":
         return NIO;
       default:
-        throw new IllegalArgumentException("transport: '" + name + "' (expected: io_uring, epoll, nio or auto)");
+        throw new IllegalArgumentException(
+            "transport: '" + name + "' (expected: io_uring, epoll, nio or auto)");
     }
   }
 

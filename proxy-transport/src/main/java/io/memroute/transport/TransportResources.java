@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The event loops memroute's connections run on, and the transport under them. Expensive: create
  * one per application (a router creates its own unless given one) and share it.
  *
- * <p>Ownership is explicit: resources created by {@link #create()} or {@link Builder#build()}
- * own their event-loop group and shut it down on {@link #close()}; a group passed to {@link
+ * <p>Ownership is explicit: resources created by {@link #create()} or {@link Builder#build()} own
+ * their event-loop group and shut it down on {@link #close()}; a group passed to {@link
  * Builder#eventLoopGroup(EventLoopGroup, Transport, boolean)} is shut down only if the caller says
  * so.
  */
@@ -45,12 +45,17 @@ public final class TransportResources implements AutoCloseable {
       this.shutdownOnClose = b.shutdownOnClose;
     } else {
       int threads = b.threads > 0 ? b.threads : defaultThreads();
-      this.group = new MultiThreadIoEventLoopGroup(threads, new EventLoopThreadFactory(), transport.ioHandlerFactory());
+      this.group =
+          new MultiThreadIoEventLoopGroup(
+              threads, new EventLoopThreadFactory(), transport.ioHandlerFactory());
       this.shutdownOnClose = true;
     }
   }
 
-  /** Creates resources with the automatic transport ({@link Transport#auto()}) and default thread count. */
+  /**
+   * Creates resources with the automatic transport ({@link Transport#auto()}) and default thread
+   * count.
+   */
   public static TransportResources create() {
     return builder().build();
   }
@@ -87,7 +92,8 @@ public final class TransportResources implements AutoCloseable {
    * @param listener hears state changes and failures; {@link BackendListener#NOOP} for none
    * @throws IllegalStateException if these resources are closed
    */
-  public ManagedBackend createBackend(String name, String host, int port, BackendOptions options, BackendListener listener) {
+  public ManagedBackend createBackend(
+      String name, String host, int port, BackendOptions options, BackendListener listener) {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(options, "options");
@@ -105,7 +111,9 @@ public final class TransportResources implements AutoCloseable {
   public CompletableFuture<Void> closeAsync() {
     if (closed.compareAndSet(false, true)) {
       if (shutdownOnClose) {
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> closeFuture.complete(null));
+        group
+            .shutdownGracefully(0, 2, TimeUnit.SECONDS)
+            .addListener(f -> closeFuture.complete(null));
       } else {
         closeFuture.complete(null);
       }
@@ -143,7 +151,8 @@ public final class TransportResources implements AutoCloseable {
     }
   }
 
-  private static final class EventLoopThread extends FastThreadLocalThread implements NonBlockingThread {
+  private static final class EventLoopThread extends FastThreadLocalThread
+      implements NonBlockingThread {
     EventLoopThread(Runnable r, String name) {
       super(r, name);
     }
@@ -165,7 +174,9 @@ public final class TransportResources implements AutoCloseable {
       return this;
     }
 
-    /** Sets the number of event-loop threads, {@code 1..1024} (default {@link #defaultThreads()}). */
+    /**
+     * Sets the number of event-loop threads, {@code 1..1024} (default {@link #defaultThreads()}).
+     */
     public Builder eventLoopThreads(int threads) {
       if (threads < 1 || threads > 1024) {
         throw new IllegalArgumentException("eventLoopThreads: " + threads + " (expected: 1-1024)");
@@ -179,7 +190,8 @@ public final class TransportResources implements AutoCloseable {
      *
      * @param shutdownOnClose whether {@link TransportResources#close()} shuts the group down
      */
-    public Builder eventLoopGroup(EventLoopGroup group, Transport transport, boolean shutdownOnClose) {
+    public Builder eventLoopGroup(
+        EventLoopGroup group, Transport transport, boolean shutdownOnClose) {
       this.group = Objects.requireNonNull(group, "group");
       this.transport = Objects.requireNonNull(transport, "transport");
       this.shutdownOnClose = shutdownOnClose;

@@ -31,7 +31,8 @@ public final class NoLeaksExtension implements AfterAllCallback {
       b.release();
     }
     List<String> found = new ArrayList<>(LeakRecorder.LEAKS);
-    LeakRecorder.LEAKS.clear(); // report each leak once, in the class that caused it (or the next one)
+    LeakRecorder.LEAKS
+        .clear(); // report each leak once, in the class that caused it (or the next one)
     assertThat(found).as("Netty buffer leaks in " + context.getDisplayName()).isEmpty();
   }
 }

@@ -11,8 +11,10 @@ import java.util.function.BiConsumer;
 public abstract class Callback implements BiConsumer<Object, Throwable> {
   /** Driver-private listener adapters, one per operation type, created lazily. */
   public Object adapterGet;
+
   public Object adapterSet;
   public Object adapterMulti;
+
   /** The operation in flight ({@link Measurement#OP_GET}, ...). */
   public byte op;
 

@@ -12,9 +12,8 @@ final class FolsomDriver extends Driver {
 
   FolsomDriver(String host, int port, boolean directCallbacks) throws Exception {
     this.direct = directCallbacks;
-    MemcacheClientBuilder<byte[]> b = MemcacheClientBuilder.newByteArrayClient()
-        .withAddress(host, port)
-        .withConnections(1);
+    MemcacheClientBuilder<byte[]> b =
+        MemcacheClientBuilder.newByteArrayClient().withAddress(host, port).withConnections(1);
     if (directCallbacks) {
       b.withReplyExecutor(Runnable::run);
     }
@@ -39,8 +38,10 @@ final class FolsomDriver extends Driver {
 
   @Override
   public String describe() {
-    return "Folsom 1.21.0 ascii, 1 connection, " + (direct ? "replies completed on the event loop (direct reply executor)"
-        : "default reply executor (ForkJoinPool)");
+    return "Folsom 1.21.0 ascii, 1 connection, "
+        + (direct
+            ? "replies completed on the event loop (direct reply executor)"
+            : "default reply executor (ForkJoinPool)");
   }
 
   @Override

@@ -23,15 +23,19 @@ public final class Measurement {
   public static final byte OP_MULTI = 2;
 
   public volatile int phase = WARMUP;
+
   /** Latency from the intended send time (closed loop: the actual send time). */
   public final Recorder latency = new Recorder(3);
+
   /** Open loop only: latency from the actual send time, for comparison. */
   public final Recorder service = new Recorder(3);
+
   public final LongAdder ops = new LongAdder();
   public final LongAdder errors = new LongAdder();
   public final LongAdder misses = new LongAdder();
   public final AtomicReference<String> firstError = new AtomicReference<>();
   public final int keysPerGet;
+
   /** Open loop: also record the service time (from the actual send). */
   public final boolean open;
 
@@ -41,7 +45,8 @@ public final class Measurement {
   }
 
   /** Records one completion. */
-  public void complete(byte op, long startNanos, long sentNanos, long now, Object value, Throwable err) {
+  public void complete(
+      byte op, long startNanos, long sentNanos, long now, Object value, Throwable err) {
     if (phase != MEASURE) {
       return;
     }
@@ -56,7 +61,8 @@ public final class Measurement {
     } else if (outcome == 2) {
       errors.increment();
       if (firstError.get() == null) {
-        firstError.compareAndSet(null, err != null ? String.valueOf(err) : "unexpected result " + value);
+        firstError.compareAndSet(
+            null, err != null ? String.valueOf(err) : "unexpected result " + value);
       }
     }
   }

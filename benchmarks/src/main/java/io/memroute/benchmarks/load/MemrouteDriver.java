@@ -9,7 +9,10 @@ import io.memroute.transport.Transport;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** memroute through its typed facade ({@code get}, {@code set}, {@code getMulti}), one event-loop thread. */
+/**
+ * memroute through its typed facade ({@code get}, {@code set}, {@code getMulti}), one event-loop
+ * thread.
+ */
 final class MemrouteDriver extends Driver {
   private final MemcacheRouter router;
   private final String transport;
@@ -25,14 +28,22 @@ final class MemrouteDriver extends Driver {
     MemcacheRouter.Builder b = MemcacheRouter.builder().eventLoopThreads(1);
     String address = host + ":" + port;
     if (allSync3) {
-      b.config(RouterConfig.builder()
-          .backend("a", address).backend("b", address).backend("c", address)
-          .pool(PoolConfig.of("a", "a")).pool(PoolConfig.of("b", "b")).pool(PoolConfig.of("c", "c"))
-          .route(Routes.commands()
-              .on(Command.SET, Routes.allSync(Routes.pool("a"), Routes.pool("b"), Routes.pool("c")))
-              .any(Routes.pool("a"))
-              .build())
-          .build());
+      b.config(
+          RouterConfig.builder()
+              .backend("a", address)
+              .backend("b", address)
+              .backend("c", address)
+              .pool(PoolConfig.of("a", "a"))
+              .pool(PoolConfig.of("b", "b"))
+              .pool(PoolConfig.of("c", "c"))
+              .route(
+                  Routes.commands()
+                      .on(
+                          Command.SET,
+                          Routes.allSync(Routes.pool("a"), Routes.pool("b"), Routes.pool("c")))
+                      .any(Routes.pool("a"))
+                      .build())
+              .build());
     } else {
       b.servers(address);
     }
@@ -60,8 +71,11 @@ final class MemrouteDriver extends Driver {
 
   @Override
   public String describe() {
-    return "memroute typed API, transport " + transport + ", 1 event-loop thread, "
-        + (allSync3 ? "3 pools of 1 backend (3 connections to the same server), sets replicated with Routes.allSync, other commands to pool a"
+    return "memroute typed API, transport "
+        + transport
+        + ", 1 event-loop thread, "
+        + (allSync3
+            ? "3 pools of 1 backend (3 connections to the same server), sets replicated with Routes.allSync, other commands to pool a"
             : "1 connection")
         + ", futures complete on the event loop";
   }

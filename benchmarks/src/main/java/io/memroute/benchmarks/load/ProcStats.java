@@ -25,20 +25,28 @@ public final class ProcStats {
 
   /** Process CPU time (all threads, user + kernel), from the JVM. */
   public long cpuNanos;
+
   /** User and kernel time from /proc/self/stat, in nanoseconds (10 ms resolution). */
   public long userNanos;
+
   public long sysNanos;
+
   /** Voluntary + involuntary context switches by thread id (Linux task id). */
   private Map<Long, Long> contextSwitches;
+
   /** Bytes allocated by thread id (Java thread id). */
   private Map<Long, Long> allocatedBytes;
+
   public long gcCount;
   public long gcMillis;
   public long wallNanos;
+
   /** Busy CPU time of the whole machine (all CPUs, /proc/stat), nanoseconds. */
   public long machineBusyNanos;
+
   /** When {@link #machineBusyNanos} was read. */
   public long machineBusyAtNanos;
+
   /** CPU nanoseconds of the watched processes (memcached, a sidecar), same order as given. */
   public long[] otherCpuNanos;
 
@@ -81,7 +89,10 @@ public final class ProcStats {
     cpuNanos = OS.getProcessCpuTime();
   }
 
-  /** Context switches between two snapshots, by thread: threads that ended in between are lost, new ones count whole. */
+  /**
+   * Context switches between two snapshots, by thread: threads that ended in between are lost, new
+   * ones count whole.
+   */
   public static long contextSwitches(ProcStats s0, ProcStats s1) {
     return delta(s0.contextSwitches, s1.contextSwitches);
   }
@@ -149,7 +160,9 @@ public final class ProcStats {
     for (int i = 0; i < s0.otherCpuNanos.length; i++) {
       others -= s1.otherCpuNanos[i] - s0.otherCpuNanos[i];
     }
-    return Math.min(100, Math.max(0, 100.0 * others / ((double) wall * Runtime.getRuntime().availableProcessors())));
+    return Math.min(
+        100,
+        Math.max(0, 100.0 * others / ((double) wall * Runtime.getRuntime().availableProcessors())));
   }
 
   /** [utime, stime] in clock ticks of /proc/PID/stat, or zeros. */
@@ -171,7 +184,8 @@ public final class ProcStats {
         long sum = 0;
         try {
           for (String line : Files.readAllLines(t.resolve("status"), StandardCharsets.US_ASCII)) {
-            if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
+            if (line.startsWith("voluntary_ctxt_switches:")
+                || line.startsWith("nonvoluntary_ctxt_switches:")) {
               sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
             }
           }

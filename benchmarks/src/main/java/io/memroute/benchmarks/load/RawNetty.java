@@ -25,8 +25,8 @@ import java.util.concurrent.locks.LockSupport;
  * The ceiling with the same machinery memroute uses: a bare pipelined Netty loop (epoll, one
  * event-loop thread, one connection) with no client library, no futures, no routing, health,
  * deadlines or metrics. Closed loop: every reply scanned in a read issues the next request into one
- * buffer, written and flushed once per read batch ({@code channelReadComplete}). Open loop: a pacing
- * thread hands each due batch to the event loop, which encodes and flushes it.
+ * buffer, written and flushed once per read batch ({@code channelReadComplete}). Open loop: a
+ * pacing thread hands each due batch to the event loop, which encodes and flushes it.
  */
 final class RawNetty implements AutoCloseable {
   private static final byte[] GET = "get".getBytes(StandardCharsets.US_ASCII);
@@ -40,19 +40,29 @@ final class RawNetty implements AutoCloseable {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory f = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends SocketChannel> cls = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
-    group = new MultiThreadIoEventLoopGroup(1, r -> {
-      Thread t = new Thread(r, "raw-netty-io");
-      t.setDaemon(true);
-      return t;
-    }, f);
-    channel = new Bootstrap().group(group).channel(cls)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .handler(handler)
-        .connect(host, port).sync().channel();
+    group =
+        new MultiThreadIoEventLoopGroup(
+            1,
+            r -> {
+              Thread t = new Thread(r, "raw-netty-io");
+              t.setDaemon(true);
+              return t;
+            },
+            f);
+    channel =
+        new Bootstrap()
+            .group(group)
+            .channel(cls)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .handler(handler)
+            .connect(host, port)
+            .sync()
+            .channel();
   }
 
   static String describe() {
-    return "bare pipelined Netty loop (" + (Epoll.isAvailable() ? "epoll" : "nio")
+    return "bare pipelined Netty loop ("
+        + (Epoll.isAvailable() ? "epoll" : "nio")
         + ", 1 event-loop thread, 1 connection): no client library, futures, routing, health or metrics; one flush per read batch";
   }
 
@@ -168,7 +178,8 @@ final class RawNetty implements AutoCloseable {
     void sendOpen(long first, long interval, int n, long sentAt) {
       for (int i = 0; i < n; i++) {
         if (count == slot.length) {
-          break; // the server is stalled: drop rather than overflow the ring (reported as fewer ops)
+          break; // the server is stalled: drop rather than overflow the ring (reported as fewer
+          // ops)
         }
         issue(0, first + i * interval, sentAt);
       }
@@ -199,7 +210,11 @@ final class RawNetty implements AutoCloseable {
         out.writeShort(0x0d0a);
         o = keysPerGet > 1 ? Measurement.OP_MULTI : Measurement.OP_GET;
       } else {
-        out.writeBytes(SET).writeBytes(keyBytes[k]).writeBytes(setSuffix).writeBytes(value).writeShort(0x0d0a);
+        out.writeBytes(SET)
+            .writeBytes(keyBytes[k])
+            .writeBytes(setSuffix)
+            .writeBytes(value)
+            .writeShort(0x0d0a);
         o = Measurement.OP_SET;
       }
       int i = tail;

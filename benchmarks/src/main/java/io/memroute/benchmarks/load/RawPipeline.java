@@ -137,7 +137,13 @@ final class RawPipeline implements AutoCloseable {
       while (count > 0 && (r = scanner.scan(in, ringOp[head])) > 0) {
         long now = System.nanoTime();
         int s = ringSlot[head];
-        m.complete(ringOp[head], ringStart[head], ringStart[head], now, r == 1 ? Boolean.TRUE : null, null);
+        m.complete(
+            ringOp[head],
+            ringStart[head],
+            ringStart[head],
+            now,
+            r == 1 ? Boolean.TRUE : null,
+            null);
         head = (head + 1) % c;
         count--;
         if (!stop) {
@@ -169,34 +175,44 @@ final class RawPipeline implements AutoCloseable {
     byte[] ops = new byte[cap];
     AtomicLong published = new AtomicLong();
     AtomicLong consumed = new AtomicLong();
-    Thread reader = new Thread(() -> {
-      long h = 0;
-      try {
-        while (true) {
-          if (h == published.get()) {
-            if (m.phase == Measurement.STOP) {
-              return;
-            }
-          }
-          if (ch.read(in) < 0) {
-            return;
-          }
-          in.flip();
-          int r;
-          while (h < published.get() && (r = scanner.scan(in, ops[(int) (h & (cap - 1))])) > 0) {
-            int i = (int) (h & (cap - 1));
-            m.complete(ops[i], intended[i], sent[i], System.nanoTime(), r == 1 ? Boolean.TRUE : null, null);
-            h++;
-            consumed.lazySet(h);
-          }
-          in.compact();
-        }
-      } catch (IOException e) {
-        if (m.phase != Measurement.STOP) {
-          m.firstError.compareAndSet(null, String.valueOf(e));
-        }
-      }
-    }, "raw-reader");
+    Thread reader =
+        new Thread(
+            () -> {
+              long h = 0;
+              try {
+                while (true) {
+                  if (h == published.get()) {
+                    if (m.phase == Measurement.STOP) {
+                      return;
+                    }
+                  }
+                  if (ch.read(in) < 0) {
+                    return;
+                  }
+                  in.flip();
+                  int r;
+                  while (h < published.get()
+                      && (r = scanner.scan(in, ops[(int) (h & (cap - 1))])) > 0) {
+                    int i = (int) (h & (cap - 1));
+                    m.complete(
+                        ops[i],
+                        intended[i],
+                        sent[i],
+                        System.nanoTime(),
+                        r == 1 ? Boolean.TRUE : null,
+                        null);
+                    h++;
+                    consumed.lazySet(h);
+                  }
+                  in.compact();
+                }
+              } catch (IOException e) {
+                if (m.phase != Measurement.STOP) {
+                  m.firstError.compareAndSet(null, String.valueOf(e));
+                }
+              }
+            },
+            "raw-reader");
     reader.setDaemon(true);
     reader.start();
     SplittableRandom rnd = new SplittableRandom(seed);

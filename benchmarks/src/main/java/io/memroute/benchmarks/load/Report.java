@@ -16,12 +16,13 @@ import java.util.Map;
 
 /**
  * Turns the runs into a stdout table, ratios against the best peer with the issue's targets, a CSV
- * file, a Markdown report and a self-contained HTML page with hand-drawn SVG bar charts (no scripts,
- * nothing fetched).
+ * file, a Markdown report and a self-contained HTML page with hand-drawn SVG bar charts (no
+ * scripts, nothing fetched).
  */
 public final class Report {
   private static final String[] PALETTE = {
-    "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#7f7f7f", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"
+    "#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#7f7f7f", "#9467bd", "#8c564b", "#e377c2",
+    "#17becf", "#bcbd22"
   };
 
   private final List<RunResult> results;
@@ -33,8 +34,15 @@ public final class Report {
   private final long warmupMs;
   private final long durationMs;
 
-  public Report(List<RunResult> results, List<Workload> workloads, List<String> clients, Map<String, String> descriptions,
-      Map<String, String> env, List<String> peers, long warmupMs, long durationMs) {
+  public Report(
+      List<RunResult> results,
+      List<Workload> workloads,
+      List<String> clients,
+      Map<String, String> descriptions,
+      Map<String, String> env,
+      List<String> peers,
+      long warmupMs,
+      long durationMs) {
     this.results = results;
     this.workloads = workloads;
     this.clients = clients;
@@ -54,8 +62,11 @@ public final class Report {
     m.put("cpus (nproc)", String.valueOf(Runtime.getRuntime().availableProcessors()));
     m.put("cpu model", cpuModel());
     m.put("kernel", read("/proc/sys/kernel/osrelease", System.getProperty("os.version")));
-    m.put("jdk", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
-    m.put("memcached", ServerProcess.memcachedVersion(memcachedBinary) + ", -t " + memcachedThreads);
+    m.put(
+        "jdk",
+        System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+    m.put(
+        "memcached", ServerProcess.memcachedVersion(memcachedBinary) + ", -t " + memcachedThreads);
     m.put("netty", nettyVersion());
     m.put("memroute source", gitRevision());
     return m;
@@ -63,15 +74,25 @@ public final class Report {
 
   private static String gitRevision() {
     try {
-      Process p = new ProcessBuilder("git", "rev-parse", "--short", "HEAD").redirectErrorStream(true).start();
+      Process p =
+          new ProcessBuilder("git", "rev-parse", "--short", "HEAD")
+              .redirectErrorStream(true)
+              .start();
       String rev = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       if (p.waitFor() != 0) {
         return "unknown (not a git work tree)";
       }
-      Process d = new ProcessBuilder("git", "status", "--porcelain", "--untracked-files=no").redirectErrorStream(true).start();
+      Process d =
+          new ProcessBuilder("git", "status", "--porcelain", "--untracked-files=no")
+              .redirectErrorStream(true)
+              .start();
       String dirty = new String(d.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       d.waitFor();
-      return "git " + rev + (dirty.isEmpty() ? "" : " + uncommitted changes in " + dirty.split("\n").length + " files");
+      return "git "
+          + rev
+          + (dirty.isEmpty()
+              ? ""
+              : " + uncommitted changes in " + dirty.split("\n").length + " files");
     } catch (IOException | InterruptedException e) {
       return "unknown";
     }
@@ -79,7 +100,8 @@ public final class Report {
 
   private static String cpuModel() {
     try {
-      for (String line : Files.readAllLines(Paths.get("/proc/cpuinfo"), StandardCharsets.US_ASCII)) {
+      for (String line :
+          Files.readAllLines(Paths.get("/proc/cpuinfo"), StandardCharsets.US_ASCII)) {
         if (line.startsWith("model name")) {
           return line.substring(line.indexOf(':') + 1).trim();
         }
@@ -111,27 +133,57 @@ public final class Report {
 
   public static String progressLine(int n, int total, RunResult r) {
     if (Double.isNaN(r.num("opsPerSec"))) {
-      return String.format(Locale.ROOT, "[%d/%d] %-18s %-22s %s", n, total, r.workload(), r.client(), r.get("note"));
+      return String.format(
+          Locale.ROOT, "[%d/%d] %-18s %-22s %s", n, total, r.workload(), r.client(), r.get("note"));
     }
-    return String.format(Locale.ROOT, "[%d/%d] %-18s %-22s %10.0f ops/s  p50 %7.1f us  p99 %8.1f us  cpu %6.2f us/op  %s",
-        n, total, r.workload(), r.client(), r.num("opsPerSec"), r.num("p50us"), r.num("p99us"),
-        r.num("cpuNsPerOp") / 1000, errorNote(r));
+    return String.format(
+        Locale.ROOT,
+        "[%d/%d] %-18s %-22s %10.0f ops/s  p50 %7.1f us  p99 %8.1f us  cpu %6.2f us/op  %s",
+        n,
+        total,
+        r.workload(),
+        r.client(),
+        r.num("opsPerSec"),
+        r.num("p50us"),
+        r.num("p99us"),
+        r.num("cpuNsPerOp") / 1000,
+        errorNote(r));
   }
 
   private static String errorNote(RunResult r) {
     double e = r.num("errors");
     double m = r.num("misses");
-    String s = (e > 0 ? (long) e + " errors " : "") + (m > 0 ? (long) m + " misses " : "") + r.get("note");
+    String s =
+        (e > 0 ? (long) e + " errors " : "") + (m > 0 ? (long) m + " misses " : "") + r.get("note");
     return s.trim();
   }
 
   /** Prints the results table, the ratio table and the targets. */
   public void print(PrintStream o) {
     o.println();
-    o.println("== results (" + warmupMs + " ms warm-up, " + durationMs + " ms measured per run; latency in us; CPU per request is client-process CPU)");
-    String hdr = String.format(Locale.ROOT, "%-18s %-22s %11s %8s %8s %9s %9s %5s %6s %7s %8s %9s %s",
-        "workload", "client", "ops/s", "p50", "p99", "p99.9", "cpu ns/op", "sys%", "ctx/op", "sysc/op", "B/op",
-        "srv ns/op", "errors/misses/notes");
+    o.println(
+        "== results ("
+            + warmupMs
+            + " ms warm-up, "
+            + durationMs
+            + " ms measured per run; latency in us; CPU per request is client-process CPU)");
+    String hdr =
+        String.format(
+            Locale.ROOT,
+            "%-18s %-22s %11s %8s %8s %9s %9s %5s %6s %7s %8s %9s %s",
+            "workload",
+            "client",
+            "ops/s",
+            "p50",
+            "p99",
+            "p99.9",
+            "cpu ns/op",
+            "sys%",
+            "ctx/op",
+            "sysc/op",
+            "B/op",
+            "srv ns/op",
+            "errors/misses/notes");
     o.println(hdr);
     for (Workload w : workloads) {
       for (RunResult r : runs(w)) {
@@ -140,20 +192,47 @@ public final class Report {
           continue;
         }
         double cpu = r.num("cpuNsPerOp");
-        double sysPct = 100 * r.num("sysNsPerOp") / Math.max(1, r.num("userNsPerOp") + r.num("sysNsPerOp"));
-        o.printf(Locale.ROOT, "%-18s %-22s %11.0f %8.1f %8.1f %9.1f %9.0f %4.0f%% %6.2f %7s %8.0f %9s %s%n",
-            w.name(), r.client(), r.num("opsPerSec"), r.num("p50us"), r.num("p99us"), r.num("p999us"), cpu, sysPct,
-            r.num("ctxSwitchesPerOp"), fmt2(r.num("syscallsPerOp")), r.num("allocBytesPerOp"),
-            fmt0(r.num("serverCpuNsPerOp")), errorNote(r));
+        double sysPct =
+            100 * r.num("sysNsPerOp") / Math.max(1, r.num("userNsPerOp") + r.num("sysNsPerOp"));
+        o.printf(
+            Locale.ROOT,
+            "%-18s %-22s %11.0f %8.1f %8.1f %9.1f %9.0f %4.0f%% %6.2f %7s %8.0f %9s %s%n",
+            w.name(),
+            r.client(),
+            r.num("opsPerSec"),
+            r.num("p50us"),
+            r.num("p99us"),
+            r.num("p999us"),
+            cpu,
+            sysPct,
+            r.num("ctxSwitchesPerOp"),
+            fmt2(r.num("syscallsPerOp")),
+            r.num("allocBytesPerOp"),
+            fmt0(r.num("serverCpuNsPerOp")),
+            errorNote(r));
       }
     }
     o.println();
-    o.println("== memroute vs the best peer (" + String.join(", ", peers) + ") and the raw pipeline");
-    o.printf(Locale.ROOT, "%-18s %-22s %-28s %-28s %-14s %-28s%n", "workload", "client", "cpu/op vs best peer",
-        "ops/s vs best peer", "ops/s vs raw", "p99 vs best peer");
+    o.println(
+        "== memroute vs the best peer (" + String.join(", ", peers) + ") and the raw pipeline");
+    o.printf(
+        Locale.ROOT,
+        "%-18s %-22s %-28s %-28s %-14s %-28s%n",
+        "workload",
+        "client",
+        "cpu/op vs best peer",
+        "ops/s vs best peer",
+        "ops/s vs raw",
+        "p99 vs best peer");
     for (Ratio x : ratios()) {
-      o.printf(Locale.ROOT, "%-18s %-22s %-28s %-28s %-14s %-28s%n", x.workload, x.client,
-          ratio(x.cpu, x.cpuPeer), ratio(x.ops, x.opsPeer), x.opsRaw == null ? "-" : fmt2(x.opsRaw) + "x",
+      o.printf(
+          Locale.ROOT,
+          "%-18s %-22s %-28s %-28s %-14s %-28s%n",
+          x.workload,
+          x.client,
+          ratio(x.cpu, x.cpuPeer),
+          ratio(x.ops, x.opsPeer),
+          x.opsRaw == null ? "-" : fmt2(x.opsRaw) + "x",
           ratio(x.p99, x.p99Peer));
     }
     o.println();
@@ -190,7 +269,10 @@ public final class Report {
   }
 
   private boolean valid(RunResult r) {
-    return r != null && !Double.isNaN(r.num("opsPerSec")) && r.num("ops") > 0 && r.num("errors") == 0;
+    return r != null
+        && !Double.isNaN(r.num("opsPerSec"))
+        && r.num("ops") > 0
+        && r.num("errors") == 0;
   }
 
   /** The best peer by a metric: [client, value], lowest or highest. */
@@ -270,7 +352,9 @@ public final class Report {
     return out;
   }
 
-  /** [status, target, evidence] rows for the plain "memroute" client (or each memroute-* transport). */
+  /**
+   * [status, target, evidence] rows for the plain "memroute" client (or each memroute-* transport).
+   */
   List<String[]> targets() {
     List<String[]> out = new ArrayList<>();
     List<String> mine = new ArrayList<>();
@@ -287,17 +371,33 @@ public final class Report {
         Workload w = Workload.parse(x.workload);
         boolean base = w.getPercent == 90 && w.valueSize == 100 && w.keysPerGet == 1;
         if (!w.open && base && (w.concurrency == 64 || w.concurrency == 256) && x.cpu != null) {
-          out.add(new String[] {status(x.cpu <= 0.7), c + " CPU/request <= 0.7x best peer at " + x.workload,
-              fmt2(x.cpu) + "x " + x.cpuPeer});
+          out.add(
+              new String[] {
+                status(x.cpu <= 0.7),
+                c + " CPU/request <= 0.7x best peer at " + x.workload,
+                fmt2(x.cpu) + "x " + x.cpuPeer
+              });
         }
         if (!w.open && w.concurrency == 256 && x.ops != null) {
           boolean ok = x.ops >= 1.0 && (x.opsRaw == null || x.opsRaw >= 0.95);
-          out.add(new String[] {status(ok), c + " throughput >= best peer and >= 95% of raw at " + x.workload,
-              fmt2(x.ops) + "x " + x.opsPeer + ", " + (x.opsRaw == null ? "raw n/a" : fmt2(x.opsRaw) + "x raw")});
+          out.add(
+              new String[] {
+                status(ok),
+                c + " throughput >= best peer and >= 95% of raw at " + x.workload,
+                fmt2(x.ops)
+                    + "x "
+                    + x.opsPeer
+                    + ", "
+                    + (x.opsRaw == null ? "raw n/a" : fmt2(x.opsRaw) + "x raw")
+              });
         }
         if (w.open && x.p99 != null) {
-          out.add(new String[] {status(x.p99 <= 0.8), c + " open-loop p99 <= 0.8x best peer at " + x.workload,
-              fmt2(x.p99) + "x " + x.p99Peer});
+          out.add(
+              new String[] {
+                status(x.p99 <= 0.8),
+                c + " open-loop p99 <= 0.8x best peer at " + x.workload,
+                fmt2(x.p99) + "x " + x.p99Peer
+              });
         }
       }
     }
@@ -306,8 +406,18 @@ public final class Report {
       RunResult fanOut = find(w, "memroute-allsync3");
       if (!w.open && w.getPercent == 0 && valid(single) && valid(fanOut)) {
         double r = fanOut.num("cpuNsPerOp") / single.num("cpuNsPerOp");
-        out.add(new String[] {status(r <= 2.0), "set replicated to 3 pools (allSync) <= 2x the client CPU of a single set at " + w.name(),
-            fmt2(r) + "x (" + fmt0(fanOut.num("cpuNsPerOp")) + " vs " + fmt0(single.num("cpuNsPerOp")) + " ns/op)"});
+        out.add(
+            new String[] {
+              status(r <= 2.0),
+              "set replicated to 3 pools (allSync) <= 2x the client CPU of a single set at "
+                  + w.name(),
+              fmt2(r)
+                  + "x ("
+                  + fmt0(fanOut.num("cpuNsPerOp"))
+                  + " vs "
+                  + fmt0(single.num("cpuNsPerOp"))
+                  + " ns/op)"
+            });
       }
       if (!w.open) {
         continue;
@@ -316,8 +426,17 @@ public final class Report {
       RunResult side = find(w, "memroute+nutcracker");
       if (valid(direct) && valid(side)) {
         double r = direct.num("p50us") / side.num("p50us");
-        out.add(new String[] {status(r <= 0.5), "memroute open-loop p50 <= 0.5x memroute through nutcracker at " + w.name(),
-            fmt2(r) + "x (" + fmt1(direct.num("p50us")) + " vs " + fmt1(side.num("p50us")) + " us)"});
+        out.add(
+            new String[] {
+              status(r <= 0.5),
+              "memroute open-loop p50 <= 0.5x memroute through nutcracker at " + w.name(),
+              fmt2(r)
+                  + "x ("
+                  + fmt1(direct.num("p50us"))
+                  + " vs "
+                  + fmt1(side.num("p50us"))
+                  + " us)"
+            });
       }
     }
     if (out.isEmpty()) {
@@ -344,62 +463,136 @@ public final class Report {
     StringBuilder sb = new StringBuilder();
     sb.append("## Environment\n\n| | |\n|---|---|\n");
     env.forEach((k, v) -> sb.append("| ").append(k).append(" | ").append(v).append(" |\n"));
-    sb.append("| runs | ").append(warmupMs).append(" ms warm-up + ").append(durationMs).append(" ms measured, one JVM per client |\n\n");
+    sb.append("| runs | ")
+        .append(warmupMs)
+        .append(" ms warm-up + ")
+        .append(durationMs)
+        .append(" ms measured, one JVM per client |\n\n");
     sb.append("## Clients\n\n");
-    descriptions.forEach((k, v) -> sb.append("- **").append(k).append("**: ").append(v).append('\n'));
-    sb.append("\n## Results\n\nLatency in microseconds (open loop: from the intended send time). CPU: client process CPU "
-        + "time per request (user+kernel). sys%: kernel share of it. ctx: context switches per request. syscalls: "
-        + "system calls per request (perf stat, only with --syscalls), then reads/writes/epoll waits/futex calls. "
-        + "B/op: bytes allocated per request. srv: memcached CPU per request.\n\n");
-    sb.append("| workload | client | ops/s | p50 | p99 | p99.9 | CPU ns/op | sys% | ctx/op | syscalls/op | rd | wr | epoll | futex | B/op | srv ns/op | sidecar ns/op | notes |\n");
+    descriptions.forEach(
+        (k, v) -> sb.append("- **").append(k).append("**: ").append(v).append('\n'));
+    sb.append(
+        "\n## Results\n\nLatency in microseconds (open loop: from the intended send time). CPU: client process CPU "
+            + "time per request (user+kernel). sys%: kernel share of it. ctx: context switches per request. syscalls: "
+            + "system calls per request (perf stat, only with --syscalls), then reads/writes/epoll waits/futex calls. "
+            + "B/op: bytes allocated per request. srv: memcached CPU per request.\n\n");
+    sb.append(
+        "| workload | client | ops/s | p50 | p99 | p99.9 | CPU ns/op | sys% | ctx/op | syscalls/op | rd | wr | epoll | futex | B/op | srv ns/op | sidecar ns/op | notes |\n");
     sb.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
     for (Workload w : workloads) {
       for (RunResult r : runs(w)) {
         if (Double.isNaN(r.num("opsPerSec"))) {
-          sb.append("| ").append(w.name()).append(" | ").append(r.client()).append(" | | | | | | | | | | | | ")
-              .append(r.get("note")).append(" |\n");
+          sb.append("| ")
+              .append(w.name())
+              .append(" | ")
+              .append(r.client())
+              .append(" | | | | | | | | | | | | ")
+              .append(r.get("note"))
+              .append(" |\n");
           continue;
         }
-        double sysPct = 100 * r.num("sysNsPerOp") / Math.max(1, r.num("userNsPerOp") + r.num("sysNsPerOp"));
-        sb.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %.1f | %.1f | %.1f | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %s | %.0f | %s | %s | %s |%n",
-            w.name(), r.client(), r.num("opsPerSec"), r.num("p50us"), r.num("p99us"), r.num("p999us"),
-            r.num("cpuNsPerOp"), sysPct, r.num("ctxSwitchesPerOp"), fmt2(r.num("syscallsPerOp")),
-            fmt2(r.num("readsPerOp")), fmt2(r.num("writesPerOp")), fmt2(r.num("epollWaitsPerOp")),
-            fmt2(r.num("futexPerOp")), r.num("allocBytesPerOp"), fmt0(r.num("serverCpuNsPerOp")),
-            fmt0(r.num("sidecarCpuNsPerOp")), errorNote(r)));
+        double sysPct =
+            100 * r.num("sysNsPerOp") / Math.max(1, r.num("userNsPerOp") + r.num("sysNsPerOp"));
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %s | %.0f | %.1f | %.1f | %.1f | %.0f | %.0f%% | %.2f | %s | %s | %s | %s | %s | %.0f | %s | %s | %s |%n",
+                w.name(),
+                r.client(),
+                r.num("opsPerSec"),
+                r.num("p50us"),
+                r.num("p99us"),
+                r.num("p999us"),
+                r.num("cpuNsPerOp"),
+                sysPct,
+                r.num("ctxSwitchesPerOp"),
+                fmt2(r.num("syscallsPerOp")),
+                fmt2(r.num("readsPerOp")),
+                fmt2(r.num("writesPerOp")),
+                fmt2(r.num("epollWaitsPerOp")),
+                fmt2(r.num("futexPerOp")),
+                r.num("allocBytesPerOp"),
+                fmt0(r.num("serverCpuNsPerOp")),
+                fmt0(r.num("sidecarCpuNsPerOp")),
+                errorNote(r)));
       }
     }
-    sb.append("\n## memroute vs the best peer\n\n| workload | client | CPU/op vs best peer | ops/s vs best peer | ops/s vs raw | p99 vs best peer |\n|---|---|---|---|---|---|\n");
+    sb.append(
+        "\n## memroute vs the best peer\n\n| workload | client | CPU/op vs best peer | ops/s vs best peer | ops/s vs raw | p99 vs best peer |\n|---|---|---|---|---|---|\n");
     for (Ratio x : ratios()) {
-      sb.append("| ").append(x.workload).append(" | ").append(x.client).append(" | ").append(ratio(x.cpu, x.cpuPeer))
-          .append(" | ").append(ratio(x.ops, x.opsPeer)).append(" | ").append(x.opsRaw == null ? "-" : fmt2(x.opsRaw) + "x")
-          .append(" | ").append(ratio(x.p99, x.p99Peer)).append(" |\n");
+      sb.append("| ")
+          .append(x.workload)
+          .append(" | ")
+          .append(x.client)
+          .append(" | ")
+          .append(ratio(x.cpu, x.cpuPeer))
+          .append(" | ")
+          .append(ratio(x.ops, x.opsPeer))
+          .append(" | ")
+          .append(x.opsRaw == null ? "-" : fmt2(x.opsRaw) + "x")
+          .append(" | ")
+          .append(ratio(x.p99, x.p99Peer))
+          .append(" |\n");
     }
     sb.append("\n## Targets\n\n| status | target | measured |\n|---|---|---|\n");
     for (String[] t : targets()) {
-      sb.append("| ").append(t[0]).append(" | ").append(t[1]).append(" | ").append(t[2]).append(" |\n");
+      sb.append("| ")
+          .append(t[0])
+          .append(" | ")
+          .append(t[1])
+          .append(" | ")
+          .append(t[2])
+          .append(" |\n");
     }
     Files.writeString(file, sb.toString());
   }
 
   public void writeHtml(Path file) throws IOException {
     StringBuilder h = new StringBuilder();
-    h.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>memroute load tool</title><style>")
-        .append("body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}")
-        .append("td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f2f2f2}")
-        .append("td.l,th.l{text-align:left}.met{color:#070;font-weight:bold}.not{color:#b00;font-weight:bold}")
+    h.append(
+            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>memroute load tool</title><style>")
+        .append(
+            "body{font-family:sans-serif;margin:24px;color:#222}table{border-collapse:collapse;font-size:13px}")
+        .append(
+            "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f2f2f2}")
+        .append(
+            "td.l,th.l{text-align:left}.met{color:#070;font-weight:bold}.not{color:#b00;font-weight:bold}")
         .append("h2{margin-top:32px}</style></head><body>");
     h.append("<h1>memroute side-by-side load test</h1>");
-    h.append("<p>Every client in its own JVM, one after another, identical workloads, against the same memcached. ")
-        .append(warmupMs).append(" ms warm-up + ").append(durationMs).append(" ms measured per run.</p>");
+    h.append(
+            "<p>Every client in its own JVM, one after another, identical workloads, against the same memcached. ")
+        .append(warmupMs)
+        .append(" ms warm-up + ")
+        .append(durationMs)
+        .append(" ms measured per run.</p>");
     h.append("<table>");
-    env.forEach((k, v) -> h.append("<tr><th class=l>").append(esc(k)).append("</th><td class=l>").append(esc(v)).append("</td></tr>"));
+    env.forEach(
+        (k, v) ->
+            h.append("<tr><th class=l>")
+                .append(esc(k))
+                .append("</th><td class=l>")
+                .append(esc(v))
+                .append("</td></tr>"));
     h.append("</table><h2>Clients</h2><table>");
-    descriptions.forEach((k, v) -> h.append("<tr><th class=l>").append(esc(k)).append("</th><td class=l>").append(esc(v)).append("</td></tr>"));
-    h.append("</table><h2>Targets</h2><table><tr><th>status</th><th class=l>target</th><th class=l>measured</th></tr>");
+    descriptions.forEach(
+        (k, v) ->
+            h.append("<tr><th class=l>")
+                .append(esc(k))
+                .append("</th><td class=l>")
+                .append(esc(v))
+                .append("</td></tr>"));
+    h.append(
+        "</table><h2>Targets</h2><table><tr><th>status</th><th class=l>target</th><th class=l>measured</th></tr>");
     for (String[] t : targets()) {
-      h.append("<tr><td class=\"").append(t[0].equals("MET") ? "met" : "not").append("\">").append(esc(t[0]))
-          .append("</td><td class=l>").append(esc(t[1])).append("</td><td class=l>").append(esc(t[2])).append("</td></tr>");
+      h.append("<tr><td class=\"")
+          .append(t[0].equals("MET") ? "met" : "not")
+          .append("\">")
+          .append(esc(t[0]))
+          .append("</td><td class=l>")
+          .append(esc(t[1]))
+          .append("</td><td class=l>")
+          .append(esc(t[2]))
+          .append("</td></tr>");
     }
     h.append("</table>");
     chart(h, "Throughput (requests/s, higher is better)", "opsPerSec", "%.0f", true);
@@ -408,9 +601,30 @@ public final class Report {
     chart(h, "p99 latency (us, lower is better)", "p99us", "%.1f", false);
     chart(h, "Bytes allocated per request (lower is better)", "allocBytesPerOp", "%.0f", false);
     h.append("<h2>All results</h2><table><tr>");
-    String[] cols = {"workload", "client", "opsPerSec", "p50us", "p99us", "p999us", "cpuNsPerOp", "sysNsPerOp",
-      "ctxSwitchesPerOp", "syscallsPerOp", "readsPerOp", "writesPerOp", "epollWaitsPerOp", "futexPerOp", "allocBytesPerOp",
-      "serverCpuNsPerOp", "sidecarCpuNsPerOp", "othersCpuPct", "errors", "misses", "timelineKops", "note"};
+    String[] cols = {
+      "workload",
+      "client",
+      "opsPerSec",
+      "p50us",
+      "p99us",
+      "p999us",
+      "cpuNsPerOp",
+      "sysNsPerOp",
+      "ctxSwitchesPerOp",
+      "syscallsPerOp",
+      "readsPerOp",
+      "writesPerOp",
+      "epollWaitsPerOp",
+      "futexPerOp",
+      "allocBytesPerOp",
+      "serverCpuNsPerOp",
+      "sidecarCpuNsPerOp",
+      "othersCpuPct",
+      "errors",
+      "misses",
+      "timelineKops",
+      "note"
+    };
     for (String c : cols) {
       h.append("<th>").append(c).append("</th>");
     }
@@ -421,11 +635,18 @@ public final class Report {
         for (String c : cols) {
           String v = r.get(c);
           double d = r.num(c);
-          if (!Double.isNaN(d) && !c.equals("workload") && !c.equals("client") && !c.equals("timelineKops")) {
+          if (!Double.isNaN(d)
+              && !c.equals("workload")
+              && !c.equals("client")
+              && !c.equals("timelineKops")) {
             v = d >= 100 ? fmt0(d) : fmt2(d);
           }
-          h.append(c.equals("workload") || c.equals("client") || c.equals("note") ? "<td class=l>" : "<td>")
-              .append(esc(v)).append("</td>");
+          h.append(
+                  c.equals("workload") || c.equals("client") || c.equals("note")
+                      ? "<td class=l>"
+                      : "<td>")
+              .append(esc(v))
+              .append("</td>");
         }
         h.append("</tr>");
       }
@@ -435,7 +656,8 @@ public final class Report {
   }
 
   /** One horizontal grouped bar chart: a group per workload, a bar per client, scaled per group. */
-  private void chart(StringBuilder h, String title, String metric, String format, boolean higherBetter) {
+  private void chart(
+      StringBuilder h, String title, String metric, String format, boolean higherBetter) {
     int labelW = 190;
     int barW = 520;
     int barH = 14;
@@ -457,8 +679,12 @@ public final class Report {
       if (max <= 0) {
         continue;
       }
-      body.append(String.format(Locale.ROOT, "<text x=\"0\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">%s</text>",
-          y + 12, esc(w.name() + "  (" + w.describe() + ")")));
+      body.append(
+          String.format(
+              Locale.ROOT,
+              "<text x=\"0\" y=\"%d\" font-size=\"13\" font-weight=\"bold\">%s</text>",
+              y + 12,
+              esc(w.name() + "  (" + w.describe() + ")")));
       y += 18;
       for (RunResult r : rs) {
         double v = r.num(metric);
@@ -467,25 +693,53 @@ public final class Report {
         }
         String color = PALETTE[Math.max(0, clients.indexOf(r.client())) % PALETTE.length];
         int len = (int) Math.max(1, Math.round(barW * v / max));
-        body.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">%s</text>",
-            labelW - 6, y + barH - 3, esc(r.client())));
-        body.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>",
-            labelW, y, len, barH, color));
-        body.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>",
-            labelW + len + 4, y + barH - 3, String.format(Locale.ROOT, format, v)));
+        body.append(
+            String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"end\">%s</text>",
+                labelW - 6,
+                y + barH - 3,
+                esc(r.client())));
+        body.append(
+            String.format(
+                Locale.ROOT,
+                "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>",
+                labelW,
+                y,
+                len,
+                barH,
+                color));
+        body.append(
+            String.format(
+                Locale.ROOT,
+                "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>",
+                labelW + len + 4,
+                y + barH - 3,
+                String.format(Locale.ROOT, format, v)));
         y += barH + 3;
       }
       y += 12;
     }
     h.append("<h2>").append(esc(title)).append("</h2>");
-    h.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-        + "font-family=\"sans-serif\">", width, y + 4)).append(body).append("</svg>");
+    h.append(
+            String.format(
+                Locale.ROOT,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+                    + "font-family=\"sans-serif\">",
+                width,
+                y + 4))
+        .append(body)
+        .append("</svg>");
     h.append("<p style=\"font-size:12px;color:#666\">Bars are scaled per workload; ")
-        .append(higherBetter ? "longer is better." : "shorter is better.").append("</p>");
+        .append(higherBetter ? "longer is better." : "shorter is better.")
+        .append("</p>");
   }
 
   private static String esc(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    return s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;");
   }
 
   static String fmt0(double v) {

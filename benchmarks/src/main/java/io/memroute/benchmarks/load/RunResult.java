@@ -4,14 +4,47 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
-/** The measurements of one client on one workload; travels from a worker as one line of key=value pairs. */
+/**
+ * The measurements of one client on one workload; travels from a worker as one line of key=value
+ * pairs.
+ */
 public final class RunResult {
   /** Column order of the CSV file. */
   public static final String[] COLUMNS = {
-    "client", "workload", "description", "ops", "seconds", "opsPerSec", "targetRate",
-    "p50us", "p90us", "p99us", "p999us", "maxUs", "serviceP50us", "serviceP99us",
-    "cpuNsPerOp", "userNsPerOp", "sysNsPerOp", "ctxSwitchesPerOp", "allocBytesPerOp",
-    "syscallsPerOp", "readsPerOp", "writesPerOp", "epollWaitsPerOp", "futexPerOp", "uringEnterPerOp", "gcCount", "gcMillis", "serverCpuNsPerOp", "sidecarCpuNsPerOp", "othersCpuPct", "errors", "misses", "timelineKops", "note"
+    "client",
+    "workload",
+    "description",
+    "ops",
+    "seconds",
+    "opsPerSec",
+    "targetRate",
+    "p50us",
+    "p90us",
+    "p99us",
+    "p999us",
+    "maxUs",
+    "serviceP50us",
+    "serviceP99us",
+    "cpuNsPerOp",
+    "userNsPerOp",
+    "sysNsPerOp",
+    "ctxSwitchesPerOp",
+    "allocBytesPerOp",
+    "syscallsPerOp",
+    "readsPerOp",
+    "writesPerOp",
+    "epollWaitsPerOp",
+    "futexPerOp",
+    "uringEnterPerOp",
+    "gcCount",
+    "gcMillis",
+    "serverCpuNsPerOp",
+    "sidecarCpuNsPerOp",
+    "othersCpuPct",
+    "errors",
+    "misses",
+    "timelineKops",
+    "note"
   };
 
   private final Map<String, String> values = new LinkedHashMap<>();

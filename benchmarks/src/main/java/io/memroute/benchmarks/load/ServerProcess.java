@@ -12,7 +12,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** A memcached or nutcracker (twemproxy) process the load tool starts on a free loopback port, and stops. */
+/**
+ * A memcached or nutcracker (twemproxy) process the load tool starts on a free loopback port, and
+ * stops.
+ */
 public final class ServerProcess implements AutoCloseable {
   public final String name;
   public final String host = "127.0.0.1";
@@ -42,18 +45,34 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /** Starts memcached: {@code -t threads}, {@code -m megabytes}, UDP off, on a free port. */
-  public static ServerProcess memcached(String binary, int threads, int megabytes, Path logDir, String cpus)
-      throws IOException {
+  public static ServerProcess memcached(
+      String binary, int threads, int megabytes, Path logDir, String cpus) throws IOException {
     int port = freePort();
     List<String> cmd = new ArrayList<>(pinned(cpus));
-    cmd.addAll(List.of(binary, "-l", "127.0.0.1", "-p", String.valueOf(port), "-U", "0",
-        "-t", String.valueOf(threads), "-m", String.valueOf(megabytes), "-c", "4096"));
+    cmd.addAll(
+        List.of(
+            binary,
+            "-l",
+            "127.0.0.1",
+            "-p",
+            String.valueOf(port),
+            "-U",
+            "0",
+            "-t",
+            String.valueOf(threads),
+            "-m",
+            String.valueOf(megabytes),
+            "-c",
+            "4096"));
     if ("root".equals(System.getProperty("user.name"))) {
       cmd.add("-u");
       cmd.add("root");
     }
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(logDir.resolve("memcached.log").toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(logDir.resolve("memcached.log").toFile())
+            .start();
     ServerProcess s = new ServerProcess("memcached", port, p);
     s.awaitListening();
     return s;
@@ -63,29 +82,48 @@ public final class ServerProcess implements AutoCloseable {
    * Starts nutcracker (twemproxy) in front of {@code backend}: one pool, one server connection, no
    * host ejection, the memcached text protocol.
    */
-  public static ServerProcess nutcracker(String binary, ServerProcess backend, Path workDir, String cpus)
-      throws IOException {
+  public static ServerProcess nutcracker(
+      String binary, ServerProcess backend, Path workDir, String cpus) throws IOException {
     int port = freePort();
     int statsPort = freePort();
     Path conf = workDir.resolve("nutcracker.yml");
-    String yml = "bench:\n"
-        + "  listen: 127.0.0.1:" + port + "\n"
-        + "  hash: fnv1a_64\n"
-        + "  distribution: ketama\n"
-        + "  timeout: 5000\n"
-        + "  backlog: 1024\n"
-        + "  preconnect: true\n"
-        + "  redis: false\n"
-        + "  auto_eject_hosts: false\n"
-        + "  server_connections: 1\n"
-        + "  servers:\n"
-        + "   - " + backend.host + ":" + backend.port + ":1\n";
+    String yml =
+        "bench:\n"
+            + "  listen: 127.0.0.1:"
+            + port
+            + "\n"
+            + "  hash: fnv1a_64\n"
+            + "  distribution: ketama\n"
+            + "  timeout: 5000\n"
+            + "  backlog: 1024\n"
+            + "  preconnect: true\n"
+            + "  redis: false\n"
+            + "  auto_eject_hosts: false\n"
+            + "  server_connections: 1\n"
+            + "  servers:\n"
+            + "   - "
+            + backend.host
+            + ":"
+            + backend.port
+            + ":1\n";
     Files.writeString(conf, yml);
     List<String> cmd = new ArrayList<>(pinned(cpus));
-    cmd.addAll(List.of(binary, "-c", conf.toString(), "-s", String.valueOf(statsPort), "-a", "127.0.0.1",
-        "-o", workDir.resolve("nutcracker.log").toString()));
-    Process p = new ProcessBuilder(cmd)
-        .redirectErrorStream(true).redirectOutput(workDir.resolve("nutcracker.out").toFile()).start();
+    cmd.addAll(
+        List.of(
+            binary,
+            "-c",
+            conf.toString(),
+            "-s",
+            String.valueOf(statsPort),
+            "-a",
+            "127.0.0.1",
+            "-o",
+            workDir.resolve("nutcracker.log").toString()));
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(workDir.resolve("nutcracker.out").toFile())
+            .start();
     ServerProcess s = new ServerProcess("nutcracker", port, p);
     s.awaitListening();
     return s;
@@ -117,7 +155,11 @@ public final class ServerProcess implements AutoCloseable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IOException(name + " exited with status " + process.exitValue() + " (see its log in the output directory)");
+        throw new IOException(
+            name
+                + " exited with status "
+                + process.exitValue()
+                + " (see its log in the output directory)");
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress(host, port), 200);

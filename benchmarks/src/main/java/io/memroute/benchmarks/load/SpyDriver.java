@@ -17,37 +17,39 @@ import net.spy.memcached.transcoders.Transcoder;
 
 /** spymemcached, text protocol, its single I/O thread; values as raw bytes (no serialization). */
 final class SpyDriver extends Driver {
-  private static final Transcoder<byte[]> BYTES = new Transcoder<>() {
-    @Override
-    public boolean asyncDecode(CachedData d) {
-      return false;
-    }
+  private static final Transcoder<byte[]> BYTES =
+      new Transcoder<>() {
+        @Override
+        public boolean asyncDecode(CachedData d) {
+          return false;
+        }
 
-    @Override
-    public CachedData encode(byte[] o) {
-      return new CachedData(0, o, CachedData.MAX_SIZE);
-    }
+        @Override
+        public CachedData encode(byte[] o) {
+          return new CachedData(0, o, CachedData.MAX_SIZE);
+        }
 
-    @Override
-    public byte[] decode(CachedData d) {
-      return d.getData();
-    }
+        @Override
+        public byte[] decode(CachedData d) {
+          return d.getData();
+        }
 
-    @Override
-    public int getMaxSize() {
-      return CachedData.MAX_SIZE;
-    }
-  };
+        @Override
+        public int getMaxSize() {
+          return CachedData.MAX_SIZE;
+        }
+      };
 
   private final MemcachedClient client;
   private final boolean direct;
 
   SpyDriver(String host, int port, boolean directCallbacks) throws Exception {
     this.direct = directCallbacks;
-    ConnectionFactoryBuilder b = new ConnectionFactoryBuilder()
-        .setProtocol(ConnectionFactoryBuilder.Protocol.TEXT)
-        .setDaemon(true)
-        .setOpTimeout(5000);
+    ConnectionFactoryBuilder b =
+        new ConnectionFactoryBuilder()
+            .setProtocol(ConnectionFactoryBuilder.Protocol.TEXT)
+            .setDaemon(true)
+            .setOpTimeout(5000);
     if (directCallbacks) {
       b.setListenerExecutorService(new DirectExecutorService());
     }
@@ -84,8 +86,10 @@ final class SpyDriver extends Driver {
 
   @Override
   public String describe() {
-    return "spymemcached 2.12.3 text protocol, 1 connection, " + (direct ? "listeners run on the I/O thread (direct executor)"
-        : "default listener executor");
+    return "spymemcached 2.12.3 text protocol, 1 connection, "
+        + (direct
+            ? "listeners run on the I/O thread (direct executor)"
+            : "default listener executor");
   }
 
   @Override

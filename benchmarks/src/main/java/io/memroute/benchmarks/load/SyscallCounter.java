@@ -20,12 +20,26 @@ final class SyscallCounter {
 
   static {
     GROUPS.put("syscallsPerOp", List.of("raw_syscalls:sys_enter"));
-    GROUPS.put("readsPerOp", List.of("syscalls:sys_enter_read", "syscalls:sys_enter_readv",
-        "syscalls:sys_enter_recvfrom", "syscalls:sys_enter_recvmsg"));
-    GROUPS.put("writesPerOp", List.of("syscalls:sys_enter_write", "syscalls:sys_enter_writev",
-        "syscalls:sys_enter_sendto", "syscalls:sys_enter_sendmsg"));
-    GROUPS.put("epollWaitsPerOp", List.of("syscalls:sys_enter_epoll_wait", "syscalls:sys_enter_epoll_pwait",
-        "syscalls:sys_enter_epoll_pwait2"));
+    GROUPS.put(
+        "readsPerOp",
+        List.of(
+            "syscalls:sys_enter_read",
+            "syscalls:sys_enter_readv",
+            "syscalls:sys_enter_recvfrom",
+            "syscalls:sys_enter_recvmsg"));
+    GROUPS.put(
+        "writesPerOp",
+        List.of(
+            "syscalls:sys_enter_write",
+            "syscalls:sys_enter_writev",
+            "syscalls:sys_enter_sendto",
+            "syscalls:sys_enter_sendmsg"));
+    GROUPS.put(
+        "epollWaitsPerOp",
+        List.of(
+            "syscalls:sys_enter_epoll_wait",
+            "syscalls:sys_enter_epoll_pwait",
+            "syscalls:sys_enter_epoll_pwait2"));
     GROUPS.put("futexPerOp", List.of("syscalls:sys_enter_futex"));
     GROUPS.put("uringEnterPerOp", List.of("syscalls:sys_enter_io_uring_enter"));
   }
@@ -50,10 +64,24 @@ final class SyscallCounter {
           events.append(events.length() == 0 ? "" : ",").append(e);
         }
       }
-      Process p = new ProcessBuilder("perf", "stat", "-x", ",", "-o", out.toString(), "-e", events.toString(),
-          "-p", String.valueOf(ProcessHandle.current().pid()), "--", "sleep",
-          String.format(java.util.Locale.ROOT, "%.3f", windowMillis / 1000.0))
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      Process p =
+          new ProcessBuilder(
+                  "perf",
+                  "stat",
+                  "-x",
+                  ",",
+                  "-o",
+                  out.toString(),
+                  "-e",
+                  events.toString(),
+                  "-p",
+                  String.valueOf(ProcessHandle.current().pid()),
+                  "--",
+                  "sleep",
+                  String.format(java.util.Locale.ROOT, "%.3f", windowMillis / 1000.0))
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
       return new SyscallCounter(p, out, windowMillis);
     } catch (IOException e) {
       return null;

@@ -6,10 +6,10 @@ import java.util.Locale;
 
 /**
  * Profiles the measured window of a run: {@code cpu}, {@code wall}, {@code alloc} or {@code lock}
- * with async-profiler (its native library ships in the jar; kernel frames included when perf
- * events are allowed), or {@code jfr} with a JDK Flight Recording (profile settings). Writes, per
- * run, a flame graph ({@code .html}), collapsed stacks with thread names ({@code .collapsed}) and a
- * text summary ({@code .txt}); or a {@code .jfr} file. Summarise with {@code benchmarks.jar
+ * with async-profiler (its native library ships in the jar; kernel frames included when perf events
+ * are allowed), or {@code jfr} with a JDK Flight Recording (profile settings). Writes, per run, a
+ * flame graph ({@code .html}), collapsed stacks with thread names ({@code .collapsed}) and a text
+ * summary ({@code .txt}); or a {@code .jfr} file. Summarise with {@code benchmarks.jar
  * profile-summary FILE.collapsed|FILE.jfr}.
  */
 final class WindowProfiler {
@@ -31,7 +31,8 @@ final class WindowProfiler {
       return;
     }
     one.profiler.AsyncProfiler p = one.profiler.AsyncProfiler.getInstance();
-    String interval = event.equals("cpu") ? ",interval=200us" : event.equals("wall") ? ",interval=1ms" : "";
+    String interval =
+        event.equals("cpu") ? ",interval=200us" : event.equals("wall") ? ",interval=1ms" : "";
     p.execute("start,event=" + event + interval + ",threads");
     asyncProfiler = p;
   }

@@ -1,8 +1,8 @@
 package io.memroute.benchmarks.load;
 
 import java.io.BufferedReader;
-import java.io.FileOutputStream;
 import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -101,7 +101,8 @@ public final class Worker {
   }
 
   public static void main(String[] args) throws Exception {
-    PrintStream protocol = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+    PrintStream protocol =
+        new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     System.setOut(System.err); // libraries that print must not corrupt the protocol
     Worker w = new Worker(args);
     try {
@@ -112,7 +113,8 @@ public final class Worker {
       System.exit(1);
     }
     protocol.println("READY " + w.describe());
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null) {
       String[] p = line.trim().split(" ");
@@ -154,7 +156,9 @@ public final class Worker {
     } else if (c.equals("memroute-allsync3")) {
       driver = new MemrouteDriver(host, port, null, true);
     } else if (c.equals("memroute") || c.startsWith("memroute-")) {
-      driver = new MemrouteDriver(host, port, c.equals("memroute") ? null : c.substring("memroute-".length()), false);
+      driver =
+          new MemrouteDriver(
+              host, port, c.equals("memroute") ? null : c.substring("memroute-".length()), false);
     } else if (c.equals("spymemcached")) {
       driver = new SpyDriver(host, port, directCallbacks);
     } else if (c.equals("xmemcached")) {
@@ -162,13 +166,17 @@ public final class Worker {
     } else if (c.equals("folsom")) {
       driver = new FolsomDriver(host, port, directCallbacks);
     } else {
-      throw new IllegalArgumentException("client: '" + client
-          + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, spymemcached, xmemcached, folsom, raw or raw-socket, optionally +nutcracker)");
+      throw new IllegalArgumentException(
+          "client: '"
+              + client
+              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, spymemcached, xmemcached, folsom, raw or raw-socket, optionally +nutcracker)");
     }
   }
 
   private String describe() {
-    return driver != null ? driver.describe() : rawNetty != null ? RawNetty.describe() : RawPipeline.describe();
+    return driver != null
+        ? driver.describe()
+        : rawNetty != null ? RawNetty.describe() : RawPipeline.describe();
   }
 
   private void close() {
@@ -181,7 +189,8 @@ public final class Worker {
   }
 
   private KeySpace keySpace(Workload w) {
-    return keySpaces.computeIfAbsent(w.valueSize + "/" + w.keysPerGet, k -> new KeySpace(w.valueSize, keyCount, w.keysPerGet));
+    return keySpaces.computeIfAbsent(
+        w.valueSize + "/" + w.keysPerGet, k -> new KeySpace(w.valueSize, keyCount, w.keysPerGet));
   }
 
   // ------------------------------------------------------------------ one run
@@ -200,7 +209,8 @@ public final class Worker {
       profiler = new WindowProfiler(profileEvent, java.nio.file.Paths.get(profileDir));
       profiler.start();
     }
-    SyscallCounter counter = countSyscalls ? SyscallCounter.start(Math.max(200, durationMillis - 500)) : null;
+    SyscallCounter counter =
+        countSyscalls ? SyscallCounter.start(Math.max(200, durationMillis - 500)) : null;
     // throughput timeline in 500 ms steps: shows whether a run was steady
     StringBuilder timeline = new StringBuilder();
     long end = System.nanoTime() + durationMillis * 1_000_000L;
@@ -214,13 +224,16 @@ public final class Worker {
       Thread.sleep(Math.max(1, Math.min(500, left / 1_000_000L)));
       long now = System.nanoTime();
       long ops = m.ops.sum();
-      timeline.append(timeline.length() == 0 ? "" : " ").append(Math.round((ops - last) * 1e9 / (now - lastT) / 1000));
+      timeline
+          .append(timeline.length() == 0 ? "" : " ")
+          .append(Math.round((ops - last) * 1e9 / (now - lastT) / 1000));
       last = ops;
       lastT = now;
     }
     m.phase = Measurement.STOP;
     ProcStats s1 = ProcStats.take(true, watch);
-    String profileNote = profiler == null ? "" : profiler.stop(client.replace('+', '_') + "-" + w.name());
+    String profileNote =
+        profiler == null ? "" : profiler.stop(client.replace('+', '_') + "-" + w.name());
     Map<String, Long> syscalls = counter == null ? Map.of() : counter.finish();
     String note = (load.awaitDrained(15_000) ? "" : "did not drain within 15 s ") + profileNote;
     if (load.failure != null) {
@@ -244,22 +257,24 @@ public final class Worker {
     double secs = (s1.wallNanos - s0.wallNanos) / 1e9;
     double per = Math.max(1, ops);
     Histogram h = m.latencyHistogram();
-    RunResult r = new RunResult()
-        .set("client", client)
-        .set("workload", w.name())
-        .set("description", w.describe())
-        .set("ops", ops)
-        .set("seconds", secs)
-        .set("opsPerSec", ops / secs)
-        .set("targetRate", w.open ? w.rate : 0)
-        .set("p50us", h.getValueAtPercentile(50) / 1e3)
-        .set("p90us", h.getValueAtPercentile(90) / 1e3)
-        .set("p99us", h.getValueAtPercentile(99) / 1e3)
-        .set("p999us", h.getValueAtPercentile(99.9) / 1e3)
-        .set("maxUs", h.getMaxValue() / 1e3);
+    RunResult r =
+        new RunResult()
+            .set("client", client)
+            .set("workload", w.name())
+            .set("description", w.describe())
+            .set("ops", ops)
+            .set("seconds", secs)
+            .set("opsPerSec", ops / secs)
+            .set("targetRate", w.open ? w.rate : 0)
+            .set("p50us", h.getValueAtPercentile(50) / 1e3)
+            .set("p90us", h.getValueAtPercentile(90) / 1e3)
+            .set("p99us", h.getValueAtPercentile(99) / 1e3)
+            .set("p999us", h.getValueAtPercentile(99.9) / 1e3)
+            .set("maxUs", h.getMaxValue() / 1e3);
     if (w.open) {
       Histogram s = m.serviceHistogram();
-      r.set("serviceP50us", s.getValueAtPercentile(50) / 1e3).set("serviceP99us", s.getValueAtPercentile(99) / 1e3);
+      r.set("serviceP50us", s.getValueAtPercentile(50) / 1e3)
+          .set("serviceP99us", s.getValueAtPercentile(99) / 1e3);
     }
     r.set("cpuNsPerOp", (s1.cpuNanos - s0.cpuNanos) / per)
         .set("userNsPerOp", (s1.userNanos - s0.userNanos) / per)
@@ -278,7 +293,8 @@ public final class Worker {
     double others = ProcStats.othersPercent(s0, s1);
     r.set("othersCpuPct", others);
     if (others > 10) {
-      note = (note + " NOISY: other processes used " + Math.round(others) + "% of the machine").trim();
+      note =
+          (note + " NOISY: other processes used " + Math.round(others) + "% of the machine").trim();
     }
     String err = m.firstError.get();
     r.set("note", (note + (err == null ? "" : " first error: " + err)).trim());
@@ -287,7 +303,10 @@ public final class Worker {
 
   // ------------------------------------------------------------------ load generators
 
-  /** A running load: stops issuing when the phase is STOP; {@link #awaitDrained} waits for the stragglers. */
+  /**
+   * A running load: stops issuing when the phase is STOP; {@link #awaitDrained} waits for the
+   * stragglers.
+   */
   private abstract static class Load {
     volatile Throwable failure;
 
@@ -307,38 +326,45 @@ public final class Worker {
   private Load startRaw(Workload w, KeySpace ks, Measurement m) throws Exception {
     RawPipeline p = rawSocket ? new RawPipeline(host, port) : null;
     CountDownLatch done = new CountDownLatch(1);
-    Load load = new Load() {
-      @Override
-      boolean awaitDrained(long millis) throws InterruptedException {
-        return done.await(millis, TimeUnit.MILLISECONDS);
-      }
-    };
-    Thread t = new Thread(() -> {
-      try {
-        if (p == null) {
-          rawNetty.run(w, ks, m, seed);
-        } else if (w.open) {
-          p.runOpen(w, ks, m, seed);
-        } else {
-          p.runClosed(w, ks, m, seed);
-        }
-      } catch (Throwable e) {
-        if (m.phase != Measurement.STOP) {
-          load.failure = e;
-        }
-      } finally {
-        if (p != null) {
-          p.close();
-        }
-        done.countDown();
-      }
-    }, "raw-loop");
+    Load load =
+        new Load() {
+          @Override
+          boolean awaitDrained(long millis) throws InterruptedException {
+            return done.await(millis, TimeUnit.MILLISECONDS);
+          }
+        };
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                if (p == null) {
+                  rawNetty.run(w, ks, m, seed);
+                } else if (w.open) {
+                  p.runOpen(w, ks, m, seed);
+                } else {
+                  p.runClosed(w, ks, m, seed);
+                }
+              } catch (Throwable e) {
+                if (m.phase != Measurement.STOP) {
+                  load.failure = e;
+                }
+              } finally {
+                if (p != null) {
+                  p.close();
+                }
+                done.countDown();
+              }
+            },
+            "raw-loop");
     t.setDaemon(true);
     t.start();
     return load;
   }
 
-  /** Closed loop, asynchronous client: each slot issues its next request from the completion callback. */
+  /**
+   * Closed loop, asynchronous client: each slot issues its next request from the completion
+   * callback.
+   */
   private Load startClosedAsync(Workload w, KeySpace ks, Measurement m) {
     CountDownLatch done = new CountDownLatch(w.concurrency);
     List<Slot> slots = new ArrayList<>(w.concurrency);
@@ -356,7 +382,10 @@ public final class Worker {
     };
   }
 
-  /** One outstanding request of a closed loop. A trampoline keeps synchronous completions from recursing. */
+  /**
+   * One outstanding request of a closed loop. A trampoline keeps synchronous completions from
+   * recursing.
+   */
   private final class Slot extends Callback {
     private final Workload w;
     private final KeySpace ks;
@@ -421,24 +450,33 @@ public final class Worker {
     List<Thread> threads = new ArrayList<>(w.concurrency);
     for (int i = 0; i < w.concurrency; i++) {
       SplittableRandom rnd = new SplittableRandom(seed + i);
-      Thread t = new Thread(() -> {
-        while (m.phase != Measurement.STOP) {
-          boolean get = rnd.nextInt(100) < w.getPercent;
-          int k = rnd.nextInt(ks.keys.length);
-          byte op = get ? (ks.keysPerGet() > 1 ? Measurement.OP_MULTI : Measurement.OP_GET) : Measurement.OP_SET;
-          long start = System.nanoTime();
-          Object v = null;
-          Throwable err = null;
-          try {
-            v = op == Measurement.OP_GET ? driver.getSync(ks.keys[k])
-                : op == Measurement.OP_MULTI ? driver.getMultiSync(ks.multi(k))
-                : driver.setSync(ks.keys[k], ks.value);
-          } catch (Exception e) {
-            err = e;
-          }
-          m.complete(op, start, start, System.nanoTime(), v, err);
-        }
-      }, "load-" + i);
+      Thread t =
+          new Thread(
+              () -> {
+                while (m.phase != Measurement.STOP) {
+                  boolean get = rnd.nextInt(100) < w.getPercent;
+                  int k = rnd.nextInt(ks.keys.length);
+                  byte op =
+                      get
+                          ? (ks.keysPerGet() > 1 ? Measurement.OP_MULTI : Measurement.OP_GET)
+                          : Measurement.OP_SET;
+                  long start = System.nanoTime();
+                  Object v = null;
+                  Throwable err = null;
+                  try {
+                    v =
+                        op == Measurement.OP_GET
+                            ? driver.getSync(ks.keys[k])
+                            : op == Measurement.OP_MULTI
+                                ? driver.getMultiSync(ks.multi(k))
+                                : driver.setSync(ks.keys[k], ks.value);
+                  } catch (Exception e) {
+                    err = e;
+                  }
+                  m.complete(op, start, start, System.nanoTime(), v, err);
+                }
+              },
+              "load-" + i);
       t.setDaemon(true);
       threads.add(t);
     }
@@ -467,55 +505,73 @@ public final class Worker {
    */
   private Load startOpen(Workload w, KeySpace ks, Measurement m) {
     AtomicInteger inflight = new AtomicInteger();
-    ThreadPoolExecutor pool = driver.async() ? null
-        : new ThreadPoolExecutor(64, 64, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "open-caller");
-          t.setDaemon(true);
-          return t;
-        });
+    ThreadPoolExecutor pool =
+        driver.async()
+            ? null
+            : new ThreadPoolExecutor(
+                64,
+                64,
+                1,
+                TimeUnit.MINUTES,
+                new LinkedBlockingQueue<>(),
+                r -> {
+                  Thread t = new Thread(r, "open-caller");
+                  t.setDaemon(true);
+                  return t;
+                });
     CountDownLatch paced = new CountDownLatch(1);
-    Thread pacer = new Thread(() -> {
-      try {
-        SplittableRandom rnd = new SplittableRandom(seed);
-        long interval = 1_000_000_000L / w.rate;
-        long next = System.nanoTime();
-        while (m.phase != Measurement.STOP) {
-          long now = System.nanoTime();
-          if (now < next) {
-            LockSupport.parkNanos(next - now);
-            continue;
-          }
-          while (next <= now) {
-            boolean get = rnd.nextInt(100) < w.getPercent;
-            int k = rnd.nextInt(ks.keys.length);
-            byte op = get ? (ks.keysPerGet() > 1 ? Measurement.OP_MULTI : Measurement.OP_GET) : Measurement.OP_SET;
-            inflight.incrementAndGet();
-            if (pool == null) {
-              issueOpen(new OpenRequest(m, inflight, next, now, op), op, ks, k);
-            } else {
-              long intended = next;
-              pool.execute(() -> {
-                long sent = System.nanoTime();
-                Object v = null;
-                Throwable err = null;
-                try {
-                  v = op == Measurement.OP_GET ? driver.getSync(ks.keys[k])
-                      : op == Measurement.OP_MULTI ? driver.getMultiSync(ks.multi(k))
-                      : driver.setSync(ks.keys[k], ks.value);
-                } catch (Exception e) {
-                  err = e;
+    Thread pacer =
+        new Thread(
+            () -> {
+              try {
+                SplittableRandom rnd = new SplittableRandom(seed);
+                long interval = 1_000_000_000L / w.rate;
+                long next = System.nanoTime();
+                while (m.phase != Measurement.STOP) {
+                  long now = System.nanoTime();
+                  if (now < next) {
+                    LockSupport.parkNanos(next - now);
+                    continue;
+                  }
+                  while (next <= now) {
+                    boolean get = rnd.nextInt(100) < w.getPercent;
+                    int k = rnd.nextInt(ks.keys.length);
+                    byte op =
+                        get
+                            ? (ks.keysPerGet() > 1 ? Measurement.OP_MULTI : Measurement.OP_GET)
+                            : Measurement.OP_SET;
+                    inflight.incrementAndGet();
+                    if (pool == null) {
+                      issueOpen(new OpenRequest(m, inflight, next, now, op), op, ks, k);
+                    } else {
+                      long intended = next;
+                      pool.execute(
+                          () -> {
+                            long sent = System.nanoTime();
+                            Object v = null;
+                            Throwable err = null;
+                            try {
+                              v =
+                                  op == Measurement.OP_GET
+                                      ? driver.getSync(ks.keys[k])
+                                      : op == Measurement.OP_MULTI
+                                          ? driver.getMultiSync(ks.multi(k))
+                                          : driver.setSync(ks.keys[k], ks.value);
+                            } catch (Exception e) {
+                              err = e;
+                            }
+                            m.complete(op, intended, sent, System.nanoTime(), v, err);
+                            inflight.decrementAndGet();
+                          });
+                    }
+                    next += interval;
+                  }
                 }
-                m.complete(op, intended, sent, System.nanoTime(), v, err);
-                inflight.decrementAndGet();
-              });
-            }
-            next += interval;
-          }
-        }
-      } finally {
-        paced.countDown();
-      }
-    }, "open-pacer");
+              } finally {
+                paced.countDown();
+              }
+            },
+            "open-pacer");
     pacer.setDaemon(true);
     pacer.start();
     return new Load() {

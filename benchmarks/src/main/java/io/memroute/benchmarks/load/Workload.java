@@ -8,20 +8,24 @@ import java.util.Locale;
  * <p>Grammar: {@code c<N>} (closed loop, N outstanding requests) or {@code r<N>} (open loop, N
  * requests per second), then optionally {@code -g<P>} (percent gets, default 90; the rest are
  * sets), {@code -s<B>} (value size in bytes, {@code k} suffix for KiB; default 100), {@code -k<K>}
- * (keys per get: 1 is a plain get, more is a multiget; default 1). Examples: {@code c256},
- * {@code c64-g50}, {@code c256-s4k}, {@code c16-k10}, {@code r20000}.
+ * (keys per get: 1 is a plain get, more is a multiget; default 1). Examples: {@code c256}, {@code
+ * c64-g50}, {@code c256-s4k}, {@code c16-k10}, {@code r20000}.
  */
 public final class Workload {
   public final boolean open;
+
   /** Closed loop: outstanding requests. */
   public final int concurrency;
+
   /** Open loop: requests per second. */
   public final int rate;
+
   public final int getPercent;
   public final int valueSize;
   public final int keysPerGet;
 
-  private Workload(boolean open, int concurrency, int rate, int getPercent, int valueSize, int keysPerGet) {
+  private Workload(
+      boolean open, int concurrency, int rate, int getPercent, int valueSize, int keysPerGet) {
     this.open = open;
     this.concurrency = concurrency;
     this.rate = rate;
@@ -35,14 +39,16 @@ public final class Workload {
     String s = spec.trim().toLowerCase(Locale.ROOT);
     String[] parts = s.split("-");
     if (parts.length == 0 || parts[0].length() < 2) {
-      throw new IllegalArgumentException("workload: '" + spec + "' (expected: c<N> or r<N>, e.g. c256-g90-s100-k1)");
+      throw new IllegalArgumentException(
+          "workload: '" + spec + "' (expected: c<N> or r<N>, e.g. c256-g90-s100-k1)");
     }
     boolean open;
     int n = positive(parts[0].substring(1), spec);
     if (parts[0].charAt(0) == 'c') {
       open = false;
       if (n > 4096) {
-        throw new IllegalArgumentException("workload: '" + spec + "' concurrency " + n + " (expected: 1-4096)");
+        throw new IllegalArgumentException(
+            "workload: '" + spec + "' concurrency " + n + " (expected: 1-4096)");
       }
     } else if (parts[0].charAt(0) == 'r') {
       open = true;
@@ -62,23 +68,30 @@ public final class Workload {
         case 'g':
           get = Integer.parseInt(v);
           if (get < 0 || get > 100) {
-            throw new IllegalArgumentException("workload: '" + spec + "' get percent " + get + " (expected: 0-100)");
+            throw new IllegalArgumentException(
+                "workload: '" + spec + "' get percent " + get + " (expected: 0-100)");
           }
           break;
         case 's':
-          size = v.endsWith("k") ? positive(v.substring(0, v.length() - 1), spec) * 1024 : positive(v, spec);
+          size =
+              v.endsWith("k")
+                  ? positive(v.substring(0, v.length() - 1), spec) * 1024
+                  : positive(v, spec);
           if (size > 1024 * 1024 - 512) {
-            throw new IllegalArgumentException("workload: '" + spec + "' value size " + size + " (expected: < 1 MiB)");
+            throw new IllegalArgumentException(
+                "workload: '" + spec + "' value size " + size + " (expected: < 1 MiB)");
           }
           break;
         case 'k':
           keys = positive(v, spec);
           if (keys > 100) {
-            throw new IllegalArgumentException("workload: '" + spec + "' keys per get " + keys + " (expected: 1-100)");
+            throw new IllegalArgumentException(
+                "workload: '" + spec + "' keys per get " + keys + " (expected: 1-100)");
           }
           break;
         default:
-          throw new IllegalArgumentException("workload: '" + spec + "' unknown part '" + p + "' (expected: g, s or k)");
+          throw new IllegalArgumentException(
+              "workload: '" + spec + "' unknown part '" + p + "' (expected: g, s or k)");
       }
     }
     return new Workload(open, open ? 0 : n, open ? n : 0, get, size, keys);
@@ -92,21 +105,35 @@ public final class Workload {
       }
       return n;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("workload: '" + spec + "' bad number '" + v + "' (expected: a positive integer)");
+      throw new IllegalArgumentException(
+          "workload: '" + spec + "' bad number '" + v + "' (expected: a positive integer)");
     }
   }
 
   /** The canonical name: every part spelled out. */
   public String name() {
     String size = valueSize % 1024 == 0 ? (valueSize / 1024) + "k" : String.valueOf(valueSize);
-    return (open ? "r" + rate : "c" + concurrency) + "-g" + getPercent + "-s" + size + "-k" + keysPerGet;
+    return (open ? "r" + rate : "c" + concurrency)
+        + "-g"
+        + getPercent
+        + "-s"
+        + size
+        + "-k"
+        + keysPerGet;
   }
 
   /** A human description, e.g. "closed 256 outstanding, 90/10 get/set, 100 B, 1 key". */
   public String describe() {
-    String size = valueSize >= 1024 && valueSize % 1024 == 0 ? (valueSize / 1024) + " KiB" : valueSize + " B";
-    return (open ? "open loop " + rate + " req/s" : "closed " + concurrency + " outstanding") + ", "
-        + getPercent + "/" + (100 - getPercent) + " get/set, " + size + ", "
+    String size =
+        valueSize >= 1024 && valueSize % 1024 == 0 ? (valueSize / 1024) + " KiB" : valueSize + " B";
+    return (open ? "open loop " + rate + " req/s" : "closed " + concurrency + " outstanding")
+        + ", "
+        + getPercent
+        + "/"
+        + (100 - getPercent)
+        + " get/set, "
+        + size
+        + ", "
         + (keysPerGet == 1 ? "single-key get" : keysPerGet + "-key multiget");
   }
 

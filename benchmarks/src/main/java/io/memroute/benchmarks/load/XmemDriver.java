@@ -15,44 +15,46 @@ import net.rubyeye.xmemcached.utils.AddrUtil;
 final class XmemDriver extends Driver {
   private static final long TIMEOUT_MS = 5000;
 
-  private static final Transcoder<byte[]> BYTES = new Transcoder<>() {
-    @Override
-    public CachedData encode(byte[] o) {
-      return new CachedData(0, o);
-    }
+  private static final Transcoder<byte[]> BYTES =
+      new Transcoder<>() {
+        @Override
+        public CachedData encode(byte[] o) {
+          return new CachedData(0, o);
+        }
 
-    @Override
-    public byte[] decode(CachedData d) {
-      return d.getData();
-    }
+        @Override
+        public byte[] decode(CachedData d) {
+          return d.getData();
+        }
 
-    @Override
-    public void setPrimitiveAsString(boolean b) {}
+        @Override
+        public void setPrimitiveAsString(boolean b) {}
 
-    @Override
-    public void setPackZeros(boolean b) {}
+        @Override
+        public void setPackZeros(boolean b) {}
 
-    @Override
-    public void setCompressionThreshold(int t) {}
+        @Override
+        public void setCompressionThreshold(int t) {}
 
-    @Override
-    public boolean isPrimitiveAsString() {
-      return false;
-    }
+        @Override
+        public boolean isPrimitiveAsString() {
+          return false;
+        }
 
-    @Override
-    public boolean isPackZeros() {
-      return false;
-    }
+        @Override
+        public boolean isPackZeros() {
+          return false;
+        }
 
-    @Override
-    public void setCompressionMode(CompressionMode m) {}
-  };
+        @Override
+        public void setCompressionMode(CompressionMode m) {}
+      };
 
   private final MemcachedClient client;
 
   XmemDriver(String host, int port) throws Exception {
-    XMemcachedClientBuilder b = new XMemcachedClientBuilder(AddrUtil.getAddresses(host + ":" + port));
+    XMemcachedClientBuilder b =
+        new XMemcachedClientBuilder(AddrUtil.getAddresses(host + ":" + port));
     b.setConnectionPoolSize(1);
     b.setConnectTimeout(10_000);
     b.setOpTimeout(TIMEOUT_MS);

@@ -20,10 +20,10 @@ public class MemrouteConfiguration {
   @Bean(destroyMethod = "close")
   public MemcacheRouter memcacheRouter(MemrouteProperties properties) {
     return MemcacheRouter.builder()
-        .config(properties.routerConfig())            // servers, or backends + pools + route; timeouts
+        .config(properties.routerConfig()) // servers, or backends + pools + route; timeouts
         .transport(properties.transportType())
         .shutdownTimeout(properties.shutdownTimeout())
-        .build();                                     // returns at once, connects in the background
+        .build(); // returns at once, connects in the background
   }
 
   /** Spring Boot binds every MeterBinder bean to its MeterRegistry: memroute.requests, ... */

@@ -43,15 +43,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * BackendOptions}): {@code connect-timeout}, {@code read-timeout}, {@code retry-timeout} (durations
  * such as {@code 500ms} or {@code 2s}), {@code failure-limit}, {@code connections}, {@code
  * transport} ({@code auto}, {@code epoll}, {@code io_uring} or {@code nio}; default {@code auto}),
- * {@code shutdown-timeout} (default 5 s), {@code active-request-limit}, {@code
- * buffer-memory-limit} (bytes; 0 unlimited) and {@code per-backend-metrics} (default {@code
- * true}: meters carry a {@code backend} tag).
+ * {@code shutdown-timeout} (default 5 s), {@code active-request-limit}, {@code buffer-memory-limit}
+ * (bytes; 0 unlimited) and {@code per-backend-metrics} (default {@code true}: meters carry a {@code
+ * backend} tag).
  *
  * <p>The constructor checks everything with memroute's own validation, so a bad value fails the
  * application's startup with an {@link IllegalArgumentException} that names every offending
  * property, e.g. {@code memroute.failure-limit: -1 (expected: 0-1000)}. Immutable.
  *
- * @param servers {@code host:port} addresses of the simple form; empty when {@code backends} is used
+ * @param servers {@code host:port} addresses of the simple form; empty when {@code backends} is
+ *     used
  * @param backends address by label; empty when {@code servers} is used
  * @param pools backend labels by pool name, in placement order; only with {@code backends}
  * @param route the pool the root route sends every request to; {@code null} with one pool
@@ -90,29 +91,59 @@ public record MemrouteProperties(
    */
   public MemrouteProperties {
     servers = servers == null ? List.of() : List.copyOf(servers);
-    backends = backends == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(backends));
+    backends =
+        backends == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(backends));
     Map<String, List<String>> p = new LinkedHashMap<>();
     if (pools != null) {
-      pools.forEach((name, labels) -> p.put(name, labels == null ? List.of() : List.copyOf(labels)));
+      pools.forEach(
+          (name, labels) -> p.put(name, labels == null ? List.of() : List.copyOf(labels)));
     }
     pools = Collections.unmodifiableMap(p);
     transport = transport == null || transport.isBlank() ? "auto" : transport.trim();
-    shutdownTimeout = shutdownTimeout == null ? MemcacheRouter.DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
+    shutdownTimeout =
+        shutdownTimeout == null ? MemcacheRouter.DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
     List<String> problems = new ArrayList<>();
-    resolveConfig(servers, backends, pools, route, connectTimeout, readTimeout, retryTimeout, failureLimit,
-        connections, activeRequestLimit, bufferMemoryLimit, problems);
+    resolveConfig(
+        servers,
+        backends,
+        pools,
+        route,
+        connectTimeout,
+        readTimeout,
+        retryTimeout,
+        failureLimit,
+        connections,
+        activeRequestLimit,
+        bufferMemoryLimit,
+        problems);
     resolveTransport(transport, problems);
-    check(problems, "memroute.shutdown-timeout", "shutdownTimeout",
-        shutdownTimeout, t -> MemcacheRouter.builder().shutdownTimeout(t));
+    check(
+        problems,
+        "memroute.shutdown-timeout",
+        "shutdownTimeout",
+        shutdownTimeout,
+        t -> MemcacheRouter.builder().shutdownTimeout(t));
     if (!problems.isEmpty()) {
-      throw new IllegalArgumentException("invalid memroute properties: " + String.join("; ", problems));
+      throw new IllegalArgumentException(
+          "invalid memroute properties: " + String.join("; ", problems));
     }
   }
 
   /** Returns the router configuration these properties describe: backends, pools and root route. */
   public RouterConfig routerConfig() {
-    return resolveConfig(servers, backends, pools, route, connectTimeout, readTimeout, retryTimeout, failureLimit,
-        connections, activeRequestLimit, bufferMemoryLimit, new ArrayList<>());
+    return resolveConfig(
+        servers,
+        backends,
+        pools,
+        route,
+        connectTimeout,
+        readTimeout,
+        retryTimeout,
+        failureLimit,
+        connections,
+        activeRequestLimit,
+        bufferMemoryLimit,
+        new ArrayList<>());
   }
 
   /** Returns the transport: the one named, or {@link Transport#auto()} for {@code auto}. */
@@ -120,65 +151,122 @@ public record MemrouteProperties(
     return resolveTransport(transport, new ArrayList<>());
   }
 
-  private static RouterConfig resolveConfig(List<String> servers, Map<String, String> backends,
-      Map<String, List<String>> pools, String route, Duration connectTimeout, Duration readTimeout,
-      Duration retryTimeout, Integer failureLimit, Integer connections, Integer activeRequestLimit,
-      Long bufferMemoryLimit, List<String> problems) {
+  private static RouterConfig resolveConfig(
+      List<String> servers,
+      Map<String, String> backends,
+      Map<String, List<String>> pools,
+      String route,
+      Duration connectTimeout,
+      Duration readTimeout,
+      Duration retryTimeout,
+      Integer failureLimit,
+      Integer connections,
+      Integer activeRequestLimit,
+      Long bufferMemoryLimit,
+      List<String> problems) {
     RouterConfig.Builder config = RouterConfig.builder();
     BackendOptions.Builder options = BackendOptions.builder();
-    check(problems, "memroute.connect-timeout", "connectTimeout", connectTimeout, options::connectTimeout);
+    check(
+        problems,
+        "memroute.connect-timeout",
+        "connectTimeout",
+        connectTimeout,
+        options::connectTimeout);
     check(problems, "memroute.read-timeout", "readTimeout", readTimeout, options::readTimeout);
     check(problems, "memroute.retry-timeout", "retryTimeout", retryTimeout, options::retryTimeout);
     check(problems, "memroute.failure-limit", "failureLimit", failureLimit, options::failureLimit);
     check(problems, "memroute.connections", "connections", connections, options::connections);
-    check(problems, "memroute.active-request-limit", "activeRequestLimit", activeRequestLimit,
+    check(
+        problems,
+        "memroute.active-request-limit",
+        "activeRequestLimit",
+        activeRequestLimit,
         config::activeRequestLimit);
-    check(problems, "memroute.buffer-memory-limit", "bufferMemoryLimit", bufferMemoryLimit,
+    check(
+        problems,
+        "memroute.buffer-memory-limit",
+        "bufferMemoryLimit",
+        bufferMemoryLimit,
         config::bufferMemoryLimit);
     check(problems, "memroute.retry-timeout", "", options, o -> config.backendDefaults(o.build()));
 
     if (!servers.isEmpty() && !backends.isEmpty()) {
       problems.add("memroute.servers and memroute.backends are exclusive (expected: one of them)");
     } else if (servers.isEmpty() && backends.isEmpty()) {
-      problems.add("memroute.servers: none (expected: memroute.servers=host:port,... "
-          + "or memroute.backends.<label>=host:port)");
+      problems.add(
+          "memroute.servers: none (expected: memroute.servers=host:port,... "
+              + "or memroute.backends.<label>=host:port)");
     } else if (!servers.isEmpty()) {
       if (!pools.isEmpty() || route != null) {
-        problems.add("memroute.pools and memroute.route need memroute.backends "
-            + "(memroute.servers makes one pool named '" + MemcacheRouter.DEFAULT_POOL + "')");
+        problems.add(
+            "memroute.pools and memroute.route need memroute.backends "
+                + "(memroute.servers makes one pool named '"
+                + MemcacheRouter.DEFAULT_POOL
+                + "')");
       }
       PoolConfig.Builder pool = PoolConfig.builder(MemcacheRouter.DEFAULT_POOL);
       for (int i = 0; i < servers.size(); i++) {
-        check(problems, "memroute.servers[" + i + "]", "", servers.get(i), address -> {
-          BackendConfig backend = BackendConfig.of(address);
-          config.backend(backend);
-          pool.backends(backend.label());
-        });
+        check(
+            problems,
+            "memroute.servers[" + i + "]",
+            "",
+            servers.get(i),
+            address -> {
+              BackendConfig backend = BackendConfig.of(address);
+              config.backend(backend);
+              pool.backends(backend.label());
+            });
       }
-      check(problems, "memroute.servers", "pool " + MemcacheRouter.DEFAULT_POOL, pool,
+      check(
+          problems,
+          "memroute.servers",
+          "pool " + MemcacheRouter.DEFAULT_POOL,
+          pool,
           b -> config.pool(b.build()));
     } else {
-      backends.forEach((label, address) ->
-          check(problems, "memroute.backends." + label, "", address, a -> config.backend(label, a)));
+      backends.forEach(
+          (label, address) ->
+              check(
+                  problems,
+                  "memroute.backends." + label,
+                  "",
+                  address,
+                  a -> config.backend(label, a)));
       Map<String, List<String>> poolLabels = new LinkedHashMap<>(pools);
       if (poolLabels.isEmpty()) {
         poolLabels.put(MemcacheRouter.DEFAULT_POOL, List.copyOf(backends.keySet()));
       }
-      poolLabels.forEach((name, labels) -> {
-        for (String label : labels) {
-          if (!backends.containsKey(label)) {
-            problems.add("memroute.pools." + name + ": unknown backend '" + label
-                + "' (expected: one of " + backends.keySet() + ")");
-          }
-        }
-        check(problems, "memroute.pools." + name, "pool " + name, labels,
-            l -> config.pool(PoolConfig.builder(name).backends(l).build()));
-      });
+      poolLabels.forEach(
+          (name, labels) -> {
+            for (String label : labels) {
+              if (!backends.containsKey(label)) {
+                problems.add(
+                    "memroute.pools."
+                        + name
+                        + ": unknown backend '"
+                        + label
+                        + "' (expected: one of "
+                        + backends.keySet()
+                        + ")");
+              }
+            }
+            check(
+                problems,
+                "memroute.pools." + name,
+                "pool " + name,
+                labels,
+                l -> config.pool(PoolConfig.builder(name).backends(l).build()));
+          });
       if (route != null && !poolLabels.containsKey(route)) {
-        problems.add("memroute.route: '" + route + "' (expected: one of " + poolLabels.keySet() + ")");
+        problems.add(
+            "memroute.route: '" + route + "' (expected: one of " + poolLabels.keySet() + ")");
       } else if (route == null && poolLabels.size() > 1) {
-        problems.add("memroute.route: none with " + poolLabels.size() + " pools (expected: one of "
-            + poolLabels.keySet() + ")");
+        problems.add(
+            "memroute.route: none with "
+                + poolLabels.size()
+                + " pools (expected: one of "
+                + poolLabels.keySet()
+                + ")");
       } else if (route != null) {
         config.route(Routes.pool(route));
       }
@@ -207,12 +295,17 @@ public record MemrouteProperties(
     try {
       t = Transport.parse(transport);
     } catch (IllegalArgumentException e) {
-      problems.add("memroute.transport: '" + transport + "' (expected: auto, epoll, io_uring or nio)");
+      problems.add(
+          "memroute.transport: '" + transport + "' (expected: auto, epoll, io_uring or nio)");
       return null;
     }
     if (!t.isAvailable()) {
-      problems.add("memroute.transport: " + transport + " is unavailable here (" + t.unavailabilityCause()
-          + "; expected: auto or an available transport)");
+      problems.add(
+          "memroute.transport: "
+              + transport
+              + " is unavailable here ("
+              + t.unavailabilityCause()
+              + "; expected: auto or an available transport)");
       return null;
     }
     return t;
@@ -222,8 +315,8 @@ public record MemrouteProperties(
    * Applies {@code value} (skipped when {@code null}) and records memroute's complaint under the
    * property's name, dropping memroute's own parameter name from the message.
    */
-  private static <T> void check(List<String> problems, String property, String parameter, T value,
-      Consumer<T> apply) {
+  private static <T> void check(
+      List<String> problems, String property, String parameter, T value, Consumer<T> apply) {
     if (value == null) {
       return;
     }

@@ -14,8 +14,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * A Spring Boot application with one {@link io.memroute.MemcacheRouter} bean built from {@code
- * memroute.*} properties ({@link MemrouteConfiguration}), a read-through {@link UserCache} over
- * it, and the router's meters in Actuator's {@link MeterRegistry}.
+ * memroute.*} properties ({@link MemrouteConfiguration}), a read-through {@link UserCache} over it,
+ * and the router's meters in Actuator's {@link MeterRegistry}.
  *
  * <p>{@link #main} looks two users up twice each, prints the names and the {@code
  * memroute.requests} meters, and closes the context, which closes the router. Give servers as
@@ -36,14 +36,17 @@ public class SpringExample {
 
   /** Runs the example. */
   public static void main(String[] args) {
-    boolean serversGiven = Arrays.stream(args)
-        .anyMatch(a -> a.startsWith("--memroute.servers") || a.startsWith("--memroute.backends"));
+    boolean serversGiven =
+        Arrays.stream(args)
+            .anyMatch(
+                a -> a.startsWith("--memroute.servers") || a.startsWith("--memroute.backends"));
     if (serversGiven) {
       run(args, System.out);
       return;
     }
     try (EmbeddedMemcached embedded = EmbeddedMemcached.start()) {
-      System.out.println("no --memroute.servers given: using an embedded memcached at " + embedded.address());
+      System.out.println(
+          "no --memroute.servers given: using an embedded memcached at " + embedded.address());
       String[] withServer = Arrays.copyOf(args, args.length + 1);
       withServer[args.length] = "--memroute.servers=" + embedded.address();
       run(withServer, System.out);
@@ -52,7 +55,8 @@ public class SpringExample {
 
   /** Starts the application, uses the cache, prints, and closes the context (and so the router). */
   static void run(String[] args, PrintStream out) {
-    try (ConfigurableApplicationContext context = SpringApplication.run(SpringExample.class, args)) {
+    try (ConfigurableApplicationContext context =
+        SpringApplication.run(SpringExample.class, args)) {
       UserCache users = context.getBean(UserCache.class);
       for (long id : new long[] {42, 7, 42, 7}) {
         out.println("user " + id + ": " + users.name(id));
@@ -60,8 +64,9 @@ public class SpringExample {
       MeterRegistry registry = context.getBean(MeterRegistry.class);
       for (FunctionTimer timer : registry.find("memroute.requests").functionTimers()) {
         if (timer.count() > 0) {
-          out.printf("memroute.requests %s count=%.0f mean=%.3fms%n", timer.getId().getTags(), timer.count(),
-              timer.mean(TimeUnit.MILLISECONDS));
+          out.printf(
+              "memroute.requests %s count=%.0f mean=%.3fms%n",
+              timer.getId().getTags(), timer.count(), timer.mean(TimeUnit.MILLISECONDS));
         }
       }
     }

@@ -40,7 +40,10 @@ public class UserCache {
     return "user:" + id + ":name";
   }
 
-  /** Returns the name of user {@code id}, from the cache if present; {@code null} if there is no such user. */
+  /**
+   * Returns the name of user {@code id}, from the cache if present; {@code null} if there is no
+   * such user.
+   */
   public String name(long id) {
     String key = key(id);
     byte[] cached = await(router.get(key), key);
@@ -54,12 +57,18 @@ public class UserCache {
     return name;
   }
 
-  /** Drops a user's cached name, e.g. after it changed; {@code false} if it was not cached or the cache failed. */
+  /**
+   * Drops a user's cached name, e.g. after it changed; {@code false} if it was not cached or the
+   * cache failed.
+   */
   public boolean evict(long id) {
     return Boolean.TRUE.equals(await(router.delete(key(id)), key(id)));
   }
 
-  /** Waits for a cache operation; a memcached failure yields {@code null} (logged), anything else is thrown. */
+  /**
+   * Waits for a cache operation; a memcached failure yields {@code null} (logged), anything else is
+   * thrown.
+   */
   private static <T> T await(CompletableFuture<T> future, String key) {
     try {
       return future.join();

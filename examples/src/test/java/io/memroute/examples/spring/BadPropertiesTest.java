@@ -11,21 +11,24 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Bad {@code memroute.*} properties fail startup with a message naming each of them. */
 class BadPropertiesTest {
-  private final ApplicationContextRunner runner = new ApplicationContextRunner()
-      .withUserConfiguration(MemrouteConfiguration.class);
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner().withUserConfiguration(MemrouteConfiguration.class);
 
   /** Starts the context with {@code properties} and returns the root cause's message. */
   private String failure(String... properties) {
     String[] message = new String[1];
-    runner.withPropertyValues(properties).run(context -> {
-      assertThat(context).hasFailed();
-      Throwable root = context.getStartupFailure();
-      while (root.getCause() != null) {
-        root = root.getCause();
-      }
-      assertThat(root).isInstanceOf(IllegalArgumentException.class);
-      message[0] = root.getMessage();
-    });
+    runner
+        .withPropertyValues(properties)
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              Throwable root = context.getStartupFailure();
+              while (root.getCause() != null) {
+                root = root.getCause();
+              }
+              assertThat(root).isInstanceOf(IllegalArgumentException.class);
+              message[0] = root.getMessage();
+            });
     return message[0];
   }
 
@@ -37,19 +40,30 @@ class BadPropertiesTest {
 
   @Test
   void theWholeApplicationFailsToStart() {
-    assertThatThrownBy(() -> new SpringApplicationBuilder(SpringExample.class)
-        .web(WebApplicationType.NONE)
-        .run("--memroute.servers=127.0.0.1:11211", "--memroute.failure-limit=-1"))
+    assertThatThrownBy(
+            () ->
+                new SpringApplicationBuilder(SpringExample.class)
+                    .web(WebApplicationType.NONE)
+                    .run("--memroute.servers=127.0.0.1:11211", "--memroute.failure-limit=-1"))
         .hasRootCauseInstanceOf(IllegalArgumentException.class)
-        .hasRootCauseMessage("invalid memroute properties: memroute.failure-limit: -1 (expected: 0-1000)")
-        .satisfies(e -> assertThat(e).hasStackTraceContaining(BindException.class.getName())
-            .hasStackTraceContaining("Failed to bind properties under 'memroute'"));
+        .hasRootCauseMessage(
+            "invalid memroute properties: memroute.failure-limit: -1 (expected: 0-1000)")
+        .satisfies(
+            e ->
+                assertThat(e)
+                    .hasStackTraceContaining(BindException.class.getName())
+                    .hasStackTraceContaining("Failed to bind properties under 'memroute'"));
   }
 
   @Test
   void everyProblemIsListedAtOnce() {
-    assertThat(failure("memroute.servers=127.0.0.1:11211,no-port:", "memroute.read-timeout=0s",
-        "memroute.connections=9", "memroute.transport=carrier-pigeon", "memroute.shutdown-timeout=1h"))
+    assertThat(
+            failure(
+                "memroute.servers=127.0.0.1:11211,no-port:",
+                "memroute.read-timeout=0s",
+                "memroute.connections=9",
+                "memroute.transport=carrier-pigeon",
+                "memroute.shutdown-timeout=1h"))
         .contains("memroute.servers[1]: address: 'no-port:' (expected: a port 1-65535)")
         .contains("memroute.read-timeout: PT0S (expected: > 0 and <= PT24H)")
         .contains("memroute.connections: 9 (expected: 1-8)")
@@ -70,32 +84,49 @@ class BadPropertiesTest {
 
   @Test
   void poolsMustNameKnownBackendsAndTheRouteAPool() {
-    assertThat(failure("memroute.backends.a=127.0.0.1:11211", "memroute.pools.main=a,c",
-        "memroute.pools.spare=a", "memroute.route=mian"))
+    assertThat(
+            failure(
+                "memroute.backends.a=127.0.0.1:11211",
+                "memroute.pools.main=a,c",
+                "memroute.pools.spare=a",
+                "memroute.route=mian"))
         .contains("memroute.pools.main: unknown backend 'c' (expected: one of [a])")
         .contains("memroute.route: 'mian' (expected: one of [main, spare])");
-    assertThat(failure("memroute.backends.a=127.0.0.1:11211", "memroute.pools.main=a", "memroute.pools.spare=a"))
+    assertThat(
+            failure(
+                "memroute.backends.a=127.0.0.1:11211",
+                "memroute.pools.main=a",
+                "memroute.pools.spare=a"))
         .contains("memroute.route: none with 2 pools (expected: one of [main, spare])");
   }
 
   @Test
   void aMalformedValueIsReportedBySpring() {
-    runner.withPropertyValues("memroute.servers=127.0.0.1:11211", "memroute.failure-limit=many").run(context -> {
-      assertThat(context).hasFailed();
-      assertThat(context.getStartupFailure()).hasMessageContaining("memroute");
-      assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("many");
-    });
+    runner
+        .withPropertyValues("memroute.servers=127.0.0.1:11211", "memroute.failure-limit=many")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure()).hasMessageContaining("memroute");
+              assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("many");
+            });
   }
 
   @Test
   void backendsWithoutPoolsMakeOneDefaultPool() {
-    runner.withPropertyValues("memroute.backends.a=127.0.0.1:1", "memroute.backends.b=127.0.0.1:2",
-        "memroute.connect-timeout=100ms").run(context -> {
-          assertThat(context).hasNotFailed();
-          MemrouteProperties properties = context.getBean(MemrouteProperties.class);
-          assertThat(properties.routerConfig().pools()).containsOnlyKeys("default");
-          assertThat(properties.routerConfig().pools().get("default").backends()).containsExactly("a", "b");
-          assertThat(properties.perBackendMetrics()).isTrue();
-        });
+    runner
+        .withPropertyValues(
+            "memroute.backends.a=127.0.0.1:1",
+            "memroute.backends.b=127.0.0.1:2",
+            "memroute.connect-timeout=100ms")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              MemrouteProperties properties = context.getBean(MemrouteProperties.class);
+              assertThat(properties.routerConfig().pools()).containsOnlyKeys("default");
+              assertThat(properties.routerConfig().pools().get("default").backends())
+                  .containsExactly("a", "b");
+              assertThat(properties.perBackendMetrics()).isTrue();
+            });
   }
 }

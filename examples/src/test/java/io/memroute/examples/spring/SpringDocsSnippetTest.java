@@ -8,7 +8,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** docs/spring.md shows the compiled, tested bean methods of {@link MemrouteConfiguration}, not a drifting copy. */
+/**
+ * docs/spring.md shows the compiled, tested bean methods of {@link MemrouteConfiguration}, not a
+ * drifting copy.
+ */
 class SpringDocsSnippetTest {
   @Test
   void docsShowTheBeanMethods() throws Exception {
@@ -20,8 +23,9 @@ class SpringDocsSnippetTest {
     String text = Files.readString(doc);
     List<String> code = new ArrayList<>();
     boolean in = false;
-    for (String line : Files.readAllLines(
-        Path.of("src/main/java/io/memroute/examples/spring/MemrouteConfiguration.java"))) {
+    for (String line :
+        Files.readAllLines(
+            Path.of("src/main/java/io/memroute/examples/spring/MemrouteConfiguration.java"))) {
       if (line.strip().equals("// docs:end")) {
         in = false;
       }

@@ -26,7 +26,10 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** The Spring example against a real memcached: a round trip through the bean, its meters, its close. */
+/**
+ * The Spring example against a real memcached: a round trip through the bean, its meters, its
+ * close.
+ */
 @SpringBootTest(classes = SpringExample.class)
 @DirtiesContext
 class SpringExampleTest {
@@ -47,35 +50,46 @@ class SpringExampleTest {
   void readsThroughTheCacheAndCountsRequests() throws Exception {
     memcached.flushAll(); // other tests of the class share the server
     assertThat(router.config().backends()).containsOnlyKeys(memcached.addresses().get(0));
-    assertThat(router.config().backendDefaults().readTimeout()).hasMillis(500); // application.properties
+    assertThat(router.config().backendDefaults().readTimeout())
+        .hasMillis(500); // application.properties
 
-    assertThat(users.name(42)).isEqualTo("Ada Lovelace");   // miss: loaded and stored
-    assertThat(users.name(42)).isEqualTo("Ada Lovelace");   // hit
-    assertThat(users.name(1)).isNull();                     // nobody: a miss, nothing stored
-    assertThat(router.get(UserCache.key(42)).get(5, TimeUnit.SECONDS)).asString(UTF_8).isEqualTo("Ada Lovelace");
+    assertThat(users.name(42)).isEqualTo("Ada Lovelace"); // miss: loaded and stored
+    assertThat(users.name(42)).isEqualTo("Ada Lovelace"); // hit
+    assertThat(users.name(1)).isNull(); // nobody: a miss, nothing stored
+    assertThat(router.get(UserCache.key(42)).get(5, TimeUnit.SECONDS))
+        .asString(UTF_8)
+        .isEqualTo("Ada Lovelace");
 
     assertThat(requests("get", "miss")).isEqualTo(2);
     assertThat(requests("get", "ok")).isEqualTo(2);
     assertThat(requests("set", "ok")).isEqualTo(1);
-    assertThat(registry.get("memroute.requests").tag("backend", memcached.addresses().get(0)).functionTimers())
+    assertThat(
+            registry
+                .get("memroute.requests")
+                .tag("backend", memcached.addresses().get(0))
+                .functionTimers())
         .isNotEmpty();
 
     // What GET /actuator/metrics/memroute.requests?tag=command:get answers
-    MetricsEndpoint.MetricDescriptor metric = metricsEndpoint.metric("memroute.requests", List.of("command:get"));
+    MetricsEndpoint.MetricDescriptor metric =
+        metricsEndpoint.metric("memroute.requests", List.of("command:get"));
     assertThat(metric).isNotNull();
     assertThat(metric.getMeasurements())
         .filteredOn(m -> m.getStatistic() == Statistic.COUNT)
-        .singleElement().satisfies(m -> assertThat(m.getValue()).isEqualTo(4.0));
-    assertThat(metric.getAvailableTags()).anySatisfy(t -> assertThat(t.getTag()).isEqualTo("outcome"));
+        .singleElement()
+        .satisfies(m -> assertThat(m.getValue()).isEqualTo(4.0));
+    assertThat(metric.getAvailableTags())
+        .anySatisfy(t -> assertThat(t.getTag()).isEqualTo("outcome"));
   }
 
   @Test
   void closingTheContextClosesTheRouter() {
     MemcacheRouter closed;
     UserCache cache;
-    try (ConfigurableApplicationContext own = new SpringApplicationBuilder(SpringExample.class)
-        .web(WebApplicationType.NONE)
-        .run("--memroute.servers=" + memcached.addresses().get(0))) {
+    try (ConfigurableApplicationContext own =
+        new SpringApplicationBuilder(SpringExample.class)
+            .web(WebApplicationType.NONE)
+            .run("--memroute.servers=" + memcached.addresses().get(0))) {
       closed = own.getBean(MemcacheRouter.class);
       cache = own.getBean(UserCache.class);
       assertThat(closed).isNotSameAs(router);
@@ -84,22 +98,35 @@ class SpringExampleTest {
 
     assertThatThrownBy(() -> closed.get(UserCache.key(7)).get(5, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
-        .cause().isInstanceOf(RouterClosedException.class);
-    assertThat(cache.name(7)).isEqualTo("Grace Hopper"); // the cache fails soft: straight from the directory
+        .cause()
+        .isInstanceOf(RouterClosedException.class);
+    assertThat(cache.name(7))
+        .isEqualTo("Grace Hopper"); // the cache fails soft: straight from the directory
   }
 
   @Test
   void mainPrintsNamesAndMeters() {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    SpringExample.run(new String[] {"--memroute.servers=" + memcached.addresses().get(0)},
+    SpringExample.run(
+        new String[] {"--memroute.servers=" + memcached.addresses().get(0)},
         new PrintStream(buf, true, UTF_8));
     assertThat(buf.toString(UTF_8).lines())
         .contains("user 42: Ada Lovelace", "user 7: Grace Hopper")
-        .anySatisfy(l -> assertThat(l).startsWith("memroute.requests [tag(backend=").contains("tag(command=get)"));
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith("memroute.requests [tag(backend=")
+                    .contains("tag(command=get)"));
   }
 
   private long requests(String command, String outcome) {
-    return registry.find("memroute.requests").tag("command", command).tag("outcome", outcome).functionTimers()
-        .stream().mapToLong(t -> (long) t.count()).sum();
+    return registry
+        .find("memroute.requests")
+        .tag("command", command)
+        .tag("outcome", outcome)
+        .functionTimers()
+        .stream()
+        .mapToLong(t -> (long) t.count())
+        .sum();
   }
 }

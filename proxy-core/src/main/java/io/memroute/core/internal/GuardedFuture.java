@@ -21,7 +21,8 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
   }
 
   @Override
-  public T get(long timeout, TimeUnit unit) throws InterruptedException, ExecutionException, TimeoutException {
+  public T get(long timeout, TimeUnit unit)
+      throws InterruptedException, ExecutionException, TimeoutException {
     checkMayBlock();
     return super.get(timeout, unit);
   }
@@ -40,7 +41,8 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
   private void checkMayBlock() {
     if (!isDone() && NonBlockingThread.isCurrent()) {
       throw new IllegalStateException(
-          "blocking on a memroute future from event-loop thread " + Thread.currentThread().getName()
+          "blocking on a memroute future from event-loop thread "
+              + Thread.currentThread().getName()
               + " would deadlock: compose with thenApply/thenCompose, or set a completionExecutor");
     }
   }

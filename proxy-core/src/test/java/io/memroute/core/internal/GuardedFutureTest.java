@@ -32,15 +32,18 @@ class GuardedFutureTest {
     Object run() throws Exception;
   }
 
-  private static Outcome runOn(Function<Runnable, Thread> threads, Action action) throws InterruptedException {
+  private static Outcome runOn(Function<Runnable, Thread> threads, Action action)
+      throws InterruptedException {
     AtomicReference<Outcome> out = new AtomicReference<>();
-    Thread t = threads.apply(() -> {
-      try {
-        out.set(new Outcome(action.run(), null));
-      } catch (Throwable e) {
-        out.set(new Outcome(null, e));
-      }
-    });
+    Thread t =
+        threads.apply(
+            () -> {
+              try {
+                out.set(new Outcome(action.run(), null));
+              } catch (Throwable e) {
+                out.set(new Outcome(null, e));
+              }
+            });
     t.setDaemon(true); // a thread stuck by a broken guard must not keep the JVM alive
     t.start();
     t.join(JOIN_MILLIS);
@@ -62,16 +65,21 @@ class GuardedFutureTest {
   @Test
   void blockingCallsOnAnIncompleteFutureFailFastOnANonBlockingThread() throws Exception {
     GuardedFuture<String> f = new GuardedFuture<>();
-    List<Action> blocking = List.of(f::join, f::get, () -> f.get(1, TimeUnit.HOURS), () -> f.get(0, TimeUnit.NANOSECONDS));
+    List<Action> blocking =
+        List.of(
+            f::join, f::get, () -> f.get(1, TimeUnit.HOURS), () -> f.get(0, TimeUnit.NANOSECONDS));
     for (Action a : blocking) {
       Outcome o = onEventLoop(a);
       assertThat(o.error())
           .isExactlyInstanceOf(IllegalStateException.class)
-          .hasMessage("blocking on a memroute future from event-loop thread test-event-loop would deadlock: "
-              + "compose with thenApply/thenCompose, or set a completionExecutor");
+          .hasMessage(
+              "blocking on a memroute future from event-loop thread test-event-loop would deadlock: "
+                  + "compose with thenApply/thenCompose, or set a completionExecutor");
     }
     assertThat(f.isDone()).as("the guard does not complete the future").isFalse();
-    assertThat(onEventLoop(() -> f.getNow("absent")).value()).as("getNow never blocks").isEqualTo("absent");
+    assertThat(onEventLoop(() -> f.getNow("absent")).value())
+        .as("getNow never blocks")
+        .isEqualTo("absent");
   }
 
   @Test
@@ -88,8 +96,12 @@ class GuardedFutureTest {
     GuardedFuture<String> f = new GuardedFuture<>();
     RuntimeException boom = new RuntimeException("boom");
     f.completeExceptionally(boom);
-    assertThat(onEventLoop(f::join).error()).isExactlyInstanceOf(CompletionException.class).hasCause(boom);
-    assertThat(onEventLoop(f::get).error()).isExactlyInstanceOf(ExecutionException.class).hasCause(boom);
+    assertThat(onEventLoop(f::join).error())
+        .isExactlyInstanceOf(CompletionException.class)
+        .hasCause(boom);
+    assertThat(onEventLoop(f::get).error())
+        .isExactlyInstanceOf(ExecutionException.class)
+        .hasCause(boom);
     GuardedFuture<String> c = new GuardedFuture<>();
     c.cancel(false);
     assertThat(onEventLoop(c::join).error()).isInstanceOf(CancellationException.class);
@@ -99,20 +111,21 @@ class GuardedFutureTest {
   void dependentStagesAreGuardedToo() throws Exception {
     GuardedFuture<String> f = new GuardedFuture<>();
     GuardedFuture<String> other = new GuardedFuture<>();
-    List<CompletableFuture<?>> stages = List.of(
-        f.thenApply(String::length),
-        f.thenApplyAsync(String::length),
-        f.thenAccept(s -> {}),
-        f.thenRun(() -> {}),
-        f.thenCompose(s -> CompletableFuture.completedFuture(s)),
-        f.thenCombine(other, (a, b) -> a + b),
-        f.applyToEither(other, s -> s),
-        f.handle((v, e) -> v),
-        f.whenComplete((v, e) -> {}),
-        f.exceptionally(e -> "x"),
-        f.copy(),
-        f.orTimeout(1, TimeUnit.HOURS),
-        f.thenApply(String::length).thenApply(n -> n + 1));
+    List<CompletableFuture<?>> stages =
+        List.of(
+            f.thenApply(String::length),
+            f.thenApplyAsync(String::length),
+            f.thenAccept(s -> {}),
+            f.thenRun(() -> {}),
+            f.thenCompose(s -> CompletableFuture.completedFuture(s)),
+            f.thenCombine(other, (a, b) -> a + b),
+            f.applyToEither(other, s -> s),
+            f.handle((v, e) -> v),
+            f.whenComplete((v, e) -> {}),
+            f.exceptionally(e -> "x"),
+            f.copy(),
+            f.orTimeout(1, TimeUnit.HOURS),
+            f.thenApply(String::length).thenApply(n -> n + 1));
     for (CompletableFuture<?> s : stages) {
       assertThat(s).isInstanceOf(GuardedFuture.class);
       assertThat(s.isDone()).isFalse();
@@ -148,7 +161,8 @@ class GuardedFutureTest {
   @Test
   void ordinaryThreadsTimeOutNormally() throws Exception {
     GuardedFuture<String> f = new GuardedFuture<>();
-    assertThatThrownBy(() -> f.get(1, TimeUnit.MILLISECONDS)).isExactlyInstanceOf(TimeoutException.class);
+    assertThatThrownBy(() -> f.get(1, TimeUnit.MILLISECONDS))
+        .isExactlyInstanceOf(TimeoutException.class);
     f.complete("v");
     assertThat(f.get()).isEqualTo("v");
     assertThat(f.join()).isEqualTo("v");

@@ -26,7 +26,12 @@ public final class DefaultPool implements Pool {
   private final Distribution distribution;
 
   /** Creates a pool over {@code backends} (placement order). */
-  public DefaultPool(String name, List<? extends Backend> backends, KeyHash hash, KeyFilter filter, Distribution distribution) {
+  public DefaultPool(
+      String name,
+      List<? extends Backend> backends,
+      KeyHash hash,
+      KeyFilter filter,
+      Distribution distribution) {
     if (backends.isEmpty()) {
       throw new IllegalArgumentException("pool " + name + ": no backends (expected: at least one)");
     }
@@ -63,8 +68,16 @@ public final class DefaultPool implements Pool {
 
   private int checked(int idx) {
     if (idx < 0 || idx >= backends.length) {
-      throw new IllegalStateException("pool " + name + ": distribution " + distribution + " returned index " + idx
-          + " (expected: 0-" + (backends.length - 1) + ")");
+      throw new IllegalStateException(
+          "pool "
+              + name
+              + ": distribution "
+              + distribution
+              + " returned index "
+              + idx
+              + " (expected: 0-"
+              + (backends.length - 1)
+              + ")");
     }
     return idx;
   }
@@ -100,11 +113,21 @@ public final class DefaultPool implements Pool {
     if (one) {
       return backends[first].send(request); // every key on one backend: the request as it is
     }
-    return Multiget.split(request, keys, groupOf, backends.length, (g, sub) -> backends[g].send(sub));
+    return Multiget.split(
+        request, keys, groupOf, backends.length, (g, sub) -> backends[g].send(sub));
   }
 
   @Override
   public String toString() {
-    return "Pool{" + name + ", " + backends.length + " backends, " + hash + (filter == null ? "" : ", " + filter) + ", " + distribution + "}";
+    return "Pool{"
+        + name
+        + ", "
+        + backends.length
+        + " backends, "
+        + hash
+        + (filter == null ? "" : ", " + filter)
+        + ", "
+        + distribution
+        + "}";
   }
 }

@@ -19,8 +19,8 @@ import java.util.function.BiFunction;
 /**
  * Splits a multi-key retrieval ({@code get}/{@code gets}/{@code gat}/{@code gats} with several
  * keys) into one multi-key request per group (backend, route) and merges the replies in the order
- * the keys were asked for. A multiget is all or nothing: if any part does not answer ok, that part's
- * reply is the answer (it names the failed backend).
+ * the keys were asked for. A multiget is all or nothing: if any part does not answer ok, that
+ * part's reply is the answer (it names the failed backend).
  */
 public final class Multiget {
   private Multiget() {}
@@ -34,7 +34,11 @@ public final class Multiget {
    * @return a future completed when every part answered; exceptionally if a part completed
    *     exceptionally
    */
-  public static GuardedFuture<Response> split(Request request, List<String> keys, int[] groupOf, int groups,
+  public static GuardedFuture<Response> split(
+      Request request,
+      List<String> keys,
+      int[] groupOf,
+      int groups,
       BiFunction<Integer, Request, CompletionStage<Response>> send) {
     List<List<String>> byGroup = new ArrayList<>(groups);
     for (int g = 0; g < groups; g++) {
@@ -62,16 +66,18 @@ public final class Multiget {
       }
       int slot = p++;
       CompletionStage<Response> stage = send.apply(g, Request.retrieval(cmd, ttl, l));
-      stage.whenComplete((r, e) -> {
-        if (e != null) {
-          out.completeExceptionally(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-          return;
-        }
-        parts[slot] = r;
-        if (remaining.decrementAndGet() == 0) {
-          out.complete(merge(keys, parts));
-        }
-      });
+      stage.whenComplete(
+          (r, e) -> {
+            if (e != null) {
+              out.completeExceptionally(
+                  e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+              return;
+            }
+            parts[slot] = r;
+            if (remaining.decrementAndGet() == 0) {
+              out.complete(merge(keys, parts));
+            }
+          });
     }
     return out;
   }
@@ -100,7 +106,13 @@ public final class Multiget {
       }
     }
     Item first = items.get(0);
-    return Response.builder(ResponseStatus.HIT).key(first.key()).value(first.value()).flags(first.flags())
-        .cas(first.cas()).items(Collections.unmodifiableList(items)).elapsedNanos(elapsed).build();
+    return Response.builder(ResponseStatus.HIT)
+        .key(first.key())
+        .value(first.value())
+        .flags(first.flags())
+        .cas(first.cas())
+        .items(Collections.unmodifiableList(items))
+        .elapsedNanos(elapsed)
+        .build();
   }
 }

@@ -24,7 +24,10 @@ final class RequestLogger {
     this.hashKeys = options.hashKeys();
   }
 
-  /** Returns the rule that selects this request ({@code "error"}, {@code "slow"}, {@code "sample"}) or {@code null}. */
+  /**
+   * Returns the rule that selects this request ({@code "error"}, {@code "slow"}, {@code "sample"})
+   * or {@code null}.
+   */
   String rule(Response r, Throwable error) {
     if (errors && (error != null || r == null || !r.isOk())) {
       return "error";
@@ -49,7 +52,12 @@ final class RequestLogger {
   }
 
   String line(String rule, Request request, Response r, Throwable error) {
-    StringBuilder sb = new StringBuilder(128).append("rule=").append(rule).append(" command=").append(request.command().wireName());
+    StringBuilder sb =
+        new StringBuilder(128)
+            .append("rule=")
+            .append(rule)
+            .append(" command=")
+            .append(request.command().wireName());
     if (request.keyCount() > 0) {
       sb.append(" key=");
       if (hashKeys) {

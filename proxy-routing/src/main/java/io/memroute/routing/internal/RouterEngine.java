@@ -68,7 +68,11 @@ public final class RouterEngine {
   private volatile Snapshot snapshot;
 
   /** Creates backends and pools for {@code config}; connecting starts in the background. */
-  public RouterEngine(RouterConfig config, TransportResources resources, boolean ownsResources, BackendListener listener,
+  public RouterEngine(
+      RouterConfig config,
+      TransportResources resources,
+      boolean ownsResources,
+      BackendListener listener,
       RequestLogOptions requestLog) {
     this.resources = resources;
     this.ownsResources = ownsResources;
@@ -96,9 +100,17 @@ public final class RouterEngine {
       for (String label : pc.backends()) {
         members.add(byLabel.get(label));
       }
-      pools.put(pc.name(), new DefaultPool(pc.name(), members, KeyHash.xxh3(pc.seed()), pc.filter(), pc.distribution()));
+      pools.put(
+          pc.name(),
+          new DefaultPool(
+              pc.name(), members, KeyHash.xxh3(pc.seed()), pc.filter(), pc.distribution()));
     }
-    return new Snapshot(config, Collections.unmodifiableMap(pools), resources.ticker(), resources.eventLoopGroup(), fanOuts,
+    return new Snapshot(
+        config,
+        Collections.unmodifiableMap(pools),
+        resources.ticker(),
+        resources.eventLoopGroup(),
+        fanOuts,
         failovers);
   }
 
@@ -141,19 +153,28 @@ public final class RouterEngine {
     }
     if (active.incrementAndGet() > activeLimit && activeLimit > 0) {
       active.decrementAndGet();
-      return logged(request, completedFailure(FailureReason.ACTIVE_REQUEST_LIMIT, "active request limit " + activeLimit + " reached"));
+      return logged(
+          request,
+          completedFailure(
+              FailureReason.ACTIVE_REQUEST_LIMIT,
+              "active request limit " + activeLimit + " reached"));
     }
     long bytes = request.wireSize();
     if (bufferMemory.addAndGet(bytes) > memoryLimit && memoryLimit > 0) {
       bufferMemory.addAndGet(-bytes);
       active.decrementAndGet();
-      return logged(request, completedFailure(FailureReason.OUT_OF_MEMORY, "buffer memory limit " + memoryLimit + " bytes reached"));
+      return logged(
+          request,
+          completedFailure(
+              FailureReason.OUT_OF_MEMORY,
+              "buffer memory limit " + memoryLimit + " bytes reached"));
     }
     CompletableFuture<Response> f = run(s, request);
-    f.whenComplete((r, e) -> {
-      active.decrementAndGet();
-      bufferMemory.addAndGet(-bytes);
-    });
+    f.whenComplete(
+        (r, e) -> {
+          active.decrementAndGet();
+          bufferMemory.addAndGet(-bytes);
+        });
     return logged(request, f);
   }
 
@@ -164,7 +185,8 @@ public final class RouterEngine {
     return f;
   }
 
-  private static CompletableFuture<Response> completedFailure(FailureReason reason, String message) {
+  private static CompletableFuture<Response> completedFailure(
+      FailureReason reason, String message) {
     GuardedFuture<Response> f = new GuardedFuture<>();
     f.complete(Response.failure(reason, null, message));
     return f;
@@ -174,7 +196,8 @@ public final class RouterEngine {
     try {
       CompletionStage<Response> stage = s.root.route(request, s);
       if (stage == null) {
-        throw new IllegalStateException("route " + s.root + " returned null for " + request.command().wireName());
+        throw new IllegalStateException(
+            "route " + s.root + " returned null for " + request.command().wireName());
       }
       return stage.toCompletableFuture();
     } catch (RuntimeException e) {
@@ -186,7 +209,10 @@ public final class RouterEngine {
 
   // ------------------------------------------------------------------ stats
 
-  /** Requests admitted and not yet complete while a limit is set; otherwise requests queued or in flight at backends. */
+  /**
+   * Requests admitted and not yet complete while a limit is set; otherwise requests queued or in
+   * flight at backends.
+   */
   public int activeRequests() {
     RouterConfig c = snapshot.config;
     if (c.activeRequestLimit() > 0 || c.bufferMemoryLimit() > 0) {
@@ -234,7 +260,9 @@ public final class RouterEngine {
     return userStats.computeIfAbsent(name, n -> new LongAdder());
   }
 
-  /** Takes an immutable snapshot of the router's counters, with the memcached proxy's stat names. */
+  /**
+   * Takes an immutable snapshot of the router's counters, with the memcached proxy's stat names.
+   */
   public RouterStats stats() {
     Map<String, Long> m = new LinkedHashMap<>();
     Map<String, ManagedBackend> bs = backends;
@@ -271,15 +299,18 @@ public final class RouterEngine {
 
   // ------------------------------------------------------------------ reconfiguration
 
-  /** Runs {@code r} after every successful reconfiguration (metrics re-register per-backend meters). */
+  /**
+   * Runs {@code r} after every successful reconfiguration (metrics re-register per-backend meters).
+   */
   public void onReconfigure(Runnable r) {
     reconfigureListeners.add(r);
   }
 
   /**
    * Swaps in a new configuration atomically. Backends whose label, address and connection settings
-   * stay are reused (their connections survive; changed timeouts apply at once); others are created;
-   * removed or replaced ones drain their in-flight requests and close. Calls are serialized.
+   * stay are reused (their connections survive; changed timeouts apply at once); others are
+   * created; removed or replaced ones drain their in-flight requests and close. Calls are
+   * serialized.
    *
    * @throws IllegalArgumentException if the configuration cannot be applied; nothing changes then
    * @throws IllegalStateException if the router is closed
@@ -298,7 +329,9 @@ public final class RouterEngine {
       for (BackendConfig bc : next.backends().values()) {
         ManagedBackend old = current.get(bc.label());
         BackendOptions options = next.optionsOf(bc);
-        if (old != null && old.host().equals(bc.host()) && old.port() == bc.port()
+        if (old != null
+            && old.host().equals(bc.host())
+            && old.port() == bc.port()
             && old.options().sameConnectionSettings(options)) {
           nextBackends.put(bc.label(), old);
           if (!old.options().equals(options)) {
@@ -315,7 +348,9 @@ public final class RouterEngine {
       created.forEach(ManagedBackend::closeAsync);
       reloadFails.increment();
       log.warn("reconfiguration rejected, nothing changed: {}", e.getMessage());
-      throw e instanceof IllegalArgumentException ? e : new IllegalArgumentException("reconfiguration failed: " + e, e);
+      throw e instanceof IllegalArgumentException
+          ? e
+          : new IllegalArgumentException("reconfiguration failed: " + e, e);
     }
     for (Map.Entry<ManagedBackend, BackendOptions> u : updates.entrySet()) {
       u.getKey().updateOptions(u.getValue());
@@ -328,10 +363,15 @@ public final class RouterEngine {
     backends = Collections.unmodifiableMap(nextBackends);
     snapshot = nextSnapshot; // the atomic swap: new requests see the new routes from here on
     reloads.increment();
-    log.info("reconfigured: {} backends ({} new, {} retired), {} pools", nextBackends.size(), created.size(),
-        retired.size(), next.pools().size());
+    log.info(
+        "reconfigured: {} backends ({} new, {} retired), {} pools",
+        nextBackends.size(),
+        created.size(),
+        retired.size(),
+        next.pools().size());
     for (ManagedBackend b : retired) {
-      drain(List.of(b), b.options().readTimeout().plusSeconds(1)).whenComplete((v, e) -> b.closeAsync());
+      drain(List.of(b), b.options().readTimeout().plusSeconds(1))
+          .whenComplete((v, e) -> b.closeAsync());
     }
     for (Runnable r : reconfigureListeners) {
       try {
@@ -346,24 +386,25 @@ public final class RouterEngine {
   private CompletableFuture<Void> drain(List<ManagedBackend> bs, Duration timeout) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     long deadline = System.nanoTime() + timeout.toNanos();
-    Runnable check = new Runnable() {
-      @Override
-      public void run() {
-        int depth = 0;
-        for (ManagedBackend b : bs) {
-          depth += b.depth();
-        }
-        if (depth == 0 || System.nanoTime() - deadline >= 0) {
-          done.complete(null);
-          return;
-        }
-        try {
-          resources.eventLoopGroup().schedule(this, DRAIN_POLL_NANOS, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-          done.complete(null);
-        }
-      }
-    };
+    Runnable check =
+        new Runnable() {
+          @Override
+          public void run() {
+            int depth = 0;
+            for (ManagedBackend b : bs) {
+              depth += b.depth();
+            }
+            if (depth == 0 || System.nanoTime() - deadline >= 0) {
+              done.complete(null);
+              return;
+            }
+            try {
+              resources.eventLoopGroup().schedule(this, DRAIN_POLL_NANOS, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+              done.complete(null);
+            }
+          }
+        };
     check.run();
     return done;
   }
@@ -395,19 +436,25 @@ public final class RouterEngine {
       return closeFuture;
     }
     List<ManagedBackend> all = new ArrayList<>(backends.values());
-    drain(all, drainTimeout).whenComplete((v, e) -> {
-      List<CompletableFuture<Void>> closing = new ArrayList<>();
-      for (ManagedBackend b : all) {
-        closing.add(b.closeAsync());
-      }
-      CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0])).whenComplete((v2, e2) -> {
-        if (ownsResources) {
-          resources.closeAsync().whenComplete((v3, e3) -> closeFuture.complete(null));
-        } else {
-          closeFuture.complete(null);
-        }
-      });
-    });
+    drain(all, drainTimeout)
+        .whenComplete(
+            (v, e) -> {
+              List<CompletableFuture<Void>> closing = new ArrayList<>();
+              for (ManagedBackend b : all) {
+                closing.add(b.closeAsync());
+              }
+              CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0]))
+                  .whenComplete(
+                      (v2, e2) -> {
+                        if (ownsResources) {
+                          resources
+                              .closeAsync()
+                              .whenComplete((v3, e3) -> closeFuture.complete(null));
+                        } else {
+                          closeFuture.complete(null);
+                        }
+                      });
+            });
     return closeFuture;
   }
 
@@ -422,8 +469,13 @@ public final class RouterEngine {
     final LongAdder fanOuts;
     final LongAdder failovers;
 
-    Snapshot(RouterConfig config, Map<String, Pool> pools, Ticker ticker, ScheduledExecutorService scheduler,
-        LongAdder fanOuts, LongAdder failovers) {
+    Snapshot(
+        RouterConfig config,
+        Map<String, Pool> pools,
+        Ticker ticker,
+        ScheduledExecutorService scheduler,
+        LongAdder fanOuts,
+        LongAdder failovers) {
       this.fanOuts = fanOuts;
       this.failovers = failovers;
       this.config = config;
@@ -442,7 +494,8 @@ public final class RouterEngine {
     public Pool pool(String name) {
       Pool p = pools.get(name);
       if (p == null) {
-        throw new IllegalArgumentException("pool: '" + name + "' (expected: one of " + pools.keySet() + ")");
+        throw new IllegalArgumentException(
+            "pool: '" + name + "' (expected: one of " + pools.keySet() + ")");
       }
       return p;
     }

@@ -11,12 +11,21 @@ import io.memroute.routing.RequestLogOptions;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The memcached proxy's log_reqsample rules: errors first, then slow requests, then a 1-in-N sample. */
+/**
+ * The memcached proxy's log_reqsample rules: errors first, then slow requests, then a 1-in-N
+ * sample.
+ */
 class RequestLoggerTest {
-  private static final Response HIT = Response.builder(ResponseStatus.HIT).key("k").value(new byte[1])
-      .backend("mc1").elapsedNanos(2_000_000).build();
+  private static final Response HIT =
+      Response.builder(ResponseStatus.HIT)
+          .key("k")
+          .value(new byte[1])
+          .backend("mc1")
+          .elapsedNanos(2_000_000)
+          .build();
   private static final Response SLOW = HIT.toBuilder().elapsedNanos(80_000_000).build();
-  private static final Response FAILED = Response.failure(FailureReason.CONNECT_TIMEOUT, "mc1", null);
+  private static final Response FAILED =
+      Response.failure(FailureReason.CONNECT_TIMEOUT, "mc1", null);
 
   @Test
   void offByDefault() {
@@ -26,10 +35,12 @@ class RequestLoggerTest {
 
   @Test
   void errorsThenSlowThenSample() {
-    RequestLogger errorsAndSlow = new RequestLogger(RequestLogOptions.builder().errors(true)
-        .slowerThan(Duration.ofMillis(50)).build());
+    RequestLogger errorsAndSlow =
+        new RequestLogger(
+            RequestLogOptions.builder().errors(true).slowerThan(Duration.ofMillis(50)).build());
     assertThat(errorsAndSlow.rule(FAILED, null)).isEqualTo("error");
-    assertThat(errorsAndSlow.rule(Response.of(ResponseStatus.SERVER_ERROR), null)).isEqualTo("error");
+    assertThat(errorsAndSlow.rule(Response.of(ResponseStatus.SERVER_ERROR), null))
+        .isEqualTo("error");
     assertThat(errorsAndSlow.rule(null, new IllegalStateException("route bug"))).isEqualTo("error");
     assertThat(errorsAndSlow.rule(SLOW, null)).isEqualTo("slow");
     assertThat(errorsAndSlow.rule(HIT, null)).isNull();
@@ -37,7 +48,8 @@ class RequestLoggerTest {
 
     RequestLogger everyOne = new RequestLogger(RequestLogOptions.builder().sampleRate(1).build());
     assertThat(everyOne.rule(HIT, null)).isEqualTo("sample");
-    assertThat(everyOne.rule(FAILED, null)).isEqualTo("sample"); // errors not selected by the error rule
+    assertThat(everyOne.rule(FAILED, null))
+        .isEqualTo("sample"); // errors not selected by the error rule
   }
 
   @Test
@@ -56,18 +68,23 @@ class RequestLoggerTest {
     assertThat(clear.line("slow", Request.get("user:42"), SLOW, null))
         .isEqualTo("rule=slow command=get key=user:42 backend=mc1 status=HIT elapsed_us=80000");
     assertThat(clear.line("error", Request.set("k", new byte[1], 0), FAILED, null))
-        .isEqualTo("rule=error command=set key=k backend=mc1 status=BACKEND_FAILURE reason=connect_timeout elapsed_us=0");
-    RequestLogger hashed = new RequestLogger(RequestLogOptions.builder().errors(true).hashKeys(true).build());
+        .isEqualTo(
+            "rule=error command=set key=k backend=mc1 status=BACKEND_FAILURE reason=connect_timeout elapsed_us=0");
+    RequestLogger hashed =
+        new RequestLogger(RequestLogOptions.builder().errors(true).hashKeys(true).build());
     String hash = Long.toHexString(KeyHash.xxh3().hash("user:42", null));
-    assertThat(hashed.line("error", Request.getMulti(java.util.List.of("user:42", "b")), FAILED, null))
+    assertThat(
+            hashed.line("error", Request.getMulti(java.util.List.of("user:42", "b")), FAILED, null))
         .startsWith("rule=error command=get key=" + hash + " keys=2 ");
   }
 
   @Test
   void optionsValidate() {
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> RequestLogOptions.builder().sampleRate(-1))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> RequestLogOptions.builder().sampleRate(-1))
         .hasMessage("sampleRate: -1 (expected: 0-1000000)");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> RequestLogOptions.builder().slowerThan(Duration.ofMillis(-1)))
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> RequestLogOptions.builder().slowerThan(Duration.ofMillis(-1)))
         .hasMessage("slowerThan: PT-0.001S (expected: >= 0)");
   }
 }

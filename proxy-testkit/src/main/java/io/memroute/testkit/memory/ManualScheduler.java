@@ -28,10 +28,11 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>{@link #execute(Runnable)} runs the task at once on the caller's thread. Due tasks run on the
- * thread that calls {@link #advance}. Thread-safe: tasks may be scheduled from any thread.
- * Shutting it down cancels pending tasks and rejects nothing (a test scheduler never refuses).
+ * thread that calls {@link #advance}. Thread-safe: tasks may be scheduled from any thread. Shutting
+ * it down cancels pending tasks and rejects nothing (a test scheduler never refuses).
  */
-public final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService, Ticker {
+public final class ManualScheduler extends AbstractExecutorService
+    implements ScheduledExecutorService, Ticker {
   private final PriorityQueue<Task<?>> queue = new PriorityQueue<>();
   private long now;
   private long seq;
@@ -102,21 +103,26 @@ public final class ManualScheduler extends AbstractExecutorService implements Sc
   }
 
   @Override
-  public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+  public ScheduledFuture<?> scheduleAtFixedRate(
+      Runnable command, long initialDelay, long period, TimeUnit unit) {
     return periodic(command, initialDelay, period, unit);
   }
 
   @Override
-  public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+  public ScheduledFuture<?> scheduleWithFixedDelay(
+      Runnable command, long initialDelay, long delay, TimeUnit unit) {
     return periodic(command, initialDelay, delay, unit);
   }
 
-  private ScheduledFuture<?> periodic(Runnable command, long initialDelay, long period, TimeUnit unit) {
+  private ScheduledFuture<?> periodic(
+      Runnable command, long initialDelay, long period, TimeUnit unit) {
     Objects.requireNonNull(command, "command");
     if (period <= 0) {
       throw new IllegalArgumentException("period: " + period + " (expected: > 0)");
     }
-    return add(new Task<Void>(Executors.callable(command, null), delay(initialDelay, unit), unit.toNanos(period)));
+    return add(
+        new Task<Void>(
+            Executors.callable(command, null), delay(initialDelay, unit), unit.toNanos(period)));
   }
 
   private synchronized long delay(long delay, TimeUnit unit) {

@@ -28,8 +28,7 @@ import java.util.function.Function;
  * A {@link Backend} that keeps its items in memory and answers like a memcached server, for route
  * tests without Netty or sockets. Its behaviour can be switched at any time: answer normally, fail
  * every request with a {@link FailureReason}, hold replies until the test {@linkplain
- * #releaseHeld() releases} them (late replies), delay them on a scheduler, or answer from a
- * script.
+ * #releaseHeld() releases} them (late replies), delay them on a scheduler, or answer from a script.
  *
  * <pre>{@code
  * MemoryBackend a = MemoryBackend.create("a");
@@ -39,10 +38,10 @@ import java.util.function.Function;
  * }</pre>
  *
  * <p>Supported: the text commands (get/gets/gat/gats with several keys, set, add, replace, append,
- * prepend, cas, delete, incr, decr, touch, version, flush_all, verbosity) and the meta commands
- * mg, ms, md, ma, mn with their common flags ({@code v}, {@code k}, {@code f}, {@code c}, {@code
- * t}, {@code T}, {@code N}/mode flags are ignored). Items never expire; their last exptime is kept
- * for inspection ({@link #exptime(String)}).
+ * prepend, cas, delete, incr, decr, touch, version, flush_all, verbosity) and the meta commands mg,
+ * ms, md, ma, mn with their common flags ({@code v}, {@code k}, {@code f}, {@code c}, {@code t},
+ * {@code T}, {@code N}/mode flags are ignored). Items never expire; their last exptime is kept for
+ * inspection ({@link #exptime(String)}).
  *
  * <p>Thread-safe. Replies complete on the thread that calls {@link #send} (or that releases held
  * requests, or the scheduler's thread when delayed). Every request is recorded ({@link
@@ -142,7 +141,10 @@ public final class MemoryBackend implements Backend {
     return this;
   }
 
-  /** From now on, each reply is computed at once but delivered {@code delay} later on {@code scheduler}. */
+  /**
+   * From now on, each reply is computed at once but delivered {@code delay} later on {@code
+   * scheduler}.
+   */
   public MemoryBackend delay(Duration delay, ScheduledExecutorService scheduler) {
     Objects.requireNonNull(delay, "delay");
     if (delay.isNegative()) {
@@ -228,7 +230,9 @@ public final class MemoryBackend implements Backend {
 
   /** Stores {@code value} (UTF-8) under {@code key} directly, bypassing the request path. */
   public MemoryBackend put(String key, String value) {
-    items.put(key, new Stored(value.getBytes(StandardCharsets.UTF_8), 0, casCounter.incrementAndGet(), 0));
+    items.put(
+        key,
+        new Stored(value.getBytes(StandardCharsets.UTF_8), 0, casCounter.incrementAndGet(), 0));
     return this;
   }
 
@@ -272,7 +276,10 @@ public final class MemoryBackend implements Backend {
     try {
       return execute(request).backend(name).build();
     } catch (RuntimeException e) {
-      return Response.builder(ResponseStatus.SERVER_ERROR).text(String.valueOf(e.getMessage())).backend(name).build();
+      return Response.builder(ResponseStatus.SERVER_ERROR)
+          .text(String.valueOf(e.getMessage()))
+          .backend(name)
+          .build();
     }
   }
 
@@ -294,12 +301,14 @@ public final class MemoryBackend implements Backend {
       case CAS:
         return store(r, c);
       case DELETE:
-        return Response.builder(items.remove(r.key()) != null ? ResponseStatus.DELETED : ResponseStatus.NOT_FOUND);
+        return Response.builder(
+            items.remove(r.key()) != null ? ResponseStatus.DELETED : ResponseStatus.NOT_FOUND);
       case INCR:
       case DECR:
         return arithmetic(r.key(), c == Command.INCR, Long.parseUnsignedLong(r.token(2)));
       case TOUCH:
-        return touch(r.key(), Long.parseLong(r.token(2))) ? Response.builder(ResponseStatus.TOUCHED)
+        return touch(r.key(), Long.parseLong(r.token(2)))
+            ? Response.builder(ResponseStatus.TOUCHED)
             : Response.builder(ResponseStatus.NOT_FOUND);
       case VERSION:
         return Response.builder(ResponseStatus.VERSION).text("1.6.0-memory");
@@ -315,7 +324,9 @@ public final class MemoryBackend implements Backend {
       case MS:
         return metaSet(r);
       case MD:
-        return Response.builder(items.remove(r.key()) != null ? ResponseStatus.DELETED : ResponseStatus.NOT_FOUND).text("");
+        return Response.builder(
+                items.remove(r.key()) != null ? ResponseStatus.DELETED : ResponseStatus.NOT_FOUND)
+            .text("");
       case MA:
         return metaArithmetic(r);
       default:
@@ -340,8 +351,12 @@ public final class MemoryBackend implements Backend {
       return Response.builder(ResponseStatus.MISS);
     }
     Item first = found.get(0);
-    Response.Builder b = Response.builder(ResponseStatus.HIT).key(first.key()).value(first.value())
-        .flags(first.flags()).cas(first.cas());
+    Response.Builder b =
+        Response.builder(ResponseStatus.HIT)
+            .key(first.key())
+            .value(first.value())
+            .flags(first.flags())
+            .cas(first.cas());
     return found.size() == 1 ? b : b.items(Collections.unmodifiableList(found));
   }
 
@@ -407,7 +422,8 @@ public final class MemoryBackend implements Backend {
     try {
       v = Long.parseUnsignedLong(new String(s.value, StandardCharsets.US_ASCII));
     } catch (NumberFormatException e) {
-      return Response.builder(ResponseStatus.CLIENT_ERROR).text("cannot increment or decrement non-numeric value");
+      return Response.builder(ResponseStatus.CLIENT_ERROR)
+          .text("cannot increment or decrement non-numeric value");
     }
     if (incr) {
       v += delta;
@@ -442,8 +458,11 @@ public final class MemoryBackend implements Backend {
     if (r.hasFlag('k')) {
       ret.append(" k").append(key);
     }
-    Response.Builder b = Response.builder(ResponseStatus.HIT).text(ret.length() == 0 ? "" : ret.substring(1))
-        .flags(s.flags).cas(r.hasFlag('c') ? s.cas : 0);
+    Response.Builder b =
+        Response.builder(ResponseStatus.HIT)
+            .text(ret.length() == 0 ? "" : ret.substring(1))
+            .flags(s.flags)
+            .cas(r.hasFlag('c') ? s.cas : 0);
     if (r.hasFlag('k')) {
       b.key(key);
     }
@@ -457,7 +476,8 @@ public final class MemoryBackend implements Backend {
     long exptime = t == null ? 0 : Long.parseLong(t);
     int flags = f == null ? 0 : (int) Long.parseLong(f);
     String modeToken = r.flagToken('M');
-    char m = modeToken == null || modeToken.isEmpty() ? 'S' : Character.toUpperCase(modeToken.charAt(0));
+    char m =
+        modeToken == null || modeToken.isEmpty() ? 'S' : Character.toUpperCase(modeToken.charAt(0));
     Stored old = items.get(key);
     if ((m == 'E' && old != null) || ((m == 'R' || m == 'A' || m == 'P') && old == null)) {
       return Response.builder(ResponseStatus.NOT_STORED).text("");
@@ -478,16 +498,23 @@ public final class MemoryBackend implements Backend {
   private Response.Builder metaArithmetic(Request r) {
     String d = r.flagToken('D');
     String modeToken = r.flagToken('M');
-    boolean decr = modeToken != null && !modeToken.isEmpty()
-        && (modeToken.charAt(0) == 'D' || modeToken.charAt(0) == 'd' || modeToken.charAt(0) == '-');
+    boolean decr =
+        modeToken != null
+            && !modeToken.isEmpty()
+            && (modeToken.charAt(0) == 'D'
+                || modeToken.charAt(0) == 'd'
+                || modeToken.charAt(0) == '-');
     Response.Builder b = arithmetic(r.key(), !decr, d == null ? 1 : Long.parseUnsignedLong(d));
     Response built = b.build();
     if (built.status() != ResponseStatus.NUMERIC) {
-      return built.status() == ResponseStatus.NOT_FOUND ? Response.builder(ResponseStatus.NOT_FOUND).text("")
+      return built.status() == ResponseStatus.NOT_FOUND
+          ? Response.builder(ResponseStatus.NOT_FOUND).text("")
           : built.toBuilder();
     }
     if (r.hasFlag('v')) {
-      return Response.builder(ResponseStatus.NUMERIC).number(built.number()).text("")
+      return Response.builder(ResponseStatus.NUMERIC)
+          .number(built.number())
+          .text("")
           .value(Long.toUnsignedString(built.number()).getBytes(StandardCharsets.US_ASCII));
     }
     return Response.builder(ResponseStatus.OK).text("");

@@ -32,10 +32,13 @@ class ManualSchedulerTest {
   void tasksScheduledByTasksRunInTheSameWindow() {
     ManualScheduler s = ManualScheduler.create();
     List<Long> at = new ArrayList<>();
-    s.schedule(() -> {
-      at.add(s.nanoTime());
-      s.schedule(() -> at.add(s.nanoTime()), 5, TimeUnit.MILLISECONDS);
-    }, 5, TimeUnit.MILLISECONDS);
+    s.schedule(
+        () -> {
+          at.add(s.nanoTime());
+          s.schedule(() -> at.add(s.nanoTime()), 5, TimeUnit.MILLISECONDS);
+        },
+        5,
+        TimeUnit.MILLISECONDS);
     s.advance(Duration.ofMillis(10));
     assertThat(at).containsExactly(5_000_000L, 10_000_000L);
   }

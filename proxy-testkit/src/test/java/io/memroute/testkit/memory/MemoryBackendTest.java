@@ -36,13 +36,15 @@ class MemoryBackendTest {
     assertThat(hit.backend()).isEqualTo("m");
     assertThat(b.exptime("k")).isEqualTo(60L);
     assertThat(send(Request.add("k", v("x"), 0)).status()).isEqualTo(ResponseStatus.NOT_STORED);
-    assertThat(send(Request.replace("nope", v("x"), 0)).status()).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(send(Request.replace("nope", v("x"), 0)).status())
+        .isEqualTo(ResponseStatus.NOT_STORED);
     assertThat(send(Request.append("k", v("+"))).status()).isEqualTo(ResponseStatus.STORED);
     assertThat(send(Request.prepend("k", v("-"))).status()).isEqualTo(ResponseStatus.STORED);
     assertThat(b.valueOf("k")).isEqualTo("-v1+");
     long cas = send(Request.gets("k")).cas();
     assertThat(cas).isNotZero();
-    assertThat(send(Request.cas("k", v("c"), 0, cas + 1)).status()).isEqualTo(ResponseStatus.EXISTS);
+    assertThat(send(Request.cas("k", v("c"), 0, cas + 1)).status())
+        .isEqualTo(ResponseStatus.EXISTS);
     assertThat(send(Request.cas("k", v("c"), 0, cas)).status()).isEqualTo(ResponseStatus.STORED);
     assertThat(send(Request.cas("zz", v("c"), 0, 1)).status()).isEqualTo(ResponseStatus.NOT_FOUND);
     b.put("n", "10");
@@ -66,13 +68,15 @@ class MemoryBackendTest {
   @Test
   void metaCommands() {
     assertThat(send(Request.metaGet("k", "v")).status()).isEqualTo(ResponseStatus.MISS);
-    assertThat(send(Request.metaSet("k", v("mv"), "T30", "F3")).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(send(Request.metaSet("k", v("mv"), "T30", "F3")).status())
+        .isEqualTo(ResponseStatus.STORED);
     Response r = send(Request.metaGet("k", "v", "f", "t", "k"));
     assertThat(r.valueAsString()).isEqualTo("mv");
     assertThat(r.flagToken('f')).isEqualTo("3");
     assertThat(r.flagToken('t')).isEqualTo("30");
     assertThat(r.key()).isEqualTo("k");
-    assertThat(send(Request.metaSet("k", v("x"), "ME")).status()).isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(send(Request.metaSet("k", v("x"), "ME")).status())
+        .isEqualTo(ResponseStatus.NOT_STORED);
     b.put("n", "1");
     assertThat(send(Request.metaArithmetic("n", "v", "D4")).number()).isEqualTo(5);
     assertThat(send(Request.metaArithmetic("n")).status()).isEqualTo(ResponseStatus.OK);
@@ -100,7 +104,8 @@ class MemoryBackendTest {
     CompletableFuture<Response> lost = b.send(Request.get("k"));
     assertThat(b.failHeld(FailureReason.TIMEOUT)).isEqualTo(1);
     assertThat(lost.join().failureReason()).isEqualTo(FailureReason.TIMEOUT);
-    b.heal().script(r -> r.command() == Command.GET ? Response.of(ResponseStatus.SERVER_ERROR) : null);
+    b.heal()
+        .script(r -> r.command() == Command.GET ? Response.of(ResponseStatus.SERVER_ERROR) : null);
     assertThat(send(Request.get("k")).status()).isEqualTo(ResponseStatus.SERVER_ERROR);
     assertThat(send(Request.delete("k")).status()).isEqualTo(ResponseStatus.DELETED);
     assertThat(b.requestCount()).isEqualTo(6);
@@ -124,9 +129,11 @@ class MemoryBackendTest {
 
   @Test
   void validation() {
-    assertThatThrownBy(() -> MemoryBackend.create("")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> MemoryBackend.create(""))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("name: empty (expected: a label)");
     assertThatThrownBy(() -> b.delay(Duration.ofMillis(-1), ManualScheduler.create()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessage("delay: PT-0.001S (expected: >= 0)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("delay: PT-0.001S (expected: >= 0)");
   }
 }

@@ -24,10 +24,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One pipelined connection to a backend, confined to one event loop.
  *
  * <p>Callers on any thread append to a lock-free queue and wake the event loop at most once per
- * batch; the loop encodes every pending request into one buffer and flushes once (write
- * coalescing: the more load, the fewer syscalls per request). Replies are matched in FIFO order.
- * Deadlines are checked by one periodic task per connection looking at the oldest request, not by a
- * timer per request.
+ * batch; the loop encodes every pending request into one buffer and flushes once (write coalescing:
+ * the more load, the fewer syscalls per request). Replies are matched in FIFO order. Deadlines are
+ * checked by one periodic task per connection looking at the oldest request, not by a timer per
+ * request.
  *
  * <p>When the connection dies, every request already written fails with the reason; requests not
  * yet written stay queued for the replacement connection until their deadline, unless the backend
@@ -58,25 +58,35 @@ final class Connection implements ReplySink {
   Connection(NettyBackend backend, EventLoop loop, Bootstrap bootstrap, int maxValueSize) {
     this.backend = backend;
     this.loop = loop;
-    this.bootstrap = bootstrap.clone(loop).handler(new ChannelInitializer<Channel>() {
-      @Override
-      protected void initChannel(Channel ch) {
-        ch.pipeline().addLast("decoder", new ReplyDecoder(Connection.this, new ReplyParser(backend.name(), maxValueSize)));
-        ch.pipeline().addLast("watcher", new ConnectionWatcher(Connection.this));
-      }
-    });
+    this.bootstrap =
+        bootstrap
+            .clone(loop)
+            .handler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            "decoder",
+                            new ReplyDecoder(
+                                Connection.this, new ReplyParser(backend.name(), maxValueSize)));
+                    ch.pipeline().addLast("watcher", new ConnectionWatcher(Connection.this));
+                  }
+                });
     this.maxValueSize = maxValueSize;
   }
 
   /** Starts the deadline check and, unless the backend is down, the first connect. */
   void start(boolean connect) {
-    loop.execute(() -> {
-      long tick = backend.tickNanos();
-      tickTask = loop.scheduleAtFixedRate(this::checkDeadlines, tick, tick, TimeUnit.NANOSECONDS);
-      if (connect) {
-        connect();
-      }
-    });
+    loop.execute(
+        () -> {
+          long tick = backend.tickNanos();
+          tickTask =
+              loop.scheduleAtFixedRate(this::checkDeadlines, tick, tick, TimeUnit.NANOSECONDS);
+          if (connect) {
+            connect();
+          }
+        });
   }
 
   // ------------------------------------------------------------------ submission (any thread)
@@ -146,24 +156,31 @@ final class Connection implements ReplySink {
     }
     backend.onConnecting();
     // The connect timeout of the options in force now: it may have changed since the last attempt.
-    ChannelFuture f = bootstrap.clone()
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, backend.connectTimeoutMillis())
-        .connect(backend.host(), backend.port());
+    ChannelFuture f =
+        bootstrap
+            .clone()
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, backend.connectTimeoutMillis())
+            .connect(backend.host(), backend.port());
     Channel ch = f.channel();
     channel = ch;
-    f.addListener((ChannelFutureListener) cf -> {
-      if (ch != channel) {
-        ch.close(); // taken down or closed while connecting: do not leave the socket open
-        return;
-      }
-      if (cf.isSuccess()) {
-        validate(ch);
-      } else {
-        Throwable cause = cf.cause();
-        FailureReason reason = cause instanceof ConnectTimeoutException ? FailureReason.CONNECT_TIMEOUT : FailureReason.CONNECT_FAILED;
-        fail(reason, String.valueOf(cause), true);
-      }
-    });
+    f.addListener(
+        (ChannelFutureListener)
+            cf -> {
+              if (ch != channel) {
+                ch.close(); // taken down or closed while connecting: do not leave the socket open
+                return;
+              }
+              if (cf.isSuccess()) {
+                validate(ch);
+              } else {
+                Throwable cause = cf.cause();
+                FailureReason reason =
+                    cause instanceof ConnectTimeoutException
+                        ? FailureReason.CONNECT_TIMEOUT
+                        : FailureReason.CONNECT_FAILED;
+                fail(reason, String.valueOf(cause), true);
+              }
+            });
   }
 
   /** Sends {@code version}; the connection takes traffic only after a VERSION reply. */
@@ -269,9 +286,14 @@ final class Connection implements ReplySink {
     // Count the failure first, so that listeners and metrics know of it before any caller does.
     long delay = 0;
     if (!closed && counted) {
-      FailureReason effective = wasValidating && (reason == FailureReason.DISCONNECTED || reason == FailureReason.PARSING
-          || reason == FailureReason.UNEXPECTED_RESPONSE || reason == FailureReason.TRAILING_DATA)
-          ? FailureReason.VALIDATION_FAILED : reason;
+      FailureReason effective =
+          wasValidating
+                  && (reason == FailureReason.DISCONNECTED
+                      || reason == FailureReason.PARSING
+                      || reason == FailureReason.UNEXPECTED_RESPONSE
+                      || reason == FailureReason.TRAILING_DATA)
+              ? FailureReason.VALIDATION_FAILED
+              : reason;
       delay = backend.onConnectionFailure(effective, message);
     }
     Pending p;
@@ -297,13 +319,20 @@ final class Connection implements ReplySink {
     long now = backend.now();
     Pending head = inflight.peek();
     if (head != null && now - head.deadlineNanos >= 0) {
-      fail(FailureReason.TIMEOUT, head == validation ? "no reply to the version check within readTimeout"
-          : "no reply within readTimeout", true);
+      fail(
+          FailureReason.TIMEOUT,
+          head == validation
+              ? "no reply to the version check within readTimeout"
+              : "no reply within readTimeout",
+          true);
     }
     Pending w;
     while ((w = waiting.peek()) != null && now - w.deadlineNanos >= 0) {
       waiting.poll();
-      finish(w, backend.failure(FailureReason.TIMEOUT, "not sent: no usable connection within readTimeout"));
+      finish(
+          w,
+          backend.failure(
+              FailureReason.TIMEOUT, "not sent: no usable connection within readTimeout"));
     }
   }
 
@@ -333,28 +362,29 @@ final class Connection implements ReplySink {
 
   /** Takes the connection down (administrative down) or closes it for good. */
   void shutdown(FailureReason reason, boolean forever) {
-    loop.execute(() -> {
-      if (forever) {
-        closed = true;
-        if (tickTask != null) {
-          tickTask.cancel(false);
-        }
-      }
-      if (connectTask != null) {
-        connectTask.cancel(false);
-        connectTask = null;
-      }
-      Channel ch = channel;
-      channel = null;
-      ready = false;
-      validation = null;
-        if (ch != null) {
-        ch.close();
-      }
-      failQueue(inflight, reason, null);
-      failQueue(waiting, reason, null);
-      failQueue(submitted, reason, null);
-    });
+    loop.execute(
+        () -> {
+          if (forever) {
+            closed = true;
+            if (tickTask != null) {
+              tickTask.cancel(false);
+            }
+          }
+          if (connectTask != null) {
+            connectTask.cancel(false);
+            connectTask = null;
+          }
+          Channel ch = channel;
+          channel = null;
+          ready = false;
+          validation = null;
+          if (ch != null) {
+            ch.close();
+          }
+          failQueue(inflight, reason, null);
+          failQueue(waiting, reason, null);
+          failQueue(submitted, reason, null);
+        });
   }
 
   /** Reconnects after an administrative down ends. */

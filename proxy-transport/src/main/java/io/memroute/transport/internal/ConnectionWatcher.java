@@ -15,13 +15,15 @@ final class ConnectionWatcher extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    connection.onChannelFailure(ctx.channel(), FailureReason.DISCONNECTED, "connection closed by peer");
+    connection.onChannelFailure(
+        ctx.channel(), FailureReason.DISCONNECTED, "connection closed by peer");
     ctx.fireChannelInactive();
   }
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    FailureReason reason = cause instanceof IOException ? FailureReason.READING : FailureReason.PARSING;
+    FailureReason reason =
+        cause instanceof IOException ? FailureReason.READING : FailureReason.PARSING;
     if (cause instanceof OutOfMemoryError) {
       reason = FailureReason.OUT_OF_MEMORY;
     }

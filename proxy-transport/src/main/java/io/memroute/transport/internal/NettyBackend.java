@@ -29,12 +29,12 @@ import org.slf4j.LoggerFactory;
  * defects fixed.
  *
  * <p>States {@code CONNECTING -> VALIDATING -> UP}. Every connection must answer {@code version}
- * before it takes traffic, and the consecutive-failure count resets only then (not on TCP
- * connect), so a host that accepts connections but fails validation is marked bad instead of
- * flapping forever. More than {@code failureLimit} consecutive failures mark the backend {@code
- * BAD}: requests fail fast without touching the network, and a retry after {@code retryTimeout}
- * (longer, by the flap ramp, when the backend keeps going bad soon after recovering) uses the
- * connect timeout for the attempt. {@code DOWN} is administrative.
+ * before it takes traffic, and the consecutive-failure count resets only then (not on TCP connect),
+ * so a host that accepts connections but fails validation is marked bad instead of flapping
+ * forever. More than {@code failureLimit} consecutive failures mark the backend {@code BAD}:
+ * requests fail fast without touching the network, and a retry after {@code retryTimeout} (longer,
+ * by the flap ramp, when the backend keeps going bad soon after recovering) uses the connect
+ * timeout for the attempt. {@code DOWN} is administrative.
  *
  * <p>Health state changes are rare and synchronized; the request path reads one volatile field.
  */
@@ -66,8 +66,15 @@ public final class NettyBackend implements ManagedBackend {
   private int flaps;
 
   /** Creates the backend and starts connecting (unless {@code options.down()}). */
-  public NettyBackend(String name, String host, int port, BackendOptions options, BackendListener listener,
-      EventLoopGroup group, Class<? extends SocketChannel> channelClass, Ticker ticker) {
+  public NettyBackend(
+      String name,
+      String host,
+      int port,
+      BackendOptions options,
+      BackendListener listener,
+      EventLoopGroup group,
+      Class<? extends SocketChannel> channelClass,
+      Ticker ticker) {
     this.name = name;
     this.host = host;
     this.port = port;
@@ -76,11 +83,12 @@ public final class NettyBackend implements ManagedBackend {
     this.options = options;
     this.readTimeoutNanos = options.readTimeout().toNanos();
     this.state = options.down() ? BackendState.DOWN : BackendState.CONNECTING;
-    Bootstrap bootstrap = new Bootstrap()
-        .group(group)
-        .channel(channelClass)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .option(ChannelOption.SO_KEEPALIVE, options.tcpKeepAlive());
+    Bootstrap bootstrap =
+        new Bootstrap()
+            .group(group)
+            .channel(channelClass)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_KEEPALIVE, options.tcpKeepAlive());
     for (int i = 0; i < failureCounts.length; i++) {
       failureCounts[i] = new LongAdder();
     }
@@ -175,7 +183,11 @@ public final class NettyBackend implements ManagedBackend {
     byte[] value = request.value();
     if (value != null && value.length > options.maxValueSize()) {
       throw new IllegalArgumentException(
-          "value: " + value.length + " bytes (expected: <= maxValueSize " + options.maxValueSize() + ")");
+          "value: "
+              + value.length
+              + " bytes (expected: <= maxValueSize "
+              + options.maxValueSize()
+              + ")");
     }
     long now = ticker.nanoTime();
     Pending p = new Pending(request, now, now + readTimeoutNanos, false);
@@ -187,7 +199,9 @@ public final class NettyBackend implements ManagedBackend {
     }
     if (depth.incrementAndGet() > options.depthLimit()) {
       depth.decrementAndGet();
-      complete(p, failure(FailureReason.DEPTH_LIMIT, "depth limit " + options.depthLimit() + " reached"));
+      complete(
+          p,
+          failure(FailureReason.DEPTH_LIMIT, "depth limit " + options.depthLimit() + " reached"));
       return p;
     }
     Connection[] cs = connections;
@@ -219,7 +233,9 @@ public final class NettyBackend implements ManagedBackend {
   long tickNanos() {
     BackendOptions o = options;
     long shortest = Math.min(o.readTimeout().toNanos(), o.connectTimeout().toNanos());
-    return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(TimeUnit.MILLISECONDS.toNanos(100), shortest / 10));
+    return Math.max(
+        TimeUnit.MILLISECONDS.toNanos(1),
+        Math.min(TimeUnit.MILLISECONDS.toNanos(100), shortest / 10));
   }
 
   /** Completes a caller's request, counting it; releases its depth slot when {@code counted}. */
@@ -262,7 +278,9 @@ public final class NettyBackend implements ManagedBackend {
 
   synchronized void onUp() {
     failures = 0;
-    if (state == BackendState.CONNECTING || state == BackendState.VALIDATING || state == BackendState.BAD) {
+    if (state == BackendState.CONNECTING
+        || state == BackendState.VALIDATING
+        || state == BackendState.BAD) {
       upSinceNanos = ticker.nanoTime();
       transition(BackendState.UP, null);
     }
@@ -290,8 +308,13 @@ public final class NettyBackend implements ManagedBackend {
       flaps = upSinceNanos != 0 && now - upSinceNanos < o.flapTime().toNanos() ? flaps + 1 : 0;
       transition(BackendState.BAD, reason);
       markedBad.increment();
-      log.warn("backend {} marked bad after {} consecutive failures, last: {} ({}); retry in {} ms",
-          name, failures, reason.text(), message, TimeUnit.NANOSECONDS.toMillis(retryDelayNanos(o)));
+      log.warn(
+          "backend {} marked bad after {} consecutive failures, last: {} ({}); retry in {} ms",
+          name,
+          failures,
+          reason.text(),
+          message,
+          TimeUnit.NANOSECONDS.toMillis(retryDelayNanos(o)));
       for (Connection c : connections) {
         c.loop.execute(() -> c.failWaiting(FailureReason.MARKED_BAD));
       }
@@ -309,7 +332,10 @@ public final class NettyBackend implements ManagedBackend {
     return 0;
   }
 
-  /** The retry wait: retryTimeout, times the flap ramp per consecutive flap, capped at flapBackoffMax. */
+  /**
+   * The retry wait: retryTimeout, times the flap ramp per consecutive flap, capped at
+   * flapBackoffMax.
+   */
   private long retryDelayNanos(BackendOptions o) {
     double delay = o.retryTimeout().toNanos() * Math.pow(o.flapBackoffRamp(), flaps);
     return (long) Math.min(delay, (double) o.flapBackoffMax().toNanos());
@@ -324,7 +350,12 @@ public final class NettyBackend implements ManagedBackend {
     if (to == BackendState.UP && from == BackendState.BAD) {
       log.info("backend {} recovered", name);
     } else if (log.isDebugEnabled()) {
-      log.debug("backend {}: {} -> {}{}", name, from, to, reason == null ? "" : " (" + reason.text() + ")");
+      log.debug(
+          "backend {}: {} -> {}{}",
+          name,
+          from,
+          to,
+          reason == null ? "" : " (" + reason.text() + ")");
     }
     try {
       listener.onStateChange(name, from, to, reason);
@@ -347,7 +378,10 @@ public final class NettyBackend implements ManagedBackend {
   public void updateOptions(BackendOptions newOptions) {
     Objects.requireNonNull(newOptions, "options");
     if (!newOptions.sameConnectionSettings(options)) {
-      throw new IllegalArgumentException("options: connections/tcpKeepAlive changed for " + name + " (expected: same; create a new backend)");
+      throw new IllegalArgumentException(
+          "options: connections/tcpKeepAlive changed for "
+              + name
+              + " (expected: same; create a new backend)");
     }
     boolean goDown;
     boolean goUp;

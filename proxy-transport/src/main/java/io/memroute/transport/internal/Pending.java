@@ -9,6 +9,7 @@ final class Pending extends GuardedFuture<Response> {
   final Request request;
   final long startNanos;
   final long deadlineNanos;
+
   /** The connection's own validation request: not counted in the backend's depth. */
   final boolean internal;
 

@@ -11,8 +11,8 @@ import java.util.List;
 /**
  * Turns reply bytes into responses for the oldest in-flight requests, in FIFO order, handing each
  * to the {@link ReplySink}. Any desync (unparseable bytes, a reply of the wrong type, bytes with
- * nothing in flight) is reported once and the rest of the input dropped: the connection is
- * replaced rather than guessed at.
+ * nothing in flight) is reported once and the rest of the input dropped: the connection is replaced
+ * rather than guessed at.
  */
 final class ReplyDecoder extends ByteToMessageDecoder {
   private final ReplySink sink;
@@ -35,7 +35,8 @@ final class ReplyDecoder extends ByteToMessageDecoder {
       while (in.isReadable()) {
         Request head = sink.oldest();
         if (head == null) {
-          throw new ReplyParser.ProtocolError(FailureReason.TRAILING_DATA,
+          throw new ReplyParser.ProtocolError(
+              FailureReason.TRAILING_DATA,
               in.readableBytes() + " bytes arrived with no request in flight");
         }
         Response r = parser.parse(in, head, now - sink.oldestStartNanos());

@@ -18,8 +18,8 @@ import java.util.List;
  * replies are legal, and anything else is a desync that fails the connection rather than a guess.
  *
  * <p>Resumable: when the reply is incomplete {@link #parse} returns {@code null} and keeps the
- * items it has already consumed, so a multi-VALUE reply arriving in many reads is parsed once.
- * One instance per connection; not thread-safe.
+ * items it has already consumed, so a multi-VALUE reply arriving in many reads is parsed once. One
+ * instance per connection; not thread-safe.
  */
 public final class ReplyParser {
   /** Longest reply line accepted (VALUE lines with 250-byte keys, meta flags). */
@@ -44,7 +44,8 @@ public final class ReplyParser {
   private final byte[] line = new byte[MAX_LINE + 2];
   private int lineBase;
 
-  // Resumable state for retrieval replies (VALUE* END). The first item is kept in fields so that the
+  // Resumable state for retrieval replies (VALUE* END). The first item is kept in fields so that
+  // the
   // common single-key hit allocates no list and no Item.
   private int itemCount;
   private String firstKey;
@@ -120,7 +121,8 @@ public final class ReplyParser {
             return Response.reply(ResponseStatus.MISS, backend, elapsedNanos);
           }
           if (items == null) {
-            Response hit = Response.hit(firstKey, firstValue, firstFlags, firstCas, backend, elapsedNanos);
+            Response hit =
+                Response.hit(firstKey, firstValue, firstFlags, firstCas, backend, elapsedNanos);
             reset();
             return hit;
           }
@@ -142,8 +144,11 @@ public final class ReplyParser {
 
   // ---------------------------------------------------------------- text retrieval
 
-  /** Reads {@code VALUE <key> <flags> <bytes> [<cas>]} and its data; false when data is incomplete. */
-  private boolean readValueItem(ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
+  /**
+   * Reads {@code VALUE <key> <flags> <bytes> [<cas>]} and its data; false when data is incomplete.
+   */
+  private boolean readValueItem(ByteBuf in, int start, int len, int eol, Request request)
+      throws ProtocolError {
     int p = start + VALUE.length;
     int lineEnd = start + len;
     int keyStart = p;
@@ -177,7 +182,8 @@ public final class ReplyParser {
     }
     int dataEnd = dataStart + (int) size;
     if (in.getByte(dataEnd) != '\r' || in.getByte(dataEnd + 1) != '\n') {
-      throw new ProtocolError(FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
+      throw new ProtocolError(
+          FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
     }
     String key = matchKey(in, keyStart, keyEnd, request);
     byte[] value = new byte[(int) size];
@@ -199,14 +205,19 @@ public final class ReplyParser {
     return true;
   }
 
-  /** Checks that a VALUE key is the next requested key (keys come back in request order, misses skipped). */
-  private String matchKey(ByteBuf in, int keyStart, int keyEnd, Request request) throws ProtocolError {
+  /**
+   * Checks that a VALUE key is the next requested key (keys come back in request order, misses
+   * skipped).
+   */
+  private String matchKey(ByteBuf in, int keyStart, int keyEnd, Request request)
+      throws ProtocolError {
     int klen = keyEnd - keyStart;
     if (request.keyCount() == 1) {
       if (klen == request.keyLength() && sameKey(in, keyStart, request)) {
         return request.key();
       }
-      throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE,
+      throw new ProtocolError(
+          FailureReason.UNEXPECTED_RESPONSE,
           "VALUE for key '" + text(in, keyStart, klen) + "', expected '" + request.key() + "'");
     }
     List<String> keys = request.keys();
@@ -216,7 +227,8 @@ public final class ReplyParser {
         return k; // the caller's own string: no allocation per item
       }
     }
-    throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE,
+    throw new ProtocolError(
+        FailureReason.UNEXPECTED_RESPONSE,
         "VALUE for unrequested or out-of-order key '" + text(in, keyStart, klen) + "'");
   }
 
@@ -259,8 +271,12 @@ public final class ReplyParser {
       keyCursor = 0;
       return Response.builder(ResponseStatus.MISS);
     }
-    Response.Builder b = Response.builder(ResponseStatus.HIT)
-        .key(firstKey).value(firstValue).flags(firstFlags).cas(firstCas);
+    Response.Builder b =
+        Response.builder(ResponseStatus.HIT)
+            .key(firstKey)
+            .value(firstValue)
+            .flags(firstFlags)
+            .cas(firstCas);
     if (items != null) {
       b.items(Collections.unmodifiableList(items));
     }
@@ -270,7 +286,8 @@ public final class ReplyParser {
 
   // ---------------------------------------------------------------- other text commands
 
-  private Response simple(ByteBuf in, int start, int len, int eol, Request request, long elapsed) throws ProtocolError {
+  private Response simple(ByteBuf in, int start, int len, int eol, Request request, long elapsed)
+      throws ProtocolError {
     Command cmd = request.command();
     ResponseStatus status = null;
     switch (cmd) {
@@ -311,14 +328,22 @@ public final class ReplyParser {
         } else if (len > 0 && isDigit(at(start))) {
           long v = unsigned(in, start, start + len);
           in.readerIndex(eol + 1);
-          return Response.builder(ResponseStatus.NUMERIC).number(v).backend(backend).elapsedNanos(elapsed).build();
+          return Response.builder(ResponseStatus.NUMERIC)
+              .number(v)
+              .backend(backend)
+              .elapsedNanos(elapsed)
+              .build();
         }
         break;
       case VERSION:
         if (startsWith(in, start, len, VERSION)) {
           String v = text(in, start + VERSION.length, len - VERSION.length);
           in.readerIndex(eol + 1);
-          return Response.builder(ResponseStatus.VERSION).text(v).backend(backend).elapsedNanos(elapsed).build();
+          return Response.builder(ResponseStatus.VERSION)
+              .text(v)
+              .backend(backend)
+              .elapsedNanos(elapsed)
+              .build();
         }
         break;
       case FLUSH_ALL:
@@ -334,11 +359,15 @@ public final class ReplyParser {
       in.readerIndex(eol + 1);
       return Response.reply(status, backend, elapsed);
     }
-    return errorOrUnexpected(in, start, len, eol, request).backend(backend).elapsedNanos(elapsed).build();
+    return errorOrUnexpected(in, start, len, eol, request)
+        .backend(backend)
+        .elapsedNanos(elapsed)
+        .build();
   }
 
   /** An error reply is legal for every command; anything else is a desync. */
-  private Response.Builder errorOrUnexpected(ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
+  private Response.Builder errorOrUnexpected(
+      ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
     if (itemCount == 0) {
       if (equals(in, start, len, ERROR)) {
         in.readerIndex(eol + 1);
@@ -352,7 +381,9 @@ public final class ReplyParser {
       } else if (startsWith(in, start, len, CLIENT_ERROR)) {
         s = ResponseStatus.CLIENT_ERROR;
         wordLen = CLIENT_ERROR.length;
-      } else if (startsWith(in, start, len, ERROR) && len > ERROR.length && at(start + ERROR.length) == ' ') {
+      } else if (startsWith(in, start, len, ERROR)
+          && len > ERROR.length
+          && at(start + ERROR.length) == ' ') {
         s = ResponseStatus.ERROR;
         wordLen = ERROR.length;
       }
@@ -363,24 +394,33 @@ public final class ReplyParser {
       }
     }
     if (request.command().isMultiKey() && itemCount > 0) {
-      throw new ProtocolError(FailureReason.MISSING_END, "expected VALUE or END after a value, got '" + text(in, start, len) + "'");
+      throw new ProtocolError(
+          FailureReason.MISSING_END,
+          "expected VALUE or END after a value, got '" + text(in, start, len) + "'");
     }
     throw unexpected(in, start, len, request);
   }
 
   private ProtocolError unexpected(ByteBuf in, int start, int len, Request request) {
     boolean known = len > 0 && isKnownReply(in, start, len);
-    return new ProtocolError(known ? FailureReason.UNEXPECTED_RESPONSE : FailureReason.PARSING,
-        (known ? "unexpected reply '" : "unparseable reply '") + text(in, start, Math.min(len, 64)) + "' to " + request.command().wireName());
+    return new ProtocolError(
+        known ? FailureReason.UNEXPECTED_RESPONSE : FailureReason.PARSING,
+        (known ? "unexpected reply '" : "unparseable reply '")
+            + text(in, start, Math.min(len, 64))
+            + "' to "
+            + request.command().wireName());
   }
 
   private boolean isKnownReply(ByteBuf in, int start, int len) {
-    for (byte[] w : new byte[][] {STORED, NOT_STORED, EXISTS, NOT_FOUND, DELETED, TOUCHED, OK, END}) {
+    for (byte[] w :
+        new byte[][] {STORED, NOT_STORED, EXISTS, NOT_FOUND, DELETED, TOUCHED, OK, END}) {
       if (equals(in, start, len, w)) {
         return true;
       }
     }
-    if (startsWith(in, start, len, VALUE) || startsWith(in, start, len, VERSION) || isDigit(at(start))) {
+    if (startsWith(in, start, len, VALUE)
+        || startsWith(in, start, len, VERSION)
+        || isDigit(at(start))) {
       return true;
     }
     return len >= 2 && metaCode(in, start, len) != null;
@@ -388,7 +428,8 @@ public final class ReplyParser {
 
   // ---------------------------------------------------------------- meta
 
-  private Response.Builder meta(ByteBuf in, int start, int len, int eol, Request request) throws ProtocolError {
+  private Response.Builder meta(ByteBuf in, int start, int len, int eol, Request request)
+      throws ProtocolError {
     Command cmd = request.command();
     String code = metaCode(in, start, len);
     if (code == null) {
@@ -400,22 +441,32 @@ public final class ReplyParser {
       case "VA":
         return metaValue(in, start, len, eol, request, flags);
       case "HD":
-        status = cmd == Command.MG ? ResponseStatus.HIT
-            : cmd == Command.MS ? ResponseStatus.STORED
-            : cmd == Command.MD ? ResponseStatus.DELETED
-            : cmd == Command.MA ? ResponseStatus.OK : null;
+        status =
+            cmd == Command.MG
+                ? ResponseStatus.HIT
+                : cmd == Command.MS
+                    ? ResponseStatus.STORED
+                    : cmd == Command.MD
+                        ? ResponseStatus.DELETED
+                        : cmd == Command.MA ? ResponseStatus.OK : null;
         break;
       case "EN":
         status = cmd == Command.MG || cmd == Command.ME ? ResponseStatus.MISS : null;
         break;
       case "NF":
-        status = cmd == Command.MS || cmd == Command.MD || cmd == Command.MA ? ResponseStatus.NOT_FOUND : null;
+        status =
+            cmd == Command.MS || cmd == Command.MD || cmd == Command.MA
+                ? ResponseStatus.NOT_FOUND
+                : null;
         break;
       case "NS":
         status = cmd == Command.MS || cmd == Command.MA ? ResponseStatus.NOT_STORED : null;
         break;
       case "EX":
-        status = cmd == Command.MS || cmd == Command.MD || cmd == Command.MA ? ResponseStatus.EXISTS : null;
+        status =
+            cmd == Command.MS || cmd == Command.MD || cmd == Command.MA
+                ? ResponseStatus.EXISTS
+                : null;
         break;
       case "MN":
         status = cmd == Command.MN ? ResponseStatus.NOOP : null;
@@ -438,7 +489,8 @@ public final class ReplyParser {
     return b;
   }
 
-  private Response.Builder metaValue(ByteBuf in, int start, int len, int eol, Request request, String flags) throws ProtocolError {
+  private Response.Builder metaValue(
+      ByteBuf in, int start, int len, int eol, Request request, String flags) throws ProtocolError {
     Command cmd = request.command();
     if (cmd != Command.MG && cmd != Command.MA) {
       throw unexpected(in, start, len, request);
@@ -458,7 +510,8 @@ public final class ReplyParser {
     }
     int dataEnd = dataStart + (int) size;
     if (in.getByte(dataEnd) != '\r' || in.getByte(dataEnd + 1) != '\n') {
-      throw new ProtocolError(FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
+      throw new ProtocolError(
+          FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
     }
     String retFlags = sizeEnd < start + len ? text(in, sizeEnd + 1, start + len - sizeEnd - 1) : "";
     checkOpaque(request, retFlags);
@@ -477,7 +530,8 @@ public final class ReplyParser {
   }
 
   /** Fills flags/cas/key from meta return flags ({@code f}, {@code c}, {@code k}). */
-  private static void applyMetaFlags(Response.Builder b, String flags, Request request) throws ProtocolError {
+  private static void applyMetaFlags(Response.Builder b, String flags, Request request)
+      throws ProtocolError {
     int n = flags.length();
     int i = 0;
     while (i < n) {
@@ -495,7 +549,8 @@ public final class ReplyParser {
             b.cas(Long.parseUnsignedLong(tok));
           } else if (f == 'k') {
             if (!request.hasFlag('b') && request.key() != null && !tok.equals(request.key())) {
-              throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE,
+              throw new ProtocolError(
+                  FailureReason.UNEXPECTED_RESPONSE,
                   "meta reply for key '" + tok + "', expected '" + request.key() + "'");
             }
             b.key(tok);
@@ -508,7 +563,10 @@ public final class ReplyParser {
     }
   }
 
-  /** An opaque token must come back unchanged: a cheap guard against handing a reply to the wrong request. */
+  /**
+   * An opaque token must come back unchanged: a cheap guard against handing a reply to the wrong
+   * request.
+   */
   private static void checkOpaque(Request request, String flags) throws ProtocolError {
     String sent = request.flagToken('O');
     if (sent == null) {
@@ -528,7 +586,9 @@ public final class ReplyParser {
       i = end + 1;
     }
     if (!flags.isEmpty() || !request.noreply()) {
-      throw new ProtocolError(FailureReason.UNEXPECTED_RESPONSE, "meta reply without opaque " + expected + ": '" + flags + "'");
+      throw new ProtocolError(
+          FailureReason.UNEXPECTED_RESPONSE,
+          "meta reply without opaque " + expected + ": '" + flags + "'");
     }
   }
 
@@ -557,9 +617,9 @@ public final class ReplyParser {
   // ---------------------------------------------------------------- byte helpers
 
   /**
-   * Returns the index of the LF ending the line at the reader index, or -1 if incomplete. A complete
-   * line is copied into {@link #line} once, so that parsing it reads a plain array instead of
-   * making a checked buffer access per byte.
+   * Returns the index of the LF ending the line at the reader index, or -1 if incomplete. A
+   * complete line is copied into {@link #line} once, so that parsing it reads a plain array instead
+   * of making a checked buffer access per byte.
    */
   private int findEol(ByteBuf in) throws ProtocolError {
     int start = in.readerIndex();
@@ -568,13 +628,17 @@ public final class ReplyParser {
     int lf = in.forEachByte(start, scan, ByteProcessor.FIND_LF);
     if (lf < 0) {
       if (readable >= MAX_LINE + 2) {
-        throw new ProtocolError(FailureReason.PARSING, "reply line longer than " + MAX_LINE + " bytes");
+        throw new ProtocolError(
+            FailureReason.PARSING, "reply line longer than " + MAX_LINE + " bytes");
       }
       return -1;
     }
     if (lf == start || in.getByte(lf - 1) != '\r') {
-      throw new ProtocolError(FailureReason.PARSING, "reply line not terminated by CRLF: '"
-          + in.toString(start, Math.min(lf - start, 64), StandardCharsets.UTF_8) + "'");
+      throw new ProtocolError(
+          FailureReason.PARSING,
+          "reply line not terminated by CRLF: '"
+              + in.toString(start, Math.min(lf - start, 64), StandardCharsets.UTF_8)
+              + "'");
     }
     in.getBytes(start, line, 0, lf - start);
     lineBase = start;
@@ -615,7 +679,8 @@ public final class ReplyParser {
     return b >= '0' && b <= '9';
   }
 
-  private long number(ByteBuf in, int from, int to, int lineStart, int lineLen) throws ProtocolError {
+  private long number(ByteBuf in, int from, int to, int lineStart, int lineLen)
+      throws ProtocolError {
     if (to <= from || to - from > 20) {
       throw parsing("bad number in '" + text(in, lineStart, lineLen) + "'");
     }

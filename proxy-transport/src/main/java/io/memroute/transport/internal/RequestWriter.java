@@ -12,6 +12,7 @@ import io.netty.channel.Channel;
  */
 final class RequestWriter {
   private static final byte[] CRLF = {'\r', '\n'};
+
   /** Values at least this large are not copied. */
   static final int ZERO_COPY_THRESHOLD = 16 * 1024;
 

@@ -17,10 +17,10 @@ import io.memroute.testkit.FaultServer;
 import io.memroute.transport.ManagedBackend;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -36,9 +36,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The backend health model against a scriptable fault server: one test per failure reason (asserting
- * the reason, the state and the failure count), the failure limit, fast-fail, recovery, and the
- * proxy's "accepts TCP but fails validation" flapping bug, fixed.
+ * The backend health model against a scriptable fault server: one test per failure reason
+ * (asserting the reason, the state and the failure count), the failure limit, fast-fail, recovery,
+ * and the proxy's "accepts TCP but fails validation" flapping bug, fixed.
  */
 class BackendHealthTest {
   private static final Duration SHORT = Duration.ofMillis(300);
@@ -54,7 +54,8 @@ class BackendHealthTest {
     final List<FailureReason> failures = new CopyOnWriteArrayList<>();
 
     @Override
-    public void onStateChange(String backend, BackendState from, BackendState to, FailureReason reason) {
+    public void onStateChange(
+        String backend, BackendState from, BackendState to, FailureReason reason) {
       transitions.add(from + "->" + to);
     }
 
@@ -78,7 +79,10 @@ class BackendHealthTest {
   }
 
   private static BackendOptions.Builder fast() {
-    return BackendOptions.builder().readTimeout(SHORT).connectTimeout(SHORT).retryTimeout(Duration.ofMillis(100));
+    return BackendOptions.builder()
+        .readTimeout(SHORT)
+        .connectTimeout(SHORT)
+        .retryTimeout(Duration.ofMillis(100));
   }
 
   private ManagedBackend backend(BackendOptions options) throws Exception {
@@ -143,7 +147,8 @@ class BackendHealthTest {
     server.fault(Fault.hang());
     CompletableFuture<Response> first = b.send(Request.get("k"));
     long start = System.nanoTime();
-    // The proxy's per-backend timer was re-armed by every write: a busy hung backend never timed out.
+    // The proxy's per-backend timer was re-armed by every write: a busy hung backend never timed
+    // out.
     while (!first.isDone() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5)) {
       b.send(Request.get("other"));
       java.util.concurrent.locks.LockSupport.parkNanos(5_000_000);
@@ -161,7 +166,8 @@ class BackendHealthTest {
     ManagedBackend b = backend(fast().failureLimit(1).build(), closedPort);
     CompletableFuture<Response> waiting = b.send(Request.get("k"));
     eventually(() -> b.state() == BackendState.BAD);
-    assertThat(events.failures).startsWith(FailureReason.CONNECT_FAILED, FailureReason.CONNECT_FAILED);
+    assertThat(events.failures)
+        .startsWith(FailureReason.CONNECT_FAILED, FailureReason.CONNECT_FAILED);
     assertFailure(await(waiting), FailureReason.MARKED_BAD);
   }
 
@@ -182,7 +188,10 @@ class BackendHealthTest {
             break;
           }
         }
-        ManagedBackend b = backend(fast().connectTimeout(Duration.ofMillis(200)).failureLimit(0).build(), full.getLocalPort());
+        ManagedBackend b =
+            backend(
+                fast().connectTimeout(Duration.ofMillis(200)).failureLimit(0).build(),
+                full.getLocalPort());
         eventually(() -> !events.failures.isEmpty());
         assertThat(events.failures.get(0)).isEqualTo(FailureReason.CONNECT_TIMEOUT);
         assertThat(b.state()).isEqualTo(BackendState.BAD);
@@ -211,7 +220,11 @@ class BackendHealthTest {
     long before = server.connectionCount();
     server.disconnectAll();
     // Noticed without any request: the backend reconnects and validates by itself.
-    eventually(() -> server.connectionCount() > before && b.state() == BackendState.UP && b.consecutiveFailures() == 0);
+    eventually(
+        () ->
+            server.connectionCount() > before
+                && b.state() == BackendState.UP
+                && b.consecutiveFailures() == 0);
     assertThat(events.failures).containsExactly(FailureReason.DISCONNECTED);
     assertThat(await(b.send(Request.get("k"))).status()).isEqualTo(ResponseStatus.MISS);
   }
@@ -221,8 +234,11 @@ class BackendHealthTest {
     server.faultWhen(line -> line.startsWith("version"), Fault.reply("garbage\r\n"));
     ManagedBackend b = backend(fast().failureLimit(2).build());
     eventually(() -> b.state() == BackendState.BAD);
-    assertThat(events.failures).startsWith(FailureReason.VALIDATION_FAILED, FailureReason.VALIDATION_FAILED,
-        FailureReason.VALIDATION_FAILED);
+    assertThat(events.failures)
+        .startsWith(
+            FailureReason.VALIDATION_FAILED,
+            FailureReason.VALIDATION_FAILED,
+            FailureReason.VALIDATION_FAILED);
     assertThat(b.consecutiveFailures()).isGreaterThanOrEqualTo(3);
     // Fast-fail: nothing reaches the server.
     long gets = server.requestCount("get");
@@ -296,7 +312,8 @@ class BackendHealthTest {
     ManagedBackend b = up(fast().build());
     server.faultWhen(line -> line.startsWith("set"), Fault.delay(Duration.ofMillis(200)));
     server.faultWhen(line -> line.startsWith("get"), Fault.clientError("bad command line format"));
-    // the delayed set holds every reply back, so get and delete are both written before CLIENT_ERROR arrives
+    // the delayed set holds every reply back, so get and delete are both written before
+    // CLIENT_ERROR arrives
     CompletableFuture<Response> first = b.send(Request.set("k", new byte[1], 0));
     CompletableFuture<Response> get = b.send(Request.get("k"));
     CompletableFuture<Response> behind = b.send(Request.delete("k"));
@@ -306,7 +323,8 @@ class BackendHealthTest {
     assertThat(events.failures).isEmpty(); // a healthy server: not counted
     server.clearFaults();
     eventually(() -> b.state() == BackendState.UP);
-    // The server did run the delete we had to fail: why memroute never retries written requests itself.
+    // The server did run the delete we had to fail: why memroute never retries written requests
+    // itself.
     assertThat(await(b.send(Request.delete("k"))).status()).isEqualTo(ResponseStatus.NOT_FOUND);
   }
 
@@ -334,19 +352,29 @@ class BackendHealthTest {
 
   @Test
   void markedBadFailsFastWithoutTouchingTheNetwork() throws Exception {
-    ManagedBackend b = up(fast().failureLimit(1).retryTimeout(Duration.ofSeconds(30)).flapBackoffMax(Duration.ofSeconds(30)).build());
+    ManagedBackend b =
+        up(
+            fast()
+                .failureLimit(1)
+                .retryTimeout(Duration.ofSeconds(30))
+                .flapBackoffMax(Duration.ofSeconds(30))
+                .build());
     server.refuseConnections(true);
     server.disconnectAll();
     eventually(() -> events.transitions.contains("CONNECTING->BAD"));
     // failureLimit 1: the first failure reconnects, the second marks it bad
-    assertThat(events.failures).containsExactly(FailureReason.DISCONNECTED, FailureReason.CONNECT_FAILED);
+    assertThat(events.failures)
+        .containsExactly(FailureReason.DISCONNECTED, FailureReason.CONNECT_FAILED);
     assertThat(events.transitions).contains("UP->CONNECTING", "CONNECTING->BAD");
     long requests = server.requestCount();
     Response r = await(b.send(Request.get("k")));
     assertFailure(r, FailureReason.MARKED_BAD);
-    assertThatThrownBy(() -> {
-      throw io.memroute.core.MemcacheException.from(r, io.memroute.core.Command.GET);
-    }).isInstanceOf(io.memroute.core.BackendUnavailableException.class).hasMessageContaining("fs");
+    assertThatThrownBy(
+            () -> {
+              throw io.memroute.core.MemcacheException.from(r, io.memroute.core.Command.GET);
+            })
+        .isInstanceOf(io.memroute.core.BackendUnavailableException.class)
+        .hasMessageContaining("fs");
     assertThat(server.requestCount()).isEqualTo(requests);
   }
 
@@ -358,19 +386,33 @@ class BackendHealthTest {
     // failures 1..3 keep it reconnecting; the 4th marks it bad
     eventually(() -> b.state() == BackendState.BAD);
     assertThat(events.failures).hasSizeGreaterThanOrEqualTo(4);
-    assertThat(events.failures.subList(0, 4)).containsExactly(FailureReason.DISCONNECTED,
-        FailureReason.VALIDATION_FAILED, FailureReason.VALIDATION_FAILED, FailureReason.VALIDATION_FAILED);
+    assertThat(events.failures.subList(0, 4))
+        .containsExactly(
+            FailureReason.DISCONNECTED,
+            FailureReason.VALIDATION_FAILED,
+            FailureReason.VALIDATION_FAILED,
+            FailureReason.VALIDATION_FAILED);
     assertThat(events.transitions.stream().filter(t -> t.endsWith("->BAD")).count()).isEqualTo(1);
     server.clearFaults();
-    eventually(() -> !events.transitions.isEmpty() && events.transitions.get(events.transitions.size() - 1).equals("BAD->UP"));
+    eventually(
+        () ->
+            !events.transitions.isEmpty()
+                && events.transitions.get(events.transitions.size() - 1).equals("BAD->UP"));
     assertThat(b.state()).isEqualTo(BackendState.UP);
     assertThat(b.consecutiveFailures()).isZero();
   }
 
   @Test
   void flappingBacksOffTheRetry() throws Exception {
-    ManagedBackend b = up(fast().failureLimit(0).retryTimeout(Duration.ofMillis(100)).flapTime(Duration.ofSeconds(30))
-        .flapBackoffRamp(2.0).flapBackoffMax(Duration.ofMillis(300)).build());
+    ManagedBackend b =
+        up(
+            fast()
+                .failureLimit(0)
+                .retryTimeout(Duration.ofMillis(100))
+                .flapTime(Duration.ofSeconds(30))
+                .flapBackoffRamp(2.0)
+                .flapBackoffMax(Duration.ofMillis(300))
+                .build());
     NettyBackend nb = (NettyBackend) b;
     for (long expectedMillis : new long[] {200, 300, 300}) { // 100 ms x 2^flaps, capped at 300 ms
       server.refuseConnections(true);
@@ -385,8 +427,14 @@ class BackendHealthTest {
 
   @Test
   void stableBackendRetriesAfterTheBaseRetryTimeout() throws Exception {
-    ManagedBackend b = up(fast().failureLimit(0).retryTimeout(Duration.ofMillis(100)).flapTime(Duration.ofNanos(1))
-        .flapBackoffRamp(2.0).build());
+    ManagedBackend b =
+        up(
+            fast()
+                .failureLimit(0)
+                .retryTimeout(Duration.ofMillis(100))
+                .flapTime(Duration.ofNanos(1))
+                .flapBackoffRamp(2.0)
+                .build());
     server.refuseConnections(true);
     server.disconnectAll();
     eventually(() -> b.state() == BackendState.BAD);
@@ -432,7 +480,8 @@ class BackendHealthTest {
     assertFailure(await(b.send(Request.get("k"))), FailureReason.TIMEOUT);
   }
 
-  // ------------------------------------------------------------------ writing / reading via injected socket errors
+  // ------------------------------------------------------------------ writing / reading via
+  // injected socket errors
 
   /** A NIO channel whose writes or reads fail on demand after validation. */
   public static final class FlakyChannel extends NioSocketChannel {
@@ -460,7 +509,16 @@ class BackendHealthTest {
     FlakyChannel.failWrites = false;
     FlakyChannel.failReads = false;
     EventLoopGroup group = resources.eventLoopGroup();
-    NettyBackend b = new NettyBackend("fs", "127.0.0.1", server.port(), fast().build(), events, group, FlakyChannel.class, Ticker.system());
+    NettyBackend b =
+        new NettyBackend(
+            "fs",
+            "127.0.0.1",
+            server.port(),
+            fast().build(),
+            events,
+            group,
+            FlakyChannel.class,
+            Ticker.system());
     backends.add(b);
     b.ready().get(5, TimeUnit.SECONDS);
     return b;

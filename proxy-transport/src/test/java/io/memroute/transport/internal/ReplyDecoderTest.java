@@ -18,7 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Every reply type through the real decoder in an EmbeddedChannel: whole, byte by byte, and at random splits. */
+/**
+ * Every reply type through the real decoder in an EmbeddedChannel: whole, byte by byte, and at
+ * random splits.
+ */
 class ReplyDecoderTest {
   enum Split {
     WHOLE,
@@ -69,7 +72,8 @@ class ReplyDecoderTest {
   private static Sink decode(Split split, byte[] wire, Request... requests) {
     Sink sink = new Sink();
     sink.inflight.addAll(Arrays.asList(requests));
-    EmbeddedChannel ch = new EmbeddedChannel(new ReplyDecoder(sink, new ReplyParser("mc1", 1024 * 1024)));
+    EmbeddedChannel ch =
+        new EmbeddedChannel(new ReplyDecoder(sink, new ReplyParser("mc1", 1024 * 1024)));
     int i = 0;
     while (i < wire.length) {
       int n;
@@ -110,23 +114,33 @@ class ReplyDecoderTest {
     assertThat(hit.flags()).isEqualTo(5);
     assertThat(hit.key()).isEqualTo("k");
 
-    Response gets = single(split, "VALUE k 4294967295 0 18446744073709551615\r\n\r\nEND\r\n", Request.gets("k"));
+    Response gets =
+        single(
+            split, "VALUE k 4294967295 0 18446744073709551615\r\n\r\nEND\r\n", Request.gets("k"));
     assertThat(gets.flags()).isEqualTo(-1);
     assertThat(gets.cas()).isEqualTo(-1L);
     assertThat(gets.value()).isEmpty();
 
     assertThat(single(split, "END\r\n", Request.get("k")).status()).isEqualTo(ResponseStatus.MISS);
-    assertThat(single(split, "STORED\r\n", Request.set("k", new byte[1], 0)).status()).isEqualTo(ResponseStatus.STORED);
-    assertThat(single(split, "NOT_STORED\r\n", Request.add("k", new byte[1], 0)).status()).isEqualTo(ResponseStatus.NOT_STORED);
-    assertThat(single(split, "EXISTS\r\n", Request.cas("k", new byte[1], 0, 9)).status()).isEqualTo(ResponseStatus.EXISTS);
-    assertThat(single(split, "NOT_FOUND\r\n", Request.cas("k", new byte[1], 0, 9)).status()).isEqualTo(ResponseStatus.NOT_FOUND);
-    assertThat(single(split, "DELETED\r\n", Request.delete("k")).status()).isEqualTo(ResponseStatus.DELETED);
-    assertThat(single(split, "NOT_FOUND\r\n", Request.delete("k")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
-    assertThat(single(split, "TOUCHED\r\n", Request.touch("k", 1)).status()).isEqualTo(ResponseStatus.TOUCHED);
+    assertThat(single(split, "STORED\r\n", Request.set("k", new byte[1], 0)).status())
+        .isEqualTo(ResponseStatus.STORED);
+    assertThat(single(split, "NOT_STORED\r\n", Request.add("k", new byte[1], 0)).status())
+        .isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(single(split, "EXISTS\r\n", Request.cas("k", new byte[1], 0, 9)).status())
+        .isEqualTo(ResponseStatus.EXISTS);
+    assertThat(single(split, "NOT_FOUND\r\n", Request.cas("k", new byte[1], 0, 9)).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "DELETED\r\n", Request.delete("k")).status())
+        .isEqualTo(ResponseStatus.DELETED);
+    assertThat(single(split, "NOT_FOUND\r\n", Request.delete("k")).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "TOUCHED\r\n", Request.touch("k", 1)).status())
+        .isEqualTo(ResponseStatus.TOUCHED);
     Response num = single(split, "18446744073709551615\r\n", Request.incr("k", 1));
     assertThat(num.status()).isEqualTo(ResponseStatus.NUMERIC);
     assertThat(Long.toUnsignedString(num.number())).isEqualTo("18446744073709551615");
-    assertThat(single(split, "NOT_FOUND\r\n", Request.decr("k", 1)).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "NOT_FOUND\r\n", Request.decr("k", 1)).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
     Response v = single(split, "VERSION 1.6.18\r\n", Request.version());
     assertThat(v.status()).isEqualTo(ResponseStatus.VERSION);
     assertThat(v.message()).isEqualTo("1.6.18");
@@ -137,20 +151,26 @@ class ReplyDecoderTest {
   @ParameterizedTest
   @EnumSource(Split.class)
   void errorReplies(Split split) {
-    Response se = single(split, "SERVER_ERROR out of memory storing object\r\n", Request.set("k", new byte[1], 0));
+    Response se =
+        single(
+            split,
+            "SERVER_ERROR out of memory storing object\r\n",
+            Request.set("k", new byte[1], 0));
     assertThat(se.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
     assertThat(se.message()).isEqualTo("out of memory storing object");
     Response ce = single(split, "CLIENT_ERROR bad data chunk\r\n", Request.get("k"));
     assertThat(ce.status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
     assertThat(ce.line()).isEqualTo("CLIENT_ERROR bad data chunk");
-    assertThat(single(split, "ERROR\r\n", Request.metaGet("k", "v")).status()).isEqualTo(ResponseStatus.ERROR);
+    assertThat(single(split, "ERROR\r\n", Request.metaGet("k", "v")).status())
+        .isEqualTo(ResponseStatus.ERROR);
   }
 
   @ParameterizedTest
   @EnumSource(Split.class)
   void multiValueReplyInKeyOrder(Split split) {
     Request r = Request.getMulti(List.of("a", "b", "c", "d"));
-    Response hit = single(split, "VALUE a 0 1\r\n1\r\nVALUE c 1 2\r\n33\r\nVALUE d 0 0\r\n\r\nEND\r\n", r);
+    Response hit =
+        single(split, "VALUE a 0 1\r\n1\r\nVALUE c 1 2\r\n33\r\nVALUE d 0 0\r\n\r\nEND\r\n", r);
     assertThat(hit.items()).extracting(it -> it.key()).containsExactly("a", "c", "d");
     assertThat(hit.items()).extracting(it -> it.valueAsString()).containsExactly("1", "33", "");
     assertThat(hit.items().get(1).flags()).isEqualTo(1);
@@ -159,7 +179,11 @@ class ReplyDecoderTest {
   @ParameterizedTest
   @EnumSource(Split.class)
   void metaReplies(Split split) {
-    Response va = single(split, "VA 2 f3 c99 t-1 kk Oxy\r\nhi\r\n", Request.metaGet("k", "v", "f", "c", "t", "k", "Oxy"));
+    Response va =
+        single(
+            split,
+            "VA 2 f3 c99 t-1 kk Oxy\r\nhi\r\n",
+            Request.metaGet("k", "v", "f", "c", "t", "k", "Oxy"));
     assertThat(va.status()).isEqualTo(ResponseStatus.HIT);
     assertThat(va.valueAsString()).isEqualTo("hi");
     assertThat(va.flags()).isEqualTo(3);
@@ -170,34 +194,59 @@ class ReplyDecoderTest {
     assertThat(hd.status()).isEqualTo(ResponseStatus.HIT);
     assertThat(hd.value()).isNull();
     assertThat(hd.flagToken('t')).isEqualTo("30");
-    assertThat(single(split, "EN\r\n", Request.metaGet("k", "v")).status()).isEqualTo(ResponseStatus.MISS);
-    assertThat(single(split, "HD\r\n", Request.metaSet("k", new byte[2])).status()).isEqualTo(ResponseStatus.STORED);
-    assertThat(single(split, "NS\r\n", Request.metaSet("k", new byte[2], "ME")).status()).isEqualTo(ResponseStatus.NOT_STORED);
-    assertThat(single(split, "EX\r\n", Request.metaSet("k", new byte[2], "C5")).status()).isEqualTo(ResponseStatus.EXISTS);
-    assertThat(single(split, "NF\r\n", Request.metaSet("k", new byte[2], "MR")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
-    assertThat(single(split, "HD\r\n", Request.metaDelete("k")).status()).isEqualTo(ResponseStatus.DELETED);
-    assertThat(single(split, "NF\r\n", Request.metaDelete("k")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "EN\r\n", Request.metaGet("k", "v")).status())
+        .isEqualTo(ResponseStatus.MISS);
+    assertThat(single(split, "HD\r\n", Request.metaSet("k", new byte[2])).status())
+        .isEqualTo(ResponseStatus.STORED);
+    assertThat(single(split, "NS\r\n", Request.metaSet("k", new byte[2], "ME")).status())
+        .isEqualTo(ResponseStatus.NOT_STORED);
+    assertThat(single(split, "EX\r\n", Request.metaSet("k", new byte[2], "C5")).status())
+        .isEqualTo(ResponseStatus.EXISTS);
+    assertThat(single(split, "NF\r\n", Request.metaSet("k", new byte[2], "MR")).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "HD\r\n", Request.metaDelete("k")).status())
+        .isEqualTo(ResponseStatus.DELETED);
+    assertThat(single(split, "NF\r\n", Request.metaDelete("k")).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
     Response ma = single(split, "VA 2\r\n42\r\n", Request.metaArithmetic("k", "v"));
     assertThat(ma.status()).isEqualTo(ResponseStatus.NUMERIC);
     assertThat(ma.number()).isEqualTo(42);
-    assertThat(single(split, "HD\r\n", Request.metaArithmetic("k")).status()).isEqualTo(ResponseStatus.OK);
-    assertThat(single(split, "NF\r\n", Request.metaArithmetic("k")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(single(split, "HD\r\n", Request.metaArithmetic("k")).status())
+        .isEqualTo(ResponseStatus.OK);
+    assertThat(single(split, "NF\r\n", Request.metaArithmetic("k")).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
     assertThat(single(split, "MN\r\n", Request.metaNoop()).status()).isEqualTo(ResponseStatus.NOOP);
-    Response me = single(split, "ME k exp=-1 la=2 cas=3 fetch=no cls=1 size=63\r\n", Request.metaDebug("k"));
+    Response me =
+        single(split, "ME k exp=-1 la=2 cas=3 fetch=no cls=1 size=63\r\n", Request.metaDebug("k"));
     assertThat(me.status()).isEqualTo(ResponseStatus.DEBUG);
     assertThat(me.message()).startsWith("k exp=-1");
-    assertThat(single(split, "EN\r\n", Request.metaDebug("k")).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(single(split, "EN\r\n", Request.metaDebug("k")).status())
+        .isEqualTo(ResponseStatus.MISS);
   }
 
   @ParameterizedTest
   @EnumSource(Split.class)
   void pipelinedRepliesMatchFifo(Split split) {
-    Sink s = decode(split, "STORED\r\nVALUE a 0 1\r\nx\r\nEND\r\nEND\r\nDELETED\r\n42\r\nHD\r\n",
-        Request.set("a", new byte[] {'x'}, 0), Request.get("a"), Request.get("b"), Request.delete("a"),
-        Request.incr("n", 1), Request.metaSet("m", new byte[0]));
+    Sink s =
+        decode(
+            split,
+            "STORED\r\nVALUE a 0 1\r\nx\r\nEND\r\nEND\r\nDELETED\r\n42\r\nHD\r\n",
+            Request.set("a", new byte[] {'x'}, 0),
+            Request.get("a"),
+            Request.get("b"),
+            Request.delete("a"),
+            Request.incr("n", 1),
+            Request.metaSet("m", new byte[0]));
     assertThat(s.error).isNull();
-    assertThat(s.replies).extracting(Response::status).containsExactly(ResponseStatus.STORED, ResponseStatus.HIT,
-        ResponseStatus.MISS, ResponseStatus.DELETED, ResponseStatus.NUMERIC, ResponseStatus.STORED);
+    assertThat(s.replies)
+        .extracting(Response::status)
+        .containsExactly(
+            ResponseStatus.STORED,
+            ResponseStatus.HIT,
+            ResponseStatus.MISS,
+            ResponseStatus.DELETED,
+            ResponseStatus.NUMERIC,
+            ResponseStatus.STORED);
   }
 
   @Test
@@ -209,7 +258,8 @@ class ReplyDecoderTest {
     for (Split split : new Split[] {Split.WHOLE, Split.RANDOM}) {
       Sink s = new Sink();
       s.inflight.add(Request.get("big"));
-      EmbeddedChannel ch = new EmbeddedChannel(new ReplyDecoder(s, new ReplyParser("mc1", 1024 * 1024)));
+      EmbeddedChannel ch =
+          new EmbeddedChannel(new ReplyDecoder(s, new ReplyParser("mc1", 1024 * 1024)));
       for (int i = 0; i < wire.length; i += 7919) {
         ch.writeInbound(Unpooled.wrappedBuffer(wire, i, Math.min(7919, wire.length - i)));
       }
@@ -234,19 +284,30 @@ class ReplyDecoderTest {
 
   @Test
   void desyncFailsWithAReason() {
-    assertThat(failure("STORED\r\n", Request.get("k"))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
-    assertThat(failure("VALUE other 0 1\r\nx\r\nEND\r\n", Request.get("k"))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
-    assertThat(failure("VALUE k 0 1\r\nx\r\nSTORED\r\n", Request.get("k"))).isEqualTo(FailureReason.MISSING_END);
-    assertThat(failure("VALUE k 0 1\r\nxyz\r\nEND\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
-    assertThat(failure("garbage\r\n", Request.set("k", new byte[1], 0))).isEqualTo(FailureReason.PARSING);
-    assertThat(failure("STORED\n", Request.set("k", new byte[1], 0))).isEqualTo(FailureReason.PARSING);
-    assertThat(failure("VALUE k x 1\r\nx\r\nEND\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("STORED\r\n", Request.get("k")))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VALUE other 0 1\r\nx\r\nEND\r\n", Request.get("k")))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VALUE k 0 1\r\nx\r\nSTORED\r\n", Request.get("k")))
+        .isEqualTo(FailureReason.MISSING_END);
+    assertThat(failure("VALUE k 0 1\r\nxyz\r\nEND\r\n", Request.get("k")))
+        .isEqualTo(FailureReason.PARSING);
+    assertThat(failure("garbage\r\n", Request.set("k", new byte[1], 0)))
+        .isEqualTo(FailureReason.PARSING);
+    assertThat(failure("STORED\n", Request.set("k", new byte[1], 0)))
+        .isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k x 1\r\nx\r\nEND\r\n", Request.get("k")))
+        .isEqualTo(FailureReason.PARSING);
     assertThat(failure("VALUE k 0 -1\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
     assertThat(failure("VALUE k 0 2000000\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
-    assertThat(failure("DELETED\r\n", Request.incr("k", 1))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
-    assertThat(failure("HD Owrong\r\n", Request.metaGet("k", "Oright"))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
-    assertThat(failure("VA 1 kother\r\nx\r\n", Request.metaGet("k", "v", "k"))).isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
-    assertThat(failure("STORED\r\nEXTRA\r\n", Request.set("k", new byte[1], 0))).isEqualTo(FailureReason.TRAILING_DATA);
+    assertThat(failure("DELETED\r\n", Request.incr("k", 1)))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("HD Owrong\r\n", Request.metaGet("k", "Oright")))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VA 1 kother\r\nx\r\n", Request.metaGet("k", "v", "k")))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("STORED\r\nEXTRA\r\n", Request.set("k", new byte[1], 0)))
+        .isEqualTo(FailureReason.TRAILING_DATA);
     assertThat(failure("x".repeat(9000), Request.get("k"))).isEqualTo(FailureReason.PARSING);
   }
 

@@ -26,14 +26,22 @@ class RequestWriterTest {
   void batchOfRequestsIsOneBuffer() {
     EmbeddedChannel ch = new EmbeddedChannel();
     ByteBuf buf = ch.alloc().ioBuffer(64);
-    for (Request r : Arrays.asList(Request.get("a"), Request.set("b", "xyz".getBytes(UTF_8), 30), Request.incr("c", -1L),
-        Request.parse("delete d noreply"), Request.metaGet("e", "v", "q", "Oab"), Request.metaSet("f", new byte[0], "T9"))) {
+    for (Request r :
+        Arrays.asList(
+            Request.get("a"),
+            Request.set("b", "xyz".getBytes(UTF_8), 30),
+            Request.incr("c", -1L),
+            Request.parse("delete d noreply"),
+            Request.metaGet("e", "v", "q", "Oab"),
+            Request.metaSet("f", new byte[0], "T9"))) {
       buf = RequestWriter.write(r, buf, ch);
     }
     ch.writeAndFlush(buf);
     assertThat(ch.outboundMessages()).hasSize(1);
-    assertThat(written(ch)).isEqualTo("get a\r\nset b 0 30 3\r\nxyz\r\nincr c 18446744073709551615\r\n"
-        + "delete d\r\nmg e v Oab\r\nms f 0 T9\r\n\r\n");
+    assertThat(written(ch))
+        .isEqualTo(
+            "get a\r\nset b 0 30 3\r\nxyz\r\nincr c 18446744073709551615\r\n"
+                + "delete d\r\nmg e v Oab\r\nms f 0 T9\r\n\r\n");
     assertThat(ch.finish()).isFalse();
   }
 
