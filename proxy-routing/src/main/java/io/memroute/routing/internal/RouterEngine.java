@@ -463,8 +463,7 @@ public final class RouterEngine {
     final RouterConfig config;
     final Map<String, Pool> pools;
     final Route root;
-    final Ticker ticker;
-    final ScheduledExecutorService scheduler;
+    final RouteContext base; // pools, ticker and scheduler, as RouteContext.builder() makes them
     final int maxValueSize;
     final LongAdder fanOuts;
     final LongAdder failovers;
@@ -481,8 +480,9 @@ public final class RouterEngine {
       this.config = config;
       this.pools = pools;
       this.root = config.route();
-      this.ticker = ticker;
-      this.scheduler = scheduler;
+      RouteContext.Builder context = RouteContext.builder().ticker(ticker).scheduler(scheduler);
+      pools.values().forEach(context::pool);
+      this.base = context.build();
       int max = Integer.MAX_VALUE;
       for (BackendConfig b : config.backends().values()) {
         max = Math.min(max, config.optionsOf(b).maxValueSize());
@@ -492,22 +492,17 @@ public final class RouterEngine {
 
     @Override
     public Pool pool(String name) {
-      Pool p = pools.get(name);
-      if (p == null) {
-        throw new IllegalArgumentException(
-            "pool: '" + name + "' (expected: one of " + pools.keySet() + ")");
-      }
-      return p;
+      return base.pool(name);
     }
 
     @Override
     public Ticker ticker() {
-      return ticker;
+      return base.ticker();
     }
 
     @Override
     public ScheduledExecutorService scheduler() {
-      return scheduler;
+      return base.scheduler();
     }
 
     @Override
