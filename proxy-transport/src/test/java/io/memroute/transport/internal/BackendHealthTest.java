@@ -442,6 +442,41 @@ class BackendHealthTest {
   }
 
   @Test
+  void severalConnectionsPerBackendAllValidateAndServe() throws Exception {
+    ManagedBackend b = up(fast().connections(4).build());
+    eventually(() -> b.openConnections() == 4);
+    assertThat(server.connectionCount()).isEqualTo(4);
+    assertThat(server.requestCount("version")).isEqualTo(4);
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> errors = new CopyOnWriteArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      int id = t;
+      Thread th =
+          new Thread(
+              () -> {
+                try {
+                  for (int i = 0; i < 200; i++) {
+                    String key = "c" + id + ":" + i;
+                    assertThat(await(b.send(Request.set(key, key.getBytes(UTF_8), 0))).status())
+                        .isEqualTo(ResponseStatus.STORED);
+                    assertThat(await(b.send(Request.get(key))).valueAsString()).isEqualTo(key);
+                  }
+                } catch (Throwable e) {
+                  errors.add(e);
+                }
+              });
+      threads.add(th);
+      th.start();
+    }
+    for (Thread th : threads) {
+      th.join(30_000);
+    }
+    assertThat(errors).isEmpty();
+    assertThat(server.connectionCount()).isEqualTo(4); // no reconnects
+    assertThat(b.requests().count(io.memroute.core.Command.GET)).isEqualTo(1600);
+  }
+
+  @Test
   void down() throws Exception {
     ManagedBackend b = backend(fast().down(true).build());
     assertThat(b.state()).isEqualTo(BackendState.DOWN);
