@@ -45,6 +45,8 @@ final class Connection implements ReplySink {
   // Confined to the event loop.
   private final ArrayDeque<Pending> inflight = new ArrayDeque<>();
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+  private final ArrayDeque<Pending> local = new ArrayDeque<>(); // submitted from the loop itself
+  private boolean localDrainScheduled;
   private Channel channel;
   private Pending validation;
   private boolean closed;
@@ -92,6 +94,15 @@ final class Connection implements ReplySink {
   // ------------------------------------------------------------------ submission (any thread)
 
   void enqueue(Pending p) {
+    if (loop.inEventLoop()) {
+      // Issued from a completion callback on this loop: no queue handoff or atomic flag needed.
+      local.add(p);
+      if (!localDrainScheduled) {
+        localDrainScheduled = true;
+        loop.execute(drainTask);
+      }
+      return;
+    }
     submitted.offer(p);
     if (!wakeupPending.get() && wakeupPending.compareAndSet(false, true)) {
       loop.execute(drainTask);
@@ -100,17 +111,25 @@ final class Connection implements ReplySink {
 
   private void drain() {
     wakeupPending.set(false);
+    localDrainScheduled = false;
     if (closed) {
+      failQueue(local, FailureReason.CLOSED, "backend closed");
       failQueue(submitted, FailureReason.CLOSED, "backend closed");
       return;
     }
     if (ready) {
-      writeBatch(submitted);
+      writeBatch(local, submitted);
       return;
     }
     FailureReason fastFail = backend.fastFailReason();
+    park(local, fastFail);
+    park(submitted, fastFail);
+  }
+
+  /** Not connected yet: requests wait for the connection, or fail fast if the backend is bad. */
+  private void park(Queue<Pending> source, FailureReason fastFail) {
     Pending p;
-    while ((p = submitted.poll()) != null) {
+    while ((p = source.poll()) != null) {
       if (fastFail != null) {
         finish(p, backend.failure(fastFail, null));
       } else {
@@ -119,13 +138,15 @@ final class Connection implements ReplySink {
     }
   }
 
-  /** Encodes every request of {@code source} into as few buffers as possible, then flushes once. */
-  private void writeBatch(Queue<Pending> source) {
+  /** Encodes every request of both queues into as few buffers as possible, then flushes once. */
+  private void writeBatch(Queue<Pending> first, Queue<Pending> second) {
     Channel ch = channel;
     ByteBuf buf = null;
     Pending p;
     int n = 0;
-    while ((p = source.poll()) != null) {
+    Queue<Pending> source = first;
+    while ((p = source.poll()) != null
+        || (source != second && (p = (source = second).poll()) != null)) {
       Request r = p.request;
       if (buf == null) {
         buf = ch.alloc().ioBuffer(Math.max(512, r.wireSize()));
@@ -251,11 +272,11 @@ final class Connection implements ReplySink {
     }
     ready = true;
     backend.onUp();
-    if (!waiting.isEmpty()) {
-      writeBatch(waiting);
+    if (!waiting.isEmpty() || !local.isEmpty()) {
+      writeBatch(waiting, local);
     }
     if (!submitted.isEmpty()) {
-      writeBatch(submitted);
+      writeBatch(submitted, local);
     }
     return true;
   }
@@ -383,6 +404,7 @@ final class Connection implements ReplySink {
           }
           failQueue(inflight, reason, null);
           failQueue(waiting, reason, null);
+          failQueue(local, reason, null);
           failQueue(submitted, reason, null);
         });
   }
