@@ -342,10 +342,12 @@ public final class MemcacheRouter implements AutoCloseable {
   private <T> CompletableFuture<T> typed(Request request, Function<Response, T> map) {
     TypedFuture<T> out = new TypedFuture<>(request.command(), map);
     CompletableFuture<Response> f = engine.execute(request);
-    if (completionExecutor == null) {
-      f.whenComplete(out);
-    } else {
+    if (completionExecutor != null) {
       f.whenCompleteAsync(out, completionExecutor);
+    } else if (f instanceof GuardedFuture) {
+      ((GuardedFuture<Response>) f).onDone(out); // no dependent future per request
+    } else {
+      f.whenComplete(out);
     }
     return out;
   }

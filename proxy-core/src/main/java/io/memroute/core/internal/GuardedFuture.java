@@ -1,9 +1,14 @@
 package io.memroute.core.internal;
 
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.BiConsumer;
 
 /**
  * A {@link CompletableFuture} that fails fast with {@link IllegalStateException} instead of
@@ -11,8 +16,99 @@ import java.util.concurrent.TimeoutException;
  * stages ({@code thenApply}, ...) are guarded too.
  */
 public class GuardedFuture<T> extends CompletableFuture<T> {
+  private static final Object DONE = new Object();
+
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<GuardedFuture, Object> LISTENER =
+      AtomicReferenceFieldUpdater.newUpdater(GuardedFuture.class, Object.class, "listener");
+
+  /** {@code null}, the one {@link #onDone} action, or {@link #DONE} once completed. */
+  private volatile Object listener;
+
   /** Creates an incomplete future. */
   public GuardedFuture() {}
+
+  /**
+   * Runs {@code action} once when this future completes: on the completing thread, or at once if it
+   * is already complete. Like {@code whenComplete}, but without a dependent future: the first
+   * action takes a single slot, later ones fall back to {@code whenComplete}. Completion through
+   * {@code completeAsync} is not seen; memroute never completes its futures that way.
+   */
+  public void onDone(BiConsumer<? super T, ? super Throwable> action) {
+    Objects.requireNonNull(action, "action");
+    if (LISTENER.compareAndSet(this, null, action)) {
+      if (isDone() && LISTENER.compareAndSet(this, action, DONE)) {
+        fire(action); // completed between our check and the slot
+      }
+      return;
+    }
+    if (listener == DONE) {
+      fire(action);
+    } else {
+      whenComplete(action);
+    }
+  }
+
+  @Override
+  public boolean complete(T value) {
+    boolean done = super.complete(value);
+    notifyListener();
+    return done;
+  }
+
+  @Override
+  public boolean completeExceptionally(Throwable ex) {
+    boolean done = super.completeExceptionally(ex);
+    notifyListener();
+    return done;
+  }
+
+  @Override
+  public boolean cancel(boolean mayInterruptIfRunning) {
+    boolean done = super.cancel(mayInterruptIfRunning);
+    notifyListener();
+    return done;
+  }
+
+  @Override
+  public void obtrudeValue(T value) {
+    super.obtrudeValue(value);
+    notifyListener();
+  }
+
+  @Override
+  public void obtrudeException(Throwable ex) {
+    super.obtrudeException(ex);
+    notifyListener();
+  }
+
+  @SuppressWarnings("unchecked")
+  private void notifyListener() {
+    Object l = listener;
+    if (l != DONE && isDone()) {
+      l = LISTENER.getAndSet(this, DONE);
+      if (l != null && l != DONE) {
+        fire((BiConsumer<? super T, ? super Throwable>) l);
+      }
+    }
+  }
+
+  private void fire(BiConsumer<? super T, ? super Throwable> action) {
+    T value = null;
+    Throwable error = null;
+    if (isCompletedExceptionally()) {
+      try {
+        super.join();
+      } catch (CompletionException e) {
+        error = e.getCause() != null ? e.getCause() : e;
+      } catch (CancellationException e) {
+        error = e;
+      }
+    } else {
+      value = getNow(null);
+    }
+    action.accept(value, error);
+  }
 
   @Override
   public T get() throws InterruptedException, ExecutionException {
