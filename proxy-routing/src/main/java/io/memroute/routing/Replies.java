@@ -7,6 +7,7 @@ import io.memroute.core.internal.GuardedFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,12 +112,17 @@ final class Replies {
       then.accept(failed(new NullPointerException("route returned a null stage"), child));
       return;
     }
-    stage.whenComplete(
+    BiConsumer<Response, Throwable> done =
         (r, e) ->
             then.accept(
                 e != null
                     ? failed(e, child)
-                    : r != null ? r : failed(new NullPointerException("null response"), child)));
+                    : r != null ? r : failed(new NullPointerException("null response"), child));
+    if (stage instanceof GuardedFuture) {
+      ((GuardedFuture<Response>) stage).onDone(done); // no dependent stage per child
+    } else {
+      stage.whenComplete(done);
+    }
   }
 
   /** Runs {@code child} and ignores its reply (background copies); exceptions are logged. */
