@@ -745,11 +745,6 @@ public final class Request {
     return out;
   }
 
-  /** Hashes the first key (or the part of it chosen by {@code filter}) with {@code hash}. */
-  long hashKey(KeyHash hash) {
-    return hash.hash(line, keyOff, keyLen);
-  }
-
   byte[] lineArray() {
     return line;
   }

@@ -175,8 +175,8 @@ final class Connection implements ReplySink {
     if (closed || channel != null) {
       return;
     }
-    backend.onConnecting();
-    // The connect timeout of the options in force now: it may have changed since the last attempt.
+    // A retry of a bad backend stays BAD (fast-failing) until it validates. The connect timeout is
+    // that of the options in force now: it may have changed since the last attempt.
     ChannelFuture f =
         bootstrap
             .clone()

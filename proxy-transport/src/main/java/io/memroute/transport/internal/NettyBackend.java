@@ -266,10 +266,6 @@ public final class NettyBackend implements ManagedBackend {
     return Response.failure(reason, name, message);
   }
 
-  synchronized void onConnecting() {
-    // A retry of a bad backend stays BAD (fast-failing) until it validates.
-  }
-
   synchronized void onValidating() {
     if (state == BackendState.CONNECTING) {
       transition(BackendState.VALIDATING, null);
