@@ -65,6 +65,7 @@ public final class LoadTool {
   private int quietWaitSeconds = 120;
   private String profile;
   private String pin = "shared";
+  private int repeat = 1;
 
   public static void main(String[] args) throws Exception {
     LoadTool t = new LoadTool();
@@ -138,6 +139,10 @@ public final class LoadTool {
     o.println(
         "                          CPUs (default 120; 0 disables); runs disturbed anyway are marked NOISY");
     o.println("  --seed N                random seed of the workloads (default 42)");
+    o.println(
+        "  --repeat N              run every client N times, in rounds (a fresh JVM each time), and report");
+    o.println(
+        "                          the median of each column; every run goes to runs.csv (use an odd N)");
   }
 
   private boolean parse(String[] args) {
@@ -150,6 +155,12 @@ public final class LoadTool {
           return false;
         case "--quick":
           quick = true;
+          break;
+        case "--repeat":
+          repeat = Integer.parseInt(value(args, ++i, a));
+          if (repeat < 1) {
+            throw new IllegalArgumentException("--repeat: " + repeat + " (expected 1 or more)");
+          }
           break;
         case "--pin":
           pin = value(args, ++i, a);
@@ -372,69 +383,74 @@ public final class LoadTool {
       // one client at a time, in a fresh JVM: no other client's JIT or GC threads compete for the
       // two cores while it is measured; a JIT warm-up run first, then every workload (each with its
       // own warm-up)
-      int total = workloads.size() * clientNames.size();
+      int total = workloads.size() * clientNames.size() * repeat;
       int n = 0;
-      for (String c : clientNames) {
-        boolean viaSidecar = c.endsWith("+nutcracker");
-        String host = viaSidecar ? nut.host : mcHost;
-        int port = viaSidecar ? nut.port : mcPort;
-        List<Long> watch = new ArrayList<>();
-        if (memcached != null) {
-          watch.add(memcached.pid());
-          if (viaSidecar) {
-            watch.add(nut.pid());
+      for (int round = 1; round <= repeat; round++) {
+        for (String c : clientNames) {
+          boolean viaSidecar = c.endsWith("+nutcracker");
+          String host = viaSidecar ? nut.host : mcHost;
+          int port = viaSidecar ? nut.port : mcPort;
+          List<Long> watch = new ArrayList<>();
+          if (memcached != null) {
+            watch.add(memcached.pid());
+            if (viaSidecar) {
+              watch.add(nut.pid());
+            }
           }
-        }
-        WorkerHandle h;
-        try {
-          h =
-              WorkerHandle.start(
-                  c,
-                  host,
-                  port,
-                  jvmArgs,
-                  directCallbacks,
-                  syscalls,
-                  keys,
-                  seed,
-                  watch,
-                  logs,
-                  profile == null ? "" : profile,
-                  out.resolve("profiles").toAbsolutePath().toString(),
-                  clientCpus());
-          workers.put(c, h);
-          descriptions.put(c, h.description);
-          System.out.println("client " + c + ": " + h.description);
-        } catch (IOException | RuntimeException e) {
-          System.out.println("client " + c + " SKIPPED: " + e.getMessage());
-          descriptions.put(c, "not run: " + e.getMessage());
-          n += workloads.size();
-          continue;
-        }
-        try {
-          h.run(Workload.parse("c64"), 0, quick ? 2000 : 4000);
-        } catch (IOException | RuntimeException e) {
-          System.out.println("  JIT warm-up of " + c + " failed: " + e.getMessage());
-        }
-        for (Workload w : workloads) {
-          n++;
-          awaitQuiet();
-          RunResult r;
+          WorkerHandle h;
           try {
-            r = h.run(w, warmupMs, durationMs);
+            h =
+                WorkerHandle.start(
+                    c,
+                    host,
+                    port,
+                    jvmArgs,
+                    directCallbacks,
+                    syscalls,
+                    keys,
+                    seed,
+                    watch,
+                    logs,
+                    profile == null ? "" : profile,
+                    out.resolve("profiles").toAbsolutePath().toString(),
+                    clientCpus());
+            workers.put(c, h);
+            descriptions.put(c, h.description);
+            System.out.println("client " + c + ": " + h.description);
           } catch (IOException | RuntimeException e) {
-            r =
-                new RunResult()
-                    .set("client", c)
-                    .set("workload", w.name())
-                    .set("description", w.describe())
-                    .set("note", "failed: " + e.getMessage());
+            System.out.println("client " + c + " SKIPPED: " + e.getMessage());
+            descriptions.put(c, "not run: " + e.getMessage());
+            n += workloads.size();
+            continue;
           }
-          results.add(r);
-          System.out.println(Report.progressLine(n, total, r));
+          try {
+            h.run(Workload.parse("c64"), 0, quick ? 2000 : 4000);
+          } catch (IOException | RuntimeException e) {
+            System.out.println("  JIT warm-up of " + c + " failed: " + e.getMessage());
+          }
+          for (Workload w : workloads) {
+            n++;
+            awaitQuiet();
+            RunResult r;
+            try {
+              r = h.run(w, warmupMs, durationMs);
+            } catch (IOException | RuntimeException e) {
+              r =
+                  new RunResult()
+                      .set("client", c)
+                      .set("workload", w.name())
+                      .set("description", w.describe())
+                      .set("note", "failed: " + e.getMessage());
+            }
+            if (repeat > 1) {
+              r.set("note", ("round " + round + " " + r.get("note")).trim());
+            }
+            results.add(r);
+            System.out.println(Report.progressLine(n, total, r));
+          }
+          h.close();
+          workers.remove(c);
         }
-        h.close();
-        workers.remove(c);
       }
     } finally {
       for (WorkerHandle h : workers.values()) {
@@ -443,6 +459,11 @@ public final class LoadTool {
       closeAll(toClose);
     }
 
+    if (repeat > 1) {
+      new Report(results, workloads, List.of(), descriptions, env, PEERS, warmupMs, durationMs)
+          .writeCsv(out.resolve("runs.csv"));
+      results = RunResult.medians(results);
+    }
     Report report =
         new Report(
             results,

@@ -83,6 +83,7 @@ final class RawNetty implements AutoCloseable {
   }
 
   private void pace(Workload w, Measurement m) {
+    PreciseTimers.forCurrentThread();
     long interval = 1_000_000_000L / w.rate;
     long next = System.nanoTime();
     while (m.phase != Measurement.STOP) {

@@ -215,6 +215,7 @@ final class RawPipeline implements AutoCloseable {
             "raw-reader");
     reader.setDaemon(true);
     reader.start();
+    PreciseTimers.forCurrentThread();
     SplittableRandom rnd = new SplittableRandom(seed);
     long interval = 1_000_000_000L / w.rate;
     long next = System.nanoTime();

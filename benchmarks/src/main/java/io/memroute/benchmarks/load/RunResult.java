@@ -1,6 +1,9 @@
 package io.memroute.benchmarks.load;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -74,6 +77,41 @@ public final class RunResult {
     } catch (NumberFormatException e) {
       return Double.NaN;
     }
+  }
+
+  /**
+   * One result per client and workload from repeated runs: the median of each numeric column (the
+   * lower middle value for an even count), the first run's text columns, and every run's notes.
+   */
+  public static List<RunResult> medians(List<RunResult> runs) {
+    Map<String, List<RunResult>> byRun = new LinkedHashMap<>();
+    for (RunResult r : runs) {
+      byRun.computeIfAbsent(r.client() + "\n" + r.workload(), k -> new ArrayList<>()).add(r);
+    }
+    List<RunResult> out = new ArrayList<>();
+    for (List<RunResult> same : byRun.values()) {
+      RunResult m = new RunResult();
+      for (String column : COLUMNS) {
+        double[] v =
+            same.stream().mapToDouble(r -> r.num(column)).filter(d -> !Double.isNaN(d)).toArray();
+        boolean numeric = v.length == same.size() && !column.equals("timelineKops");
+        if (numeric) {
+          Arrays.sort(v);
+          m.set(column, v[(v.length - 1) / 2]);
+        } else {
+          m.values.put(column, same.get(0).get(column));
+        }
+      }
+      StringBuilder notes = new StringBuilder("median of " + same.size() + " runs");
+      for (RunResult r : same) {
+        if (!r.get("note").matches("(round \\d+)?")) {
+          notes.append("; ").append(r.get("note"));
+        }
+      }
+      m.set("note", notes.toString());
+      out.add(m);
+    }
+    return out;
   }
 
   public String client() {

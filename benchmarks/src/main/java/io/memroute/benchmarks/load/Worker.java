@@ -236,6 +236,9 @@ public final class Worker {
         profiler == null ? "" : profiler.stop(client.replace('+', '_') + "-" + w.name());
     Map<String, Long> syscalls = counter == null ? Map.of() : counter.finish();
     String note = (load.awaitDrained(15_000) ? "" : "did not drain within 15 s ") + profileNote;
+    if (w.open) {
+      note = (note + " " + PreciseTimers.problem()).trim();
+    }
     if (load.failure != null) {
       throw new IllegalStateException("load failed: " + load.failure, load.failure);
     }
@@ -524,6 +527,7 @@ public final class Worker {
         new Thread(
             () -> {
               try {
+                PreciseTimers.forCurrentThread();
                 SplittableRandom rnd = new SplittableRandom(seed);
                 long interval = 1_000_000_000L / w.rate;
                 long next = System.nanoTime();
