@@ -18,8 +18,9 @@ import java.util.List;
  * replies are legal, and anything else is a desync that fails the connection rather than a guess.
  *
  * <p>Resumable: when the reply is incomplete {@link #parse} returns {@code null} and keeps the
- * items it has already consumed, so a multi-VALUE reply arriving in many reads is parsed once. One
- * instance per connection; not thread-safe.
+ * items it has already consumed, so a multi-VALUE reply arriving in many reads is parsed once. A
+ * value's data is copied into its array as it arrives, so the caller's buffer never has to hold a
+ * whole value. One instance per connection; not thread-safe.
  */
 public final class ReplyParser {
   /** Longest reply line accepted (VALUE lines with 250-byte keys, meta flags). */
@@ -55,6 +56,16 @@ public final class ReplyParser {
   private List<Item> items; // from the second item on
   private int keyCursor;
 
+  // A data block (VALUE item or meta VA) that has begun to arrive: it is copied straight into its
+  // array as reads come in, so a large value is never held back in the decoder's cumulation buffer
+  // (which would copy every later read into it) and never scanned twice.
+  private byte[] block;
+  private int blockFilled;
+  private String blockKey;
+  private int blockFlags;
+  private long blockCas;
+  private String blockMetaFlags; // non-null: the block belongs to a meta VA reply
+
   /**
    * @param backend named on every response
    * @param maxValueSize larger values are a {@link FailureReason#PARSING} error
@@ -82,6 +93,9 @@ public final class ReplyParser {
 
   /** Forgets partial state (after the connection is replaced). */
   public void reset() {
+    block = null;
+    blockKey = null;
+    blockMetaFlags = null;
     itemCount = 0;
     firstKey = null;
     firstValue = null;
@@ -99,6 +113,23 @@ public final class ReplyParser {
    */
   public Response parse(ByteBuf in, Request request, long elapsedNanos) throws ProtocolError {
     Command cmd = request.command();
+    if (block != null) {
+      if (!fillBlock(in)) {
+        return null;
+      }
+      byte[] value = block;
+      block = null;
+      if (blockMetaFlags != null) {
+        String retFlags = blockMetaFlags;
+        blockMetaFlags = null;
+        return metaValueDone(value, retFlags, request)
+            .backend(backend)
+            .elapsedNanos(elapsedNanos)
+            .build();
+      }
+      addItem(blockKey, value, blockFlags, blockCas, request);
+      blockKey = null;
+    }
     while (true) {
       int start = in.readerIndex();
       int eol = findEol(in);
@@ -176,33 +207,62 @@ public final class ReplyParser {
     if (size > maxValueSize) {
       throw parsing("VALUE of " + size + " bytes exceeds maxValueSize " + maxValueSize);
     }
-    int dataStart = eol + 1;
-    if (in.writerIndex() - dataStart < size + 2) {
-      return false; // wait for the whole data block; nothing consumed
-    }
-    int dataEnd = dataStart + (int) size;
-    if (in.getByte(dataEnd) != '\r' || in.getByte(dataEnd + 1) != '\n') {
-      throw new ProtocolError(
-          FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
-    }
     String key = matchKey(in, keyStart, keyEnd, request);
+    in.readerIndex(eol + 1);
     byte[] value = new byte[(int) size];
-    in.getBytes(dataStart, value);
-    in.readerIndex(dataEnd + 2);
+    block = value;
+    blockFilled = 0;
+    if (!fillBlock(in)) {
+      blockKey = key;
+      blockFlags = (int) flags;
+      blockCas = cas;
+      return false;
+    }
+    block = null;
+    addItem(key, value, (int) flags, cas, request);
+    return true;
+  }
+
+  /**
+   * Copies as much of the current data block as has arrived into its array; true once it and its
+   * CRLF are complete and consumed.
+   */
+  private boolean fillBlock(ByteBuf in) throws ProtocolError {
+    int missing = block.length - blockFilled;
+    if (missing > 0) {
+      int n = Math.min(missing, in.readableBytes());
+      in.readBytes(block, blockFilled, n);
+      blockFilled += n;
+      if (n < missing) {
+        return false;
+      }
+    }
+    int r = in.readerIndex();
+    if (in.writerIndex() - r < 2) {
+      return false;
+    }
+    if (in.getByte(r) != '\r' || in.getByte(r + 1) != '\n') {
+      throw new ProtocolError(
+          FailureReason.PARSING, "data block of " + block.length + " bytes not followed by CRLF");
+    }
+    in.readerIndex(r + 2);
+    return true;
+  }
+
+  private void addItem(String key, byte[] value, int flags, long cas, Request request) {
     if (itemCount == 0) {
       firstKey = key;
       firstValue = value;
-      firstFlags = (int) flags;
+      firstFlags = flags;
       firstCas = cas;
     } else {
       if (items == null) {
         items = new ArrayList<>(Math.min(request.keyCount(), 16));
         items.add(Item.of(firstKey, firstValue, firstFlags, firstCas));
       }
-      items.add(Item.of(key, value, (int) flags, cas));
+      items.add(Item.of(key, value, flags, cas));
     }
     itemCount++;
-    return true;
   }
 
   /**
@@ -504,20 +564,23 @@ public final class ReplyParser {
     if (size > maxValueSize) {
       throw parsing("VA of " + size + " bytes exceeds maxValueSize " + maxValueSize);
     }
-    int dataStart = eol + 1;
-    if (in.writerIndex() - dataStart < size + 2) {
-      return null;
-    }
-    int dataEnd = dataStart + (int) size;
-    if (in.getByte(dataEnd) != '\r' || in.getByte(dataEnd + 1) != '\n') {
-      throw new ProtocolError(
-          FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
-    }
     String retFlags = sizeEnd < start + len ? text(in, sizeEnd + 1, start + len - sizeEnd - 1) : "";
     checkOpaque(request, retFlags);
+    in.readerIndex(eol + 1);
     byte[] value = new byte[(int) size];
-    in.getBytes(dataStart, value);
-    in.readerIndex(dataEnd + 2);
+    block = value;
+    blockFilled = 0;
+    if (!fillBlock(in)) {
+      blockMetaFlags = retFlags;
+      return null;
+    }
+    block = null;
+    return metaValueDone(value, retFlags, request);
+  }
+
+  private Response.Builder metaValueDone(byte[] value, String retFlags, Request request)
+      throws ProtocolError {
+    Command cmd = request.command();
     Response.Builder b;
     if (cmd == Command.MA) {
       b = Response.builder(ResponseStatus.NUMERIC).value(value).number(asUnsigned(value));

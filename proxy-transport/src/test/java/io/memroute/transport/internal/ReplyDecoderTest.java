@@ -7,6 +7,7 @@ import io.memroute.core.FailureReason;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayDeque;
@@ -267,6 +268,71 @@ class ReplyDecoderTest {
       assertThat(s.replies.get(0).value()).isEqualTo(value);
       ch.finish();
     }
+  }
+
+  @Test
+  void partOfAValueIsCopiedOutAtOnceSoTheDecoderHoldsNoBytes() {
+    byte[] value = new byte[4096];
+    new Random(2).nextBytes(value);
+    for (Request request : new Request[] {Request.get("k"), Request.metaGet("k", "v")}) {
+      String head = request.command().isMeta() ? "VA 4096\r\n" : "VALUE k 0 4096\r\n";
+      String tail = request.command().isMeta() ? "\r\n" : "\r\nEND\r\n";
+      byte[] wire = concat(head.getBytes(UTF_8), value, tail.getBytes(UTF_8));
+      Sink s = new Sink();
+      s.inflight.add(request);
+      EmbeddedChannel ch =
+          new EmbeddedChannel(new ReplyDecoder(s, new ReplyParser("mc1", 1024 * 1024)));
+      int cut = head.length() + 1000;
+      ByteBuf first = Unpooled.copiedBuffer(wire, 0, cut);
+      ch.writeInbound(first);
+      // Fully consumed and released: the decoder does not keep it to append the next read to.
+      assertThat(first.refCnt()).as("%s: first read still held", request.command()).isZero();
+      assertThat(s.replies).isEmpty();
+      ch.writeInbound(Unpooled.copiedBuffer(wire, cut, wire.length - cut - 1));
+      assertThat(s.replies).isEmpty(); // the last LF is missing
+      ch.writeInbound(Unpooled.copiedBuffer(wire, wire.length - 1, 1));
+      assertThat(s.replies).hasSize(1);
+      assertThat(s.replies.get(0).value()).isEqualTo(value);
+      assertThat(s.error).isNull();
+      assertThat(ch.finish()).isFalse();
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void largeValuesPipelinedWithOtherReplies(Split split) {
+    byte[] a = new byte[5000];
+    byte[] b = new byte[300];
+    new Random(3).nextBytes(a);
+    new Random(4).nextBytes(b);
+    byte[] wire =
+        concat(
+            "VALUE a 1 5000\r\n".getBytes(UTF_8),
+            a,
+            "\r\nVALUE b 2 300\r\n".getBytes(UTF_8),
+            b,
+            "\r\nEND\r\nSTORED\r\nVA 5000 f7\r\n".getBytes(UTF_8),
+            a,
+            "\r\nEN\r\n".getBytes(UTF_8));
+    Sink s =
+        decode(
+            split,
+            wire,
+            Request.getMulti(List.of("a", "b")),
+            Request.set("k", new byte[1], 0),
+            Request.metaGet("a", "v", "f"),
+            Request.metaGet("c", "v"));
+    assertThat(s.error).isNull();
+    assertThat(s.replies).hasSize(4);
+    Response multi = s.replies.get(0);
+    assertThat(multi.items()).hasSize(2);
+    assertThat(multi.items().get(0).value()).isEqualTo(a);
+    assertThat(multi.items().get(1).value()).isEqualTo(b);
+    assertThat(multi.items().get(1).flags()).isEqualTo(2);
+    assertThat(s.replies.get(1).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(s.replies.get(2).value()).isEqualTo(a);
+    assertThat(s.replies.get(2).flags()).isEqualTo(7);
+    assertThat(s.replies.get(3).status()).isEqualTo(ResponseStatus.MISS);
   }
 
   // ---------------------------------------------------------------- desync: never guess
