@@ -129,10 +129,15 @@ final class Connection implements ReplySink {
   /** Not connected yet: requests wait for the connection, or fail fast if the backend is bad. */
   private void park(Queue<Pending> source, FailureReason fastFail) {
     Pending p;
+    long now = 0;
     while ((p = source.poll()) != null) {
       if (fastFail != null) {
         finish(p, backend.failure(fastFail, null));
       } else {
+        if (!p.stamped) {
+          now = now == 0 ? backend.now() : now;
+          p.stamp(now, backend.readTimeoutNanos());
+        }
         waiting.add(p);
       }
     }
@@ -145,12 +150,17 @@ final class Connection implements ReplySink {
     Pending p;
     int n = 0;
     Queue<Pending> source = first;
+    long now = 0;
+    long timeout = 0;
     while ((p = source.poll()) != null
         || (source != second && (p = (source = second).poll()) != null)) {
       Request r = p.request;
       if (buf == null) {
         buf = ch.alloc().ioBuffer(Math.max(512, r.wireSize()));
+        now = backend.now(); // one clock read per batch
+        timeout = backend.readTimeoutNanos();
       }
+      p.stamp(now, timeout);
       buf = RequestWriter.write(r, buf, ch);
       inflight.add(p);
       n++;
@@ -207,8 +217,8 @@ final class Connection implements ReplySink {
   /** Sends {@code version}; the connection takes traffic only after a VERSION reply. */
   private void validate(Channel ch) {
     backend.onValidating();
-    long now = backend.now();
-    validation = new Pending(Request.version(), now, now + backend.readTimeoutNanos(), true);
+    validation = new Pending(Request.version(), true);
+    validation.stamp(backend.now(), backend.readTimeoutNanos());
     inflight.addFirst(validation);
     ByteBuf buf = ch.alloc().ioBuffer(16).writeBytes(validation.request.wireLine());
     ch.writeAndFlush(buf).addListener(writeListener);

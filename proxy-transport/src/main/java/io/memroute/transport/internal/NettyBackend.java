@@ -189,8 +189,7 @@ public final class NettyBackend implements ManagedBackend {
               + options.maxValueSize()
               + ")");
     }
-    long now = ticker.nanoTime();
-    Pending p = new Pending(request, now, now + readTimeoutNanos, false);
+    Pending p = new Pending(request, false);
     FailureReason fastFail = fastFailReason();
     if (fastFail != null) {
       fastFails.increment();

@@ -4,19 +4,31 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.internal.GuardedFuture;
 
-/** A request on its way: the future the caller holds, with its start time and deadline. */
+/**
+ * A request on its way: the future the caller holds, with its start time and deadline. The
+ * connection stamps both when it takes the request (writes it, or parks it until a connection is
+ * up), with one clock read per batch instead of one per request.
+ */
 final class Pending extends GuardedFuture<Response> {
   final Request request;
-  final long startNanos;
-  final long deadlineNanos;
+  boolean stamped; // confined to the event loop, like the two times
+  long startNanos;
+  long deadlineNanos;
 
   /** The connection's own validation request: not counted in the backend's depth. */
   final boolean internal;
 
-  Pending(Request request, long startNanos, long deadlineNanos, boolean internal) {
+  Pending(Request request, boolean internal) {
     this.request = request;
-    this.startNanos = startNanos;
-    this.deadlineNanos = deadlineNanos;
     this.internal = internal;
+  }
+
+  /** Sets the start time and deadline unless they are set already; a parked request keeps its. */
+  void stamp(long now, long timeoutNanos) {
+    if (!stamped) {
+      stamped = true;
+      startNanos = now;
+      deadlineNanos = now + timeoutNanos;
+    }
   }
 }
