@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** The routes that send one request to several children: all*, majority, split. */
@@ -37,33 +38,41 @@ final class FanOutRoutes {
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
       context.countFanOut();
-      int n = children.length;
-      Response[] got = new Response[n];
-      AtomicInteger remaining = new AtomicInteger(n);
-      GuardedFuture<Response> out = new GuardedFuture<>();
-      for (int i = 0; i < n; i++) {
-        int index = i;
-        Replies.call(
-            children[i],
-            request,
-            context,
-            r -> {
-              got[index] = r;
-              if (remaining.decrementAndGet() == 0) {
-                out.complete(pick(got));
-              }
-            });
+      Gather out = new Gather(children.length);
+      for (int i = 0; i < children.length; i++) {
+        Replies.call(children[i], request, context, out, i);
       }
       return out;
     }
 
-    private static Response pick(Response[] got) {
-      for (Response r : got) {
-        if (!r.isOk()) {
-          return r;
+    /** The parent's future, its replies and the count of children still to answer, in one. */
+    private static final class Gather extends GuardedFuture<Response> implements Replies.Collector {
+      private static final AtomicIntegerFieldUpdater<Gather> REMAINING =
+          AtomicIntegerFieldUpdater.newUpdater(Gather.class, "remaining");
+      private final Response[] got;
+      private volatile int remaining;
+
+      Gather(int n) {
+        got = new Response[n];
+        remaining = n;
+      }
+
+      @Override
+      public void reply(int index, Response r) {
+        got[index] = r; // published by the decrement below
+        if (REMAINING.decrementAndGet(this) == 0) {
+          complete(pick());
         }
       }
-      return got[got.length - 1];
+
+      private Response pick() {
+        for (Response r : got) {
+          if (!r.isOk()) {
+            return r;
+          }
+        }
+        return got[got.length - 1];
+      }
     }
 
     @Override

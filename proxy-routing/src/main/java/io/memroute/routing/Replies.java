@@ -101,28 +101,72 @@ final class Replies {
    * reply, so a parent route always gets a {@link Response}.
    */
   static void call(Route child, Request request, RouteContext context, Consumer<Response> then) {
+    run(
+        child,
+        request,
+        context,
+        new ChildReply(child) {
+          @Override
+          void deliver(Response r) {
+            then.accept(r);
+          }
+        });
+  }
+
+  /** A parent that keeps its children's replies by position. */
+  interface Collector {
+    /** The reply of child {@code index}, never {@code null}. */
+    void reply(int index, Response r);
+  }
+
+  /** As {@link #call(Route, Request, RouteContext, Consumer)}, with one small object per child. */
+  static void call(Route child, Request request, RouteContext context, Collector to, int index) {
+    run(
+        child,
+        request,
+        context,
+        new ChildReply(child) {
+          @Override
+          void deliver(Response r) {
+            to.reply(index, r);
+          }
+        });
+  }
+
+  private static void run(Route child, Request request, RouteContext context, ChildReply reply) {
     CompletionStage<Response> stage;
     try {
       stage = child.route(request, context);
     } catch (RuntimeException e) {
-      then.accept(failed(e, child));
+      reply.accept(null, e);
       return;
     }
     if (stage == null) {
-      then.accept(failed(new NullPointerException("route returned a null stage"), child));
-      return;
-    }
-    BiConsumer<Response, Throwable> done =
-        (r, e) ->
-            then.accept(
-                e != null
-                    ? failed(e, child)
-                    : r != null ? r : failed(new NullPointerException("null response"), child));
-    if (stage instanceof GuardedFuture) {
-      ((GuardedFuture<Response>) stage).onDone(done); // no dependent stage per child
+      reply.accept(null, new NullPointerException("route returned a null stage"));
+    } else if (stage instanceof GuardedFuture) {
+      ((GuardedFuture<Response>) stage).onDone(reply); // no dependent stage per child
     } else {
-      stage.whenComplete(done);
+      stage.whenComplete(reply);
     }
+  }
+
+  /** Turns a child's outcome into a reply (errors become {@code SERVER_ERROR}). */
+  private abstract static class ChildReply implements BiConsumer<Response, Throwable> {
+    private final Route child;
+
+    ChildReply(Route child) {
+      this.child = child;
+    }
+
+    @Override
+    public final void accept(Response r, Throwable e) {
+      deliver(
+          e != null
+              ? failed(e, child)
+              : r != null ? r : failed(new NullPointerException("null response"), child));
+    }
+
+    abstract void deliver(Response r);
   }
 
   /** Runs {@code child} and ignores its reply (background copies); exceptions are logged. */
