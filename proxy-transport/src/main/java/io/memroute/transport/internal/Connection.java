@@ -51,6 +51,7 @@ final class Connection implements ReplySink {
   private Pending validation;
   private boolean closed;
   private ScheduledFuture<?> tickTask;
+  private volatile long tickNanos; // the deadline check's period; read by tests
   private ScheduledFuture<?> connectTask;
   private final ChannelFutureListener writeListener = this::onWritten;
 
@@ -82,11 +83,30 @@ final class Connection implements ReplySink {
   void start(boolean connect) {
     loop.execute(
         () -> {
-          long tick = backend.tickNanos();
-          tickTask =
-              loop.scheduleAtFixedRate(this::checkDeadlines, tick, tick, TimeUnit.NANOSECONDS);
+          scheduleTick();
           if (connect) {
             connect();
+          }
+        });
+  }
+
+  private void scheduleTick() {
+    tickNanos = backend.tickNanos();
+    tickTask =
+        loop.scheduleAtFixedRate(this::checkDeadlines, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
+  }
+
+  long tickNanos() {
+    return tickNanos;
+  }
+
+  /** Follows a change of the timeouts: the deadline check runs at the new period. */
+  void retick() {
+    loop.execute(
+        () -> {
+          if (!closed && tickTask != null && backend.tickNanos() != tickNanos) {
+            tickTask.cancel(false);
+            scheduleTick();
           }
         });
   }

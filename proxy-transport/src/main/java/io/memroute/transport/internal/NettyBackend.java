@@ -229,6 +229,11 @@ public final class NettyBackend implements ManagedBackend {
   }
 
   /** The deadline-check period: a tenth of the shortest timeout, between 1 and 100 ms. */
+  /** The period at which the first connection checks deadlines now (0 before it started). */
+  long deadlineCheckNanos() {
+    return connections[0].tickNanos();
+  }
+
   long tickNanos() {
     BackendOptions o = options;
     long shortest = Math.min(o.readTimeout().toNanos(), o.connectTimeout().toNanos());
@@ -397,6 +402,7 @@ public final class NettyBackend implements ManagedBackend {
       }
     }
     for (Connection c : connections) {
+      c.retick(); // a shorter timeout is checked more often from now on
       if (goDown) {
         c.shutdown(FailureReason.DOWN, false);
       } else if (goUp) {

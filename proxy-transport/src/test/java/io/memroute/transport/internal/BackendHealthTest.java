@@ -142,6 +142,18 @@ class BackendHealthTest {
   }
 
   @Test
+  void shorterReadTimeoutIsCheckedAtItsOwnPeriodAfterAnUpdate() throws Exception {
+    ManagedBackend b = up(fast().readTimeout(Duration.ofMinutes(1)).build());
+    NettyBackend netty = (NettyBackend) b;
+    eventually(() -> netty.deadlineCheckNanos() == TimeUnit.MILLISECONDS.toNanos(30)); // SHORT/10
+    b.updateOptions(
+        b.options().toBuilder().readTimeout(Duration.ofMillis(20)).connectTimeout(SHORT).build());
+    eventually(() -> netty.deadlineCheckNanos() == TimeUnit.MILLISECONDS.toNanos(2));
+    server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+    assertFailure(await(b.send(Request.get("k"))), FailureReason.TIMEOUT);
+  }
+
+  @Test
   void timeoutWhileNewRequestsKeepArriving() throws Exception {
     ManagedBackend b = up(fast().build());
     server.fault(Fault.hang());
