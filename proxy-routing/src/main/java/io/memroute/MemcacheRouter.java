@@ -28,6 +28,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -101,16 +102,36 @@ public final class MemcacheRouter implements AutoCloseable {
     if (keys.isEmpty()) {
       return completed(Collections.emptyMap());
     }
-    List<String> unique = new ArrayList<>(new LinkedHashSet<>(keys));
     return typed(
-        Request.getMulti(unique),
+        Request.getMulti(distinct(keys)),
         r -> {
-          Map<String, byte[]> out = new LinkedHashMap<>();
-          for (Item it : r.items()) {
+          List<Item> items = r.items();
+          Map<String, byte[]> out = new LinkedHashMap<>(items.size() * 4 / 3 + 1);
+          for (Item it : items) {
             out.put(it.key(), it.value());
           }
           return Collections.unmodifiableMap(out);
         });
+  }
+
+  /** The keys in order, each once; no hash set for the usual few keys that are already distinct. */
+  private static List<String> distinct(Collection<String> keys) {
+    List<String> list = new ArrayList<>(keys);
+    int n = list.size();
+    if (keys instanceof Set || n > 32) {
+      return keys instanceof Set ? list : new ArrayList<>(new LinkedHashSet<>(list));
+    }
+    for (int i = 1; i < n; i++) {
+      String k = list.get(i);
+      int h = k == null ? 0 : k.hashCode(); // a null key fails in Request.getMulti, with its name
+      for (int j = 0; j < i; j++) {
+        String o = list.get(j);
+        if ((o == null ? 0 : o.hashCode()) == h && Objects.equals(o, k)) {
+          return new ArrayList<>(new LinkedHashSet<>(list));
+        }
+      }
+    }
+    return list;
   }
 
   /** Gets a value with its CAS value; the future yields {@code null} on a miss. */

@@ -131,6 +131,14 @@ class RealMemcachedTest {
             Map.entry("m14", "v14"),
             Map.entry("m16", "v16"),
             Map.entry("m18", "v18"));
+    // Duplicates are asked once; the map keeps the order of first appearance.
+    assertThat(await(r.getMulti(List.of("m2", "m0", "m2", "m1", "m0"))).keySet())
+        .containsExactly("m2", "m0");
+    List<String> many = new ArrayList<>(keys);
+    many.addAll(keys); // 40 keys, past the small-list path
+    assertThat(await(r.getMulti(many)).keySet()).containsExactlyElementsOf(asText.keySet());
+    assertThat(await(r.getMulti(new java.util.TreeSet<>(List.of("m4", "m2")))).keySet())
+        .containsExactly("m2", "m4");
     Response gats =
         await(
             r.execute(

@@ -116,10 +116,19 @@ public final class Request {
       throw new IllegalArgumentException("keys: empty (expected: at least one key)");
     }
     boolean touch = command == Command.GAT || command == Command.GATS;
-    LineWriter w = new LineWriter(8 + keys.size() * 16);
+    int ttl = touch ? checkTtl(ttlSeconds) : 0;
+    // Exact for ASCII keys, so the line is neither grown nor trimmed (one array, no copies).
+    int size = command.wireBytes().length + 2;
+    if (touch) {
+      size += 1 + LineWriter.unsignedDigits(ttl);
+    }
+    for (String k : keys) {
+      size += 1 + (k == null ? 0 : k.length());
+    }
+    LineWriter w = new LineWriter(size);
     w.put(command.wireBytes());
     if (touch) {
-      w.space().putLong(checkTtl(ttlSeconds));
+      w.space().putLong(ttl);
     }
     int firstOff = -1;
     int firstLen = 0;
