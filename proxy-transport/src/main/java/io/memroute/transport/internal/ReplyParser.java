@@ -44,7 +44,8 @@ public final class ReplyParser {
   private final String backend;
   private final int maxValueSize;
   private final byte[] line = new byte[MAX_LINE + 2];
-  private int lineBase;
+  private int lineBase; // the buffer index that line[0] stands for
+  private int carried; // bytes of an unfinished line already copied into line
 
   // Resumable state for retrieval replies (VALUE* END). The first item is kept in fields so that
   // the
@@ -94,6 +95,7 @@ public final class ReplyParser {
 
   /** Forgets partial state (after the connection is replaced). */
   public void reset() {
+    carried = 0;
     block = null;
     blockKey = null;
     blockMetaFlags = null;
@@ -132,11 +134,11 @@ public final class ReplyParser {
       blockKey = null;
     }
     while (true) {
-      int start = in.readerIndex();
       int eol = findEol(in);
       if (eol < 0) {
         return null;
       }
+      int start = lineBase; // before the buffer's reader index when part of the line was carried
       int len = eol - 1 - start; // line length without CRLF
       Response.Builder b;
       if (cmd.isMultiKey()) {
@@ -185,18 +187,18 @@ public final class ReplyParser {
     int lineEnd = start + len;
     int keyStart = p;
     int keyEnd = indexOf(in, keyStart, lineEnd, (byte) ' ');
-    if (keyEnd <= keyStart) {
+    if (keyEnd == keyStart || keyEnd == lineEnd) {
       throw parsing("VALUE line without flags: " + text(in, start, len));
     }
     int flagsEnd = indexOf(in, keyEnd + 1, lineEnd, (byte) ' ');
-    if (flagsEnd < 0) {
+    if (flagsEnd == lineEnd) {
       throw parsing("VALUE line without size: " + text(in, start, len));
     }
     long flags = number(in, keyEnd + 1, flagsEnd, start, len);
     int sizeEnd = indexOf(in, flagsEnd + 1, lineEnd, (byte) ' ');
     long cas = 0;
     long size;
-    if (sizeEnd < 0) {
+    if (sizeEnd == lineEnd) {
       size = number(in, flagsEnd + 1, lineEnd, start, len);
     } else {
       size = number(in, flagsEnd + 1, sizeEnd, start, len);
@@ -567,9 +569,6 @@ public final class ReplyParser {
     }
     int sizeStart = start + 3;
     int sizeEnd = indexOf(in, sizeStart, start + len, (byte) ' ');
-    if (sizeEnd < 0) {
-      sizeEnd = start + len;
-    }
     long size = number(in, sizeStart, sizeEnd, start, len);
     if (size > maxValueSize) {
       throw parsing("VA of " + size + " bytes exceeds maxValueSize " + maxValueSize);
@@ -690,31 +689,41 @@ public final class ReplyParser {
   // ---------------------------------------------------------------- byte helpers
 
   /**
-   * Returns the index of the LF ending the line at the reader index, or -1 if incomplete. A
-   * complete line is copied into {@link #line} once, so that parsing it reads a plain array instead
-   * of making a checked buffer access per byte.
+   * Returns the index of the LF ending the current line, or -1 if it is incomplete; then what
+   * arrived of it is copied into {@link #line} and consumed, and the next call goes on from there.
+   * A complete line is in {@link #line} (from index 0, which stands for buffer index {@link
+   * #lineBase}), so that parsing it reads a plain array instead of making a checked buffer access
+   * per byte.
    */
   private int findEol(ByteBuf in) throws ProtocolError {
     int start = in.readerIndex();
     int readable = in.writerIndex() - start;
-    int scan = Math.min(readable, MAX_LINE + 2);
-    int lf = in.forEachByte(start, scan, ByteProcessor.FIND_LF);
+    int room = MAX_LINE + 2 - carried;
+    int scan = Math.min(readable, room);
+    int lf = scan > 0 ? in.forEachByte(start, scan, ByteProcessor.FIND_LF) : -1;
     if (lf < 0) {
-      if (readable >= MAX_LINE + 2) {
+      if (readable >= room) {
         throw new ProtocolError(
             FailureReason.PARSING, "reply line longer than " + MAX_LINE + " bytes");
       }
+      // Keep the start of the line and consume it: the decoder then holds no bytes between reads
+      // and never has to append the next read to them.
+      in.getBytes(start, line, carried, readable);
+      carried += readable;
+      in.readerIndex(start + readable);
       return -1;
     }
-    if (lf == start || in.getByte(lf - 1) != '\r') {
+    int total = carried + lf - start; // the line with its CR, without the LF
+    in.getBytes(start, line, carried, lf - start);
+    if (total == 0 || line[total - 1] != '\r') {
       throw new ProtocolError(
           FailureReason.PARSING,
           "reply line not terminated by CRLF: '"
-              + in.toString(start, Math.min(lf - start, 64), StandardCharsets.UTF_8)
+              + new String(line, 0, Math.min(total, 64), StandardCharsets.UTF_8)
               + "'");
     }
-    in.getBytes(start, line, 0, lf - start);
-    lineBase = start;
+    lineBase = start - carried;
+    carried = 0;
     return lf;
   }
 
@@ -723,13 +732,17 @@ public final class ReplyParser {
     return line[index - lineBase];
   }
 
+  /**
+   * The first {@code c} in line positions {@code [from, to)}, or {@code to}. (Not -1: positions are
+   * negative when the line began in an earlier read.)
+   */
   private int indexOf(ByteBuf in, int from, int to, byte c) {
     for (int i = from; i < to; i++) {
       if (at(i) == c) {
         return i;
       }
     }
-    return -1;
+    return to;
   }
 
   private boolean startsWith(ByteBuf in, int start, int len, byte[] word) {

@@ -298,6 +298,27 @@ class ReplyDecoderTest {
     }
   }
 
+  @Test
+  void aReadEndingInsideALineLeavesNoBytesInTheDecoder() {
+    Sink s = new Sink();
+    s.inflight.add(Request.set("k", new byte[1], 0));
+    s.inflight.add(Request.get("k"));
+    EmbeddedChannel ch =
+        new EmbeddedChannel(new ReplyDecoder(s, new ReplyParser("mc1", 1024 * 1024)));
+    for (String part : new String[] {"STORED\r\nVAL", "UE k 3 ", "2\r", "\nab\r\nEN", "D\r\n"}) {
+      ByteBuf read = Unpooled.copiedBuffer(part, UTF_8);
+      ch.writeInbound(read);
+      assertThat(read.refCnt()).as("'%s' held by the decoder", part).isZero();
+    }
+    assertThat(s.error).isNull();
+    assertThat(s.replies)
+        .extracting(Response::status)
+        .containsExactly(ResponseStatus.STORED, ResponseStatus.HIT);
+    assertThat(s.replies.get(1).value()).isEqualTo("ab".getBytes(UTF_8));
+    assertThat(s.replies.get(1).flags()).isEqualTo(3);
+    assertThat(ch.finish()).isFalse();
+  }
+
   @ParameterizedTest
   @EnumSource(Split.class)
   void largeValuesPipelinedWithOtherReplies(Split split) {
