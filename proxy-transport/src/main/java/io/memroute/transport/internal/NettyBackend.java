@@ -228,12 +228,12 @@ public final class NettyBackend implements ManagedBackend {
     return retryDelayNanos(options);
   }
 
-  /** The deadline-check period: a tenth of the shortest timeout, between 1 and 100 ms. */
   /** The period at which the first connection checks deadlines now (0 before it started). */
   long deadlineCheckNanos() {
     return connections[0].tickNanos();
   }
 
+  /** The deadline-check period: a tenth of the shortest timeout, between 1 and 100 ms. */
   long tickNanos() {
     BackendOptions o = options;
     long shortest = Math.min(o.readTimeout().toNanos(), o.connectTimeout().toNanos());

@@ -20,8 +20,9 @@ import java.util.List;
  *
  * <p>Resumable: when the reply is incomplete {@link #parse} returns {@code null} and keeps the
  * items it has already consumed, so a multi-VALUE reply arriving in many reads is parsed once. A
- * value's data is copied into its array as it arrives, so the caller's buffer never has to hold a
- * whole value. One instance per connection; not thread-safe.
+ * value's data is copied into its array as it arrives and an unfinished line is kept here, so every
+ * read is consumed whole: the decoder never holds bytes between reads. One instance per connection;
+ * not thread-safe.
  */
 public final class ReplyParser {
   /** Longest reply line accepted (VALUE lines with 250-byte keys, meta flags). */
