@@ -101,16 +101,7 @@ final class Replies {
    * reply, so a parent route always gets a {@link Response}.
    */
   static void call(Route child, Request request, RouteContext context, Consumer<Response> then) {
-    run(
-        child,
-        request,
-        context,
-        new ChildReply(child) {
-          @Override
-          void deliver(Response r) {
-            then.accept(r);
-          }
-        });
+    run(child, request, context, new ChildReply(child, then, null, 0));
   }
 
   /** A parent that keeps its children's replies by position. */
@@ -121,16 +112,7 @@ final class Replies {
 
   /** As {@link #call(Route, Request, RouteContext, Consumer)}, with one small object per child. */
   static void call(Route child, Request request, RouteContext context, Collector to, int index) {
-    run(
-        child,
-        request,
-        context,
-        new ChildReply(child) {
-          @Override
-          void deliver(Response r) {
-            to.reply(index, r);
-          }
-        });
+    run(child, request, context, new ChildReply(child, null, to, index));
   }
 
   private static void run(Route child, Request request, RouteContext context, ChildReply reply) {
@@ -150,23 +132,35 @@ final class Replies {
     }
   }
 
-  /** Turns a child's outcome into a reply (errors become {@code SERVER_ERROR}). */
-  private abstract static class ChildReply implements BiConsumer<Response, Throwable> {
+  /**
+   * Turns a child's outcome into a reply (errors become {@code SERVER_ERROR}) for a consumer, or
+   * for a collector at a position.
+   */
+  private static final class ChildReply implements BiConsumer<Response, Throwable> {
     private final Route child;
+    private final Consumer<Response> then;
+    private final Collector to;
+    private final int index;
 
-    ChildReply(Route child) {
+    ChildReply(Route child, Consumer<Response> then, Collector to, int index) {
       this.child = child;
+      this.then = then;
+      this.to = to;
+      this.index = index;
     }
 
     @Override
-    public final void accept(Response r, Throwable e) {
-      deliver(
+    public void accept(Response r, Throwable e) {
+      Response reply =
           e != null
               ? failed(e, child)
-              : r != null ? r : failed(new NullPointerException("null response"), child));
+              : r != null ? r : failed(new NullPointerException("null response"), child);
+      if (to != null) {
+        to.reply(index, reply);
+      } else {
+        then.accept(reply);
+      }
     }
-
-    abstract void deliver(Response r);
   }
 
   /** Runs {@code child} and ignores its reply (background copies); exceptions are logged. */

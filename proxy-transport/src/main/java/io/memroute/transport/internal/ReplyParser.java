@@ -212,19 +212,31 @@ public final class ReplyParser {
       throw parsing("VALUE of " + size + " bytes exceeds maxValueSize " + maxValueSize);
     }
     String key = matchKey(in, keyStart, keyEnd, request);
-    in.readerIndex(eol + 1);
-    byte[] value = newValue((int) size);
-    block = value;
-    blockFilled = 0;
-    if (!fillBlock(in)) {
+    byte[] value = startBlock(in, eol, (int) size);
+    if (value == null) {
       blockKey = key;
       blockFlags = (int) flags;
       blockCas = cas;
       return false;
     }
-    block = null;
     addItem(key, value, (int) flags, cas, request);
     return true;
+  }
+
+  /**
+   * Consumes the line ending at {@code eol} and starts the data block after it; returns the value
+   * when all of it (and its CRLF) is here, else {@code null} with the block in progress.
+   */
+  private byte[] startBlock(ByteBuf in, int eol, int size) throws ProtocolError {
+    in.readerIndex(eol + 1);
+    block = newValue(size);
+    blockFilled = 0;
+    if (!fillBlock(in)) {
+      return null;
+    }
+    byte[] value = block;
+    block = null;
+    return value;
   }
 
   /**
@@ -576,15 +588,11 @@ public final class ReplyParser {
     }
     String retFlags = sizeEnd < start + len ? text(in, sizeEnd + 1, start + len - sizeEnd - 1) : "";
     checkOpaque(request, retFlags);
-    in.readerIndex(eol + 1);
-    byte[] value = newValue((int) size);
-    block = value;
-    blockFilled = 0;
-    if (!fillBlock(in)) {
+    byte[] value = startBlock(in, eol, (int) size);
+    if (value == null) {
       blockMetaFlags = retFlags;
       return null;
     }
-    block = null;
     return metaValueDone(value, retFlags, request);
   }
 
