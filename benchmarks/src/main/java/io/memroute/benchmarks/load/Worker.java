@@ -420,25 +420,10 @@ public final class Worker {
     }
 
     private void issue() {
-      boolean get = rnd.nextInt(100) < w.getPercent;
+      op = nextOp(w, ks, rnd);
       int k = rnd.nextInt(ks.keys.length);
       start = System.nanoTime();
-      try {
-        if (get) {
-          if (ks.keysPerGet() > 1) {
-            op = Measurement.OP_MULTI;
-            driver.getMulti(ks.multi(k), this);
-          } else {
-            op = Measurement.OP_GET;
-            driver.get(ks.keys[k], this);
-          }
-        } else {
-          op = Measurement.OP_SET;
-          driver.set(ks.keys[k], ks.value, this);
-        }
-      } catch (RuntimeException e) {
-        accept(null, e);
-      }
+      callAsync(op, ks, k, this);
     }
 
     @Override
@@ -457,26 +442,10 @@ public final class Worker {
           new Thread(
               () -> {
                 while (m.phase != Measurement.STOP) {
-                  boolean get = rnd.nextInt(100) < w.getPercent;
+                  byte op = nextOp(w, ks, rnd);
                   int k = rnd.nextInt(ks.keys.length);
-                  byte op =
-                      get
-                          ? (ks.keysPerGet() > 1 ? Measurement.OP_MULTI : Measurement.OP_GET)
-                          : Measurement.OP_SET;
                   long start = System.nanoTime();
-                  Object v = null;
-                  Throwable err = null;
-                  try {
-                    v =
-                        op == Measurement.OP_GET
-                            ? driver.getSync(ks.keys[k])
-                            : op == Measurement.OP_MULTI
-                                ? driver.getMultiSync(ks.multi(k))
-                                : driver.setSync(ks.keys[k], ks.value);
-                  } catch (Exception e) {
-                    err = e;
-                  }
-                  m.complete(op, start, start, System.nanoTime(), v, err);
+                  callSync(op, ks, k, m, start, start);
                 }
               },
               "load-" + i);
@@ -538,33 +507,16 @@ public final class Worker {
                     continue;
                   }
                   while (next <= now) {
-                    boolean get = rnd.nextInt(100) < w.getPercent;
+                    byte op = nextOp(w, ks, rnd);
                     int k = rnd.nextInt(ks.keys.length);
-                    byte op =
-                        get
-                            ? (ks.keysPerGet() > 1 ? Measurement.OP_MULTI : Measurement.OP_GET)
-                            : Measurement.OP_SET;
                     inflight.incrementAndGet();
                     if (pool == null) {
-                      issueOpen(new OpenRequest(m, inflight, next, now, op), op, ks, k);
+                      callAsync(op, ks, k, new OpenRequest(m, inflight, next, now));
                     } else {
                       long intended = next;
                       pool.execute(
                           () -> {
-                            long sent = System.nanoTime();
-                            Object v = null;
-                            Throwable err = null;
-                            try {
-                              v =
-                                  op == Measurement.OP_GET
-                                      ? driver.getSync(ks.keys[k])
-                                      : op == Measurement.OP_MULTI
-                                          ? driver.getMultiSync(ks.multi(k))
-                                          : driver.setSync(ks.keys[k], ks.value);
-                            } catch (Exception e) {
-                              err = e;
-                            }
-                            m.complete(op, intended, sent, System.nanoTime(), v, err);
+                            callSync(op, ks, k, m, intended, System.nanoTime());
                             inflight.decrementAndGet();
                           });
                     }
@@ -594,19 +546,45 @@ public final class Worker {
     };
   }
 
-  private void issueOpen(OpenRequest r, byte op, KeySpace ks, int k) {
-    r.op = op;
+  /** The next request's kind: a get (multi-key when the workload asks for it) or a set. */
+  private static byte nextOp(Workload w, KeySpace ks, SplittableRandom rnd) {
+    if (rnd.nextInt(100) >= w.getPercent) {
+      return Measurement.OP_SET;
+    }
+    return ks.keysPerGet() > 1 ? Measurement.OP_MULTI : Measurement.OP_GET;
+  }
+
+  /** Sends one request of kind {@code op} for key {@code k}; {@code cb} gets its outcome. */
+  private void callAsync(byte op, KeySpace ks, int k, Callback cb) {
+    cb.op = op;
     try {
       if (op == Measurement.OP_MULTI) {
-        driver.getMulti(ks.multi(k), r);
+        driver.getMulti(ks.multi(k), cb);
       } else if (op == Measurement.OP_GET) {
-        driver.get(ks.keys[k], r);
+        driver.get(ks.keys[k], cb);
       } else {
-        driver.set(ks.keys[k], ks.value, r);
+        driver.set(ks.keys[k], ks.value, cb);
       }
     } catch (RuntimeException e) {
-      r.accept(null, e);
+      cb.accept(null, e);
     }
+  }
+
+  /** Runs one request of kind {@code op} on a blocking client and records it. */
+  private void callSync(byte op, KeySpace ks, int k, Measurement m, long intended, long sent) {
+    Object v = null;
+    Throwable err = null;
+    try {
+      v =
+          op == Measurement.OP_GET
+              ? driver.getSync(ks.keys[k])
+              : op == Measurement.OP_MULTI
+                  ? driver.getMultiSync(ks.multi(k))
+                  : driver.setSync(ks.keys[k], ks.value);
+    } catch (Exception e) {
+      err = e;
+    }
+    m.complete(op, intended, sent, System.nanoTime(), v, err);
   }
 
   private static final class OpenRequest extends Callback {
@@ -615,12 +593,11 @@ public final class Worker {
     private final long intended;
     private final long sent;
 
-    OpenRequest(Measurement m, AtomicInteger inflight, long intended, long sent, byte op) {
+    OpenRequest(Measurement m, AtomicInteger inflight, long intended, long sent) {
       this.m = m;
       this.inflight = inflight;
       this.intended = intended;
       this.sent = sent;
-      this.op = op;
     }
 
     @Override
