@@ -492,7 +492,12 @@ final class ProtocolSession {
 
   // ---------------------------------------------------------------------------------------- meta
 
-  private byte[] metaGet(List<String> t, int ntokens) {
+  /**
+   * The checks memcached makes on every mg, md and ma line before its flags: enough tokens, key
+   * length, flag count. Returns the error reply, or {@code null} when the line passes; the wording
+   * for too many flags differs by command in memcached, so the caller passes it.
+   */
+  private static byte[] metaLineError(List<String> t, int ntokens, String tooManyFlags) {
     if (ntokens < 3) {
       return line("ERROR");
     }
@@ -500,7 +505,15 @@ final class ProtocolSession {
       return line(BAD_FORMAT);
     }
     if (ntokens > MFLAG_MAX_OPT_LENGTH) {
-      return line("CLIENT_ERROR options flags are too long");
+      return line(tooManyFlags);
+    }
+    return null;
+  }
+
+  private byte[] metaGet(List<String> t, int ntokens) {
+    byte[] invalid = metaLineError(t, ntokens, "CLIENT_ERROR options flags are too long");
+    if (invalid != null) {
+      return invalid;
     }
     long now = store.now();
     MetaFlags of = MetaFlags.parse(t, 2, store, now);
@@ -747,14 +760,9 @@ final class ProtocolSession {
   }
 
   private byte[] metaDelete(List<String> t, int ntokens) {
-    if (ntokens < 3) {
-      return line("ERROR");
-    }
-    if (t.get(1).length() > KEY_MAX_LENGTH) {
-      return line(BAD_FORMAT);
-    }
-    if (ntokens > MFLAG_MAX_OPT_LENGTH) {
-      return line("CLIENT_ERROR options flags too long");
+    byte[] invalid = metaLineError(t, ntokens, "CLIENT_ERROR options flags too long");
+    if (invalid != null) {
+      return invalid;
     }
     MetaFlags of = MetaFlags.parse(t, 2, store, store.now());
     if (of.error != null) {
@@ -789,14 +797,9 @@ final class ProtocolSession {
   }
 
   private byte[] metaArithmetic(List<String> t, int ntokens) {
-    if (ntokens < 3) {
-      return line("ERROR");
-    }
-    if (t.get(1).length() > KEY_MAX_LENGTH) {
-      return line(BAD_FORMAT);
-    }
-    if (ntokens > MFLAG_MAX_OPT_LENGTH) {
-      return line("CLIENT_ERROR options flags too long");
+    byte[] invalid = metaLineError(t, ntokens, "CLIENT_ERROR options flags too long");
+    if (invalid != null) {
+      return invalid;
     }
     MetaFlags of = MetaFlags.parse(t, 2, store, store.now());
     if (of.error != null) {
