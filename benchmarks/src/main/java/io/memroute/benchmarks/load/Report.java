@@ -566,21 +566,9 @@ public final class Report {
         .append(durationMs)
         .append(" ms measured per run.</p>");
     h.append("<table>");
-    env.forEach(
-        (k, v) ->
-            h.append("<tr><th class=l>")
-                .append(esc(k))
-                .append("</th><td class=l>")
-                .append(esc(v))
-                .append("</td></tr>"));
+    keyValueRows(h, env);
     h.append("</table><h2>Clients</h2><table>");
-    descriptions.forEach(
-        (k, v) ->
-            h.append("<tr><th class=l>")
-                .append(esc(k))
-                .append("</th><td class=l>")
-                .append(esc(v))
-                .append("</td></tr>"));
+    keyValueRows(h, descriptions);
     h.append(
         "</table><h2>Targets</h2><table><tr><th>status</th><th class=l>target</th><th class=l>measured</th></tr>");
     for (String[] t : targets()) {
@@ -733,6 +721,17 @@ public final class Report {
     h.append("<p style=\"font-size:12px;color:#666\">Bars are scaled per workload; ")
         .append(higherBetter ? "longer is better." : "shorter is better.")
         .append("</p>");
+  }
+
+  /** One table row per entry: the key as a header cell, the value beside it. */
+  private static void keyValueRows(StringBuilder h, Map<String, String> entries) {
+    entries.forEach(
+        (k, v) ->
+            h.append("<tr><th class=l>")
+                .append(esc(k))
+                .append("</th><td class=l>")
+                .append(esc(v))
+                .append("</td></tr>"));
   }
 
   private static String esc(String s) {
