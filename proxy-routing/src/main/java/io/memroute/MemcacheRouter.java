@@ -118,8 +118,11 @@ public final class MemcacheRouter implements AutoCloseable {
   private static List<String> distinct(Collection<String> keys) {
     List<String> list = new ArrayList<>(keys);
     int n = list.size();
-    if (keys instanceof Set || n > 32) {
-      return keys instanceof Set ? list : new ArrayList<>(new LinkedHashSet<>(list));
+    if (keys instanceof Set) {
+      return list;
+    }
+    if (n > 32) {
+      return new ArrayList<>(new LinkedHashSet<>(list));
     }
     for (int i = 1; i < n; i++) {
       String k = list.get(i);
