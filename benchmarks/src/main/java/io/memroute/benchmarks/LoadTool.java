@@ -152,7 +152,9 @@ public final class LoadTool {
     o.println(
         "  --repeat N              run every client N times, in rounds (a fresh JVM each time), and report");
     o.println(
-        "                          the median of each column; every run goes to runs.csv (use an odd N)");
+        "                          the median of each column; every run goes to runs.csv (use an odd N);");
+    o.println(
+        "                          each round starts with the next client, so no client is always first");
   }
 
   private boolean parse(String[] args) {
@@ -396,7 +398,10 @@ public final class LoadTool {
       int total = workloads.size() * clientNames.size() * repeat;
       int n = 0;
       for (int round = 1; round <= repeat; round++) {
-        for (String c : clientNames) {
+        // each round starts one client further on: the first run after the preload or the previous
+        // round is disturbed most often, and no client should always be the one that takes it
+        for (int k = 0; k < clientNames.size(); k++) {
+          String c = clientNames.get((k + round - 1) % clientNames.size());
           boolean viaSidecar = c.endsWith("+nutcracker");
           String host = viaSidecar ? nut.host : mcHost;
           int port = viaSidecar ? nut.port : mcPort;
