@@ -157,18 +157,6 @@ public final class LoadTool {
         "                          each round starts with the next client, so no client is always first");
   }
 
-  /**
-   * The runs that warm up a client's JIT before anything is measured: a closed loop, and the first
-   * open-loop workload if there is one. Requests issued from another thread take other code paths
-   * (a hand-off to the event loop) than requests issued from completion callbacks; measured with
-   * only the closed loop as warm-up, a client's open-loop p99 could still include compilation.
-   */
-  static List<Workload> jitWarmups(List<Workload> workloads) {
-    List<Workload> runs = new ArrayList<>(List.of(Workload.parse("c64")));
-    workloads.stream().filter(w -> w.open).findFirst().ifPresent(runs::add);
-    return runs;
-  }
-
   private boolean parse(String[] args) {
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -299,6 +287,18 @@ public final class LoadTool {
     return new ArrayList<>(out);
   }
 
+  /**
+   * The runs that warm up a client's JIT before anything is measured: a closed loop, and the first
+   * open-loop workload if there is one. Requests issued from another thread take other code paths
+   * (a hand-off to the event loop) than requests issued from completion callbacks; measured with
+   * only the closed loop as warm-up, a client's open-loop p99 could still include compilation.
+   */
+  private static List<Workload> jitWarmups(List<Workload> workloads) {
+    List<Workload> runs = new ArrayList<>(List.of(Workload.parse("c64")));
+    workloads.stream().filter(w -> w.open).findFirst().ifPresent(runs::add);
+    return runs;
+  }
+
   private List<String> clientList() {
     List<String> list = new ArrayList<>(clients);
     if (transports) {
@@ -406,8 +406,7 @@ public final class LoadTool {
 
       // one client at a time, in a fresh JVM: no other client's JIT or GC threads compete for the
       // two cores while it is measured; JIT warm-up runs first (jitWarmups), then every workload
-      // (each with its
-      // own warm-up)
+      // (each with its own warm-up)
       int total = workloads.size() * clientNames.size() * repeat;
       int n = 0;
       for (int round = 1; round <= repeat; round++) {
