@@ -49,8 +49,7 @@ public final class ReplyParser {
   private int carried; // bytes of an unfinished line already copied into line
 
   // Resumable state for retrieval replies (VALUE* END). The first item is kept in fields so that
-  // the
-  // common single-key hit allocates no list and no Item.
+  // the common single-key hit allocates no list and no Item.
   private int itemCount;
   private String firstKey;
   private byte[] firstValue;
@@ -126,10 +125,7 @@ public final class ReplyParser {
       if (blockMetaFlags != null) {
         String retFlags = blockMetaFlags;
         blockMetaFlags = null;
-        return metaValueDone(value, retFlags, request)
-            .backend(backend)
-            .elapsedNanos(elapsedNanos)
-            .build();
+        return stamped(metaValueDone(value, retFlags, request), elapsedNanos);
       }
       addItem(blockKey, value, blockFlags, blockCas, request);
       blockKey = null;
@@ -151,17 +147,7 @@ public final class ReplyParser {
         }
         if (equals(in, start, len, END)) {
           in.readerIndex(eol + 1);
-          if (itemCount == 0) {
-            keyCursor = 0;
-            return Response.reply(ResponseStatus.MISS, backend, elapsedNanos);
-          }
-          if (items == null) {
-            Response hit =
-                Response.hit(firstKey, firstValue, firstFlags, firstCas, backend, elapsedNanos);
-            reset();
-            return hit;
-          }
-          b = retrievalDone();
+          return retrievalDone(elapsedNanos);
         } else {
           b = errorOrUnexpected(in, start, len, eol, request);
         }
@@ -173,8 +159,13 @@ public final class ReplyParser {
       } else {
         return simple(in, start, len, eol, request, elapsedNanos);
       }
-      return b.backend(backend).elapsedNanos(elapsedNanos).build();
+      return stamped(b, elapsedNanos);
     }
+  }
+
+  /** Builds {@code b} as this connection's reply, {@code elapsedNanos} after the request. */
+  private Response stamped(Response.Builder b, long elapsedNanos) {
+    return b.backend(backend).elapsedNanos(elapsedNanos).build();
   }
 
   // ---------------------------------------------------------------- text retrieval
@@ -351,22 +342,25 @@ public final class ReplyParser {
     return true;
   }
 
-  private Response.Builder retrievalDone() {
+  /** The reply at END: a miss, a single hit (no builder), or the hits of a multiget. */
+  private Response retrievalDone(long elapsedNanos) {
     if (itemCount == 0) {
       keyCursor = 0;
-      return Response.builder(ResponseStatus.MISS);
+      return Response.reply(ResponseStatus.MISS, backend, elapsedNanos);
     }
-    Response.Builder b =
-        Response.builder(ResponseStatus.HIT)
-            .key(firstKey)
-            .value(firstValue)
-            .flags(firstFlags)
-            .cas(firstCas);
-    if (items != null) {
-      b.items(Collections.unmodifiableList(items));
-    }
+    Response r =
+        items == null
+            ? Response.hit(firstKey, firstValue, firstFlags, firstCas, backend, elapsedNanos)
+            : stamped(
+                Response.builder(ResponseStatus.HIT)
+                    .key(firstKey)
+                    .value(firstValue)
+                    .flags(firstFlags)
+                    .cas(firstCas)
+                    .items(Collections.unmodifiableList(items)),
+                elapsedNanos);
     reset();
-    return b;
+    return r;
   }
 
   // ---------------------------------------------------------------- other text commands
@@ -413,22 +407,14 @@ public final class ReplyParser {
         } else if (len > 0 && isDigit(at(start))) {
           long v = unsigned(in, start, start + len);
           in.readerIndex(eol + 1);
-          return Response.builder(ResponseStatus.NUMERIC)
-              .number(v)
-              .backend(backend)
-              .elapsedNanos(elapsed)
-              .build();
+          return stamped(Response.builder(ResponseStatus.NUMERIC).number(v), elapsed);
         }
         break;
       case VERSION:
         if (startsWith(in, start, len, VERSION)) {
           String v = text(in, start + VERSION.length, len - VERSION.length);
           in.readerIndex(eol + 1);
-          return Response.builder(ResponseStatus.VERSION)
-              .text(v)
-              .backend(backend)
-              .elapsedNanos(elapsed)
-              .build();
+          return stamped(Response.builder(ResponseStatus.VERSION).text(v), elapsed);
         }
         break;
       case FLUSH_ALL:
@@ -444,10 +430,7 @@ public final class ReplyParser {
       in.readerIndex(eol + 1);
       return Response.reply(status, backend, elapsed);
     }
-    return errorOrUnexpected(in, start, len, eol, request)
-        .backend(backend)
-        .elapsedNanos(elapsed)
-        .build();
+    return stamped(errorOrUnexpected(in, start, len, eol, request), elapsed);
   }
 
   /** An error reply is legal for every command; anything else is a desync. */
