@@ -117,24 +117,25 @@ public final class MemcacheRouter implements AutoCloseable {
   /** The keys in order, each once; no hash set for the usual few keys that are already distinct. */
   private static List<String> distinct(Collection<String> keys) {
     List<String> list = new ArrayList<>(keys);
-    int n = list.size();
-    if (keys instanceof Set) {
+    if (keys instanceof Set || (list.size() <= 32 && !hasDuplicates(list))) {
       return list;
     }
-    if (n > 32) {
-      return new ArrayList<>(new LinkedHashSet<>(list));
-    }
-    for (int i = 1; i < n; i++) {
+    return new ArrayList<>(new LinkedHashSet<>(list));
+  }
+
+  /** Compares every pair: for a short list, cheaper than building a hash set. */
+  private static boolean hasDuplicates(List<String> list) {
+    for (int i = 1; i < list.size(); i++) {
       String k = list.get(i);
       int h = k == null ? 0 : k.hashCode(); // a null key fails in Request.getMulti, with its name
       for (int j = 0; j < i; j++) {
         String o = list.get(j);
         if ((o == null ? 0 : o.hashCode()) == h && Objects.equals(o, k)) {
-          return new ArrayList<>(new LinkedHashSet<>(list));
+          return true;
         }
       }
     }
-    return list;
+    return false;
   }
 
   /** Gets a value with its CAS value; the future yields {@code null} on a miss. */
