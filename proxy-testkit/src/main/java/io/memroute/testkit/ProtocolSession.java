@@ -173,21 +173,13 @@ final class ProtocolSession {
     switch (command) {
       case "get":
       case "bget":
-        return ntokens < 3
-            ? request.withReply("ERROR")
-            : request.withAction(() -> get(all, false, false));
+        return retrieval(request, all, ntokens, false, false);
       case "gets":
-        return ntokens < 3
-            ? request.withReply("ERROR")
-            : request.withAction(() -> get(all, true, false));
+        return retrieval(request, all, ntokens, true, false);
       case "gat":
-        return ntokens < 3
-            ? request.withReply("ERROR")
-            : request.withAction(() -> get(all, false, true));
+        return retrieval(request, all, ntokens, false, true);
       case "gats":
-        return ntokens < 3
-            ? request.withReply("ERROR")
-            : request.withAction(() -> get(all, true, true));
+        return retrieval(request, all, ntokens, true, true);
       case "set":
         return storage(request, t, ntokens, StoreMode.SET);
       case "add":
@@ -245,6 +237,14 @@ final class ProtocolSession {
   }
 
   // ---------------------------------------------------------------------------------------- text
+
+  /** get, gets, gat and gats: at least one key (or, for gat/gats, the ttl) after the command. */
+  private Request retrieval(
+      Request request, List<String> all, int ntokens, boolean returnCas, boolean touch) {
+    return ntokens < 3
+        ? request.withReply("ERROR")
+        : request.withAction(() -> get(all, returnCas, touch));
+  }
 
   private byte[] get(List<String> all, boolean returnCas, boolean touch) {
     int firstKey = 1;
