@@ -192,8 +192,6 @@ public final class Report {
           continue;
         }
         double cpu = r.num("cpuNsPerOp");
-        double sysPct =
-            100 * r.num("sysNsPerOp") / Math.max(1, r.num("userNsPerOp") + r.num("sysNsPerOp"));
         o.printf(
             Locale.ROOT,
             "%-18s %-22s %11.0f %8.1f %8.1f %9.1f %9.0f %4.0f%% %6.2f %7s %8.0f %9s %s%n",
@@ -204,7 +202,7 @@ public final class Report {
             r.num("p99us"),
             r.num("p999us"),
             cpu,
-            sysPct,
+            r.sysPercent(),
             r.num("ctxSwitchesPerOp"),
             fmt2(r.num("syscallsPerOp")),
             r.num("allocBytesPerOp"),
@@ -491,8 +489,6 @@ public final class Report {
               .append(" |\n");
           continue;
         }
-        double sysPct =
-            100 * r.num("sysNsPerOp") / Math.max(1, r.num("userNsPerOp") + r.num("sysNsPerOp"));
         sb.append(
             String.format(
                 Locale.ROOT,
@@ -504,7 +500,7 @@ public final class Report {
                 r.num("p99us"),
                 r.num("p999us"),
                 r.num("cpuNsPerOp"),
-                sysPct,
+                r.sysPercent(),
                 r.num("ctxSwitchesPerOp"),
                 fmt2(r.num("syscallsPerOp")),
                 fmt2(r.num("readsPerOp")),

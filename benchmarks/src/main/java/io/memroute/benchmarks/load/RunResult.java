@@ -67,6 +67,11 @@ public final class RunResult {
     return values.getOrDefault(key, "");
   }
 
+  /** The kernel's share of the client's CPU time, in percent. */
+  public double sysPercent() {
+    return 100 * num("sysNsPerOp") / Math.max(1, num("userNsPerOp") + num("sysNsPerOp"));
+  }
+
   public double num(String key) {
     String v = values.get(key);
     if (v == null || v.isEmpty()) {
