@@ -407,6 +407,7 @@ public final class LoadTool {
       // one client at a time, in a fresh JVM: no other client's JIT or GC threads compete for the
       // two cores while it is measured; JIT warm-up runs first (jitWarmups), then every workload
       // (each with its own warm-up)
+      List<Workload> warmups = jitWarmups(workloads);
       int total = workloads.size() * clientNames.size() * repeat;
       int n = 0;
       for (int round = 1; round <= repeat; round++) {
@@ -451,7 +452,7 @@ public final class LoadTool {
             continue;
           }
           try {
-            for (Workload w : jitWarmups(workloads)) {
+            for (Workload w : warmups) {
               h.run(w, 0, quick ? 2000 : 4000);
             }
           } catch (IOException | RuntimeException e) {
