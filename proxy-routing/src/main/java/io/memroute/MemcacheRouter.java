@@ -9,6 +9,7 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.Ticker;
+import io.memroute.core.ValueDecoder;
 import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.BackendConfig;
 import io.memroute.routing.Pool;
@@ -19,6 +20,7 @@ import io.memroute.routing.RouterStats;
 import io.memroute.routing.internal.RouterEngine;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -34,7 +36,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
-import java.util.function.Function;
 
 /**
  * Routes memcached traffic from inside the application: pools, key distribution, failover and
@@ -91,6 +92,31 @@ public final class MemcacheRouter implements AutoCloseable {
   /** Gets a value; the future yields {@code null} on a miss. */
   public CompletableFuture<byte[]> get(String key) {
     return typed(Request.get(key), r -> r.isHit() ? r.value() : null);
+  }
+
+  /**
+   * Gets a value and decodes it with {@code decoder} where it arrives, without copying it into a
+   * {@code byte[]} first when the whole value came in one read; the future yields the decoded
+   * value, or {@code null} on a miss. If the decoder throws, the future fails with its exception.
+   * See {@link ValueDecoder} for the rules a decoder must follow (it may run on an event-loop
+   * thread).
+   *
+   * <pre>{@code
+   * CompletableFuture<String> name =
+   *     router.get("user:42:name", (data, flags) -> StandardCharsets.UTF_8.decode(data).toString());
+   * }</pre>
+   */
+  public <T> CompletableFuture<T> get(String key, ValueDecoder<T> decoder) {
+    return typed(Request.get(key, decoder), r -> r.isHit() ? decoded(r, decoder) : null);
+  }
+
+  /** The value a backend decoded in place, or the copy it returned, decoded here. */
+  @SuppressWarnings("unchecked")
+  private static <T> T decoded(Response r, ValueDecoder<T> decoder) throws Exception {
+    Object d = r.decoded();
+    return d != null
+        ? (T) d
+        : decoder.decode(ByteBuffer.wrap(r.value()).asReadOnlyBuffer(), r.flags());
   }
 
   /**
@@ -364,7 +390,7 @@ public final class MemcacheRouter implements AutoCloseable {
     return f;
   }
 
-  private <T> CompletableFuture<T> typed(Request request, Function<Response, T> map) {
+  private <T> CompletableFuture<T> typed(Request request, ResponseMapper<T> map) {
     TypedFuture<T> out = new TypedFuture<>(request.command(), map);
     CompletableFuture<Response> f = engine.execute(request);
     if (completionExecutor != null) {
@@ -377,15 +403,21 @@ public final class MemcacheRouter implements AutoCloseable {
     return out;
   }
 
+  /** Maps a response to the typed API's result; may throw (a decoder's checked exceptions). */
+  @FunctionalInterface
+  private interface ResponseMapper<T> {
+    T apply(Response r) throws Exception;
+  }
+
   /**
    * The caller's future, and the callback that maps the raw response onto it (one object, not two).
    */
   private static final class TypedFuture<T> extends GuardedFuture<T>
       implements BiConsumer<Response, Throwable> {
     private final Command command;
-    private final Function<Response, T> map;
+    private final ResponseMapper<T> map;
 
-    TypedFuture(Command command, Function<Response, T> map) {
+    TypedFuture(Command command, ResponseMapper<T> map) {
       this.command = command;
       this.map = map;
     }
@@ -403,7 +435,7 @@ public final class MemcacheRouter implements AutoCloseable {
       }
       try {
         complete(map.apply(r));
-      } catch (RuntimeException ex) {
+      } catch (Exception ex) {
         completeExceptionally(ex);
       }
     }

@@ -9,8 +9,10 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.ServerErrorException;
+import io.memroute.core.ValueDecoder;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -268,6 +270,39 @@ class RealMemcachedTest {
       th.join(60_000);
     }
     assertThat(errors).isEmpty();
+  }
+
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void valueDecoders(Transport transport) throws Exception {
+    MemcacheRouter r = router(transport);
+    ValueDecoder<String> utf8 = (data, flags) -> flags + ":" + UTF_8.decode(data);
+    assertThat(await(r.get("k", utf8))).isNull();
+    assertThat(await(r.set("k", b("h\u00e9llo"), 7, 0))).isTrue();
+    assertThat(await(r.get("k", utf8))).isEqualTo("7:h\u00e9llo");
+
+    // Large enough to arrive in several reads: decoded from the copy, with the same result.
+    byte[] big = new byte[100 * 1024];
+    for (int i = 0; i < big.length; i++) {
+      big[i] = (byte) (i * 31);
+    }
+    assertThat(await(r.set("big", big, 0))).isTrue();
+    ValueDecoder<byte[]> copy =
+        (data, flags) -> {
+          byte[] out = new byte[data.remaining()];
+          data.get(out);
+          return out;
+        };
+    assertThat(await(r.get("big", copy))).isEqualTo(big);
+
+    ValueDecoder<String> failing =
+        (data, flags) -> {
+          throw new IOException("corrupt value");
+        };
+    assertThatThrownBy(() -> await(r.get("k", failing)))
+        .hasCauseInstanceOf(IOException.class)
+        .hasRootCauseMessage("corrupt value");
+    assertThat(await(r.get("k", utf8))).isEqualTo("7:h\u00e9llo"); // the connection carries on
   }
 
   @ParameterizedTest

@@ -42,6 +42,7 @@ public final class Request {
   private int[] tokens; // lazily computed [start, end) pairs into line, excluding CRLF
   private String key;
   private List<String> keyList; // the keys of a multi-key request, kept or decoded once
+  private ValueDecoder<?> decoder; // set once by get(key, decoder), before the request is shared
 
   private Request(
       Command command,
@@ -69,6 +70,19 @@ public final class Request {
   /** {@code get <key>}. */
   public static Request get(String key) {
     return singleKey(Command.GET, key);
+  }
+
+  /**
+   * {@code get <key>}, whose value is to be read with {@code decoder} where it arrives instead of
+   * being copied into a {@code byte[]}: see {@link ValueDecoder}. The reply's {@link
+   * Response#decoded()} carries the result when the backend decoded in place; otherwise {@link
+   * Response#value()} has the bytes as usual, and the typed API decodes them.
+   */
+  public static Request get(String key, ValueDecoder<?> decoder) {
+    Objects.requireNonNull(decoder, "decoder");
+    Request r = singleKey(Command.GET, key);
+    r.decoder = decoder;
+    return r;
   }
 
   /** {@code gets <key>}: the reply carries the item's CAS value. */
@@ -768,6 +782,14 @@ public final class Request {
   }
 
   /**
+   * Returns the decoder of a {@link #get(String, ValueDecoder)} request, or {@code null}: a backend
+   * may use it to decode the value in place.
+   */
+  public ValueDecoder<?> decoder() {
+    return decoder;
+  }
+
+  /**
    * Returns whether the caller asked for no reply (text {@code noreply} or meta {@code q}). The
    * flag is not sent: see the class documentation.
    */
@@ -833,7 +855,9 @@ public final class Request {
     return wire.length + (value == null ? 0 : value.length + 2);
   }
 
-  /** Returns a copy of this request with a different key (same command, flags and value). */
+  /**
+   * Returns a copy of this request with a different key (same command, flags, value and decoder).
+   */
   public Request withKey(String newKey) {
     if (keyCount != 1) {
       throw new IllegalStateException(
@@ -847,7 +871,9 @@ public final class Request {
     System.arraycopy(line, 0, out, 0, keyOff);
     System.arraycopy(kb, 0, out, keyOff, kb.length);
     System.arraycopy(line, keyOff + keyLen, out, keyOff + kb.length, line.length - keyOff - keyLen);
-    return parse(out, value);
+    Request r = parse(out, value);
+    r.decoder = decoder;
+    return r;
   }
 
   @Override

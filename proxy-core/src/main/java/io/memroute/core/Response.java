@@ -21,27 +21,31 @@ public final class Response {
   private final byte[] value;
   private final int flags;
   private final long cas;
-  private final long number;
+  private final long number; // for a hit decoded in place: the value's length
   private final String key;
   private final String text;
   private final List<Item> items;
   private final FailureReason failureReason;
   private final String backend;
   private final long elapsedNanos;
+  private final Object decoded;
 
   private Response(
       ResponseStatus status,
       String key,
       byte[] value,
+      Object decoded,
+      long number,
       int flags,
       long cas,
       String backend,
       long elapsedNanos) {
     this.status = status;
     this.value = value;
+    this.decoded = decoded;
     this.flags = flags;
     this.cas = cas;
-    this.number = 0;
+    this.number = number;
     this.key = key;
     this.text = null;
     this.items = null;
@@ -62,6 +66,7 @@ public final class Response {
     this.failureReason = b.failureReason;
     this.backend = b.backend;
     this.elapsedNanos = b.elapsedNanos;
+    this.decoded = b.decoded;
   }
 
   /** Starts a response with the given status. */
@@ -81,7 +86,7 @@ public final class Response {
           "status: BACKEND_FAILURE (expected: a reply; use failure(...))");
     }
     return new Response(
-        Objects.requireNonNull(status, "status"), null, null, 0, 0, backend, elapsedNanos);
+        Objects.requireNonNull(status, "status"), null, null, null, 0, 0, 0, backend, elapsedNanos);
   }
 
   /**
@@ -93,6 +98,35 @@ public final class Response {
         ResponseStatus.HIT,
         Objects.requireNonNull(key, "key"),
         Objects.requireNonNull(value, "value"),
+        null,
+        0,
+        flags,
+        cas,
+        backend,
+        elapsedNanos);
+  }
+
+  /**
+   * Creates the reply to a single-key text retrieval whose value was decoded where it arrived by
+   * the request's {@link ValueDecoder}: {@link #decoded()} is the result and {@link #value()} is
+   * {@code null}.
+   *
+   * @param valueLength the value's size in bytes, for {@link #line()}
+   */
+  public static Response decodedHit(
+      String key,
+      Object decoded,
+      int valueLength,
+      int flags,
+      long cas,
+      String backend,
+      long elapsedNanos) {
+    return new Response(
+        ResponseStatus.HIT,
+        Objects.requireNonNull(key, "key"),
+        null,
+        Objects.requireNonNull(decoded, "decoded"),
+        valueLength,
         flags,
         cas,
         backend,
@@ -156,6 +190,14 @@ public final class Response {
     return value;
   }
 
+  /**
+   * Returns what the request's {@link ValueDecoder} made of the value where it arrived, or {@code
+   * null}: no decoder, or the backend returned the bytes in {@link #value()} instead.
+   */
+  public Object decoded() {
+    return decoded;
+  }
+
   /** Returns {@link #value()} decoded as UTF-8, or {@code null}. */
   public String valueAsString() {
     byte[] v = value();
@@ -177,7 +219,7 @@ public final class Response {
    * value).
    */
   public long number() {
-    return number;
+    return decoded != null ? 0 : number;
   }
 
   /** Returns the key a reply named (text {@code VALUE}, meta {@code k} flag), or {@code null}. */
@@ -278,6 +320,7 @@ public final class Response {
     b.key = key;
     b.text = text;
     b.items = items;
+    b.decoded = decoded;
     b.failureReason = failureReason;
     b.backend = backend;
     b.elapsedNanos = elapsedNanos;
@@ -300,7 +343,7 @@ public final class Response {
           return valueLine(first.key(), first.flags(), first.value().length, first.cas());
         }
         byte[] v = value();
-        return valueLine(key, flags, v == null ? 0 : v.length, cas);
+        return valueLine(key, flags, v != null ? v.length : (int) number, cas);
       case MISS:
         return text != null ? join("EN", text) : "END";
       case NUMERIC:
@@ -368,6 +411,8 @@ public final class Response {
     }
     if (value() != null) {
       sb.append(", ").append(value().length).append(" bytes");
+    } else if (decoded != null) {
+      sb.append(", ").append(number).append(" bytes decoded");
     }
     if (items != null && items.size() > 1) {
       sb.append(", ").append(items.size()).append(" items");
@@ -385,6 +430,7 @@ public final class Response {
   public static final class Builder {
     private ResponseStatus status;
     private byte[] value;
+    private Object decoded; // only from toBuilder(): no setter, see decodedHit
     private int flags;
     private long cas;
     private long number;

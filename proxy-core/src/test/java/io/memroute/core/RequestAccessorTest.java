@@ -196,6 +196,17 @@ class RequestAccessorTest {
   // ---------------------------------------------------------------- withKey
 
   @Test
+  void aDecoderStaysWithItsGetThroughWithKey() {
+    ValueDecoder<String> d = (data, flags) -> "x";
+    Request r = Request.get("k", d);
+    assertThat(r.line()).isEqualTo("get k");
+    assertThat(r.decoder()).isSameAs(d);
+    assertThat(r.withKey("other").decoder()).isSameAs(d);
+    assertThat(Request.get("k").decoder()).isNull();
+    assertThatThrownBy(() -> Request.get("k", null)).isInstanceOf(NullPointerException.class);
+  }
+
+  @Test
   void withKeyOnSetKeepsEverythingElse() {
     byte[] v = ABC;
     Request r = Request.set("a", 7, 30, v);

@@ -176,6 +176,25 @@ class ResponseTest {
     assertThat(r.elapsedNanos()).isEqualTo(1);
   }
 
+  @Test
+  void aHitDecodedInPlaceCarriesTheResultNotTheBytes() {
+    Object decoded = new Object();
+    Response r = Response.decodedHit("k", decoded, 4096, 3, 9, "mc1", 7);
+    assertThat(r.isHit()).isTrue();
+    assertThat(r.decoded()).isSameAs(decoded);
+    assertThat(r.value()).isNull();
+    assertThat(r.items()).isEmpty();
+    assertThat(r.number()).isZero();
+    assertThat(r.line()).isEqualTo("VALUE k 3 4096 9");
+    assertThat(r.toString()).contains("4096 bytes decoded");
+    Response o = r.withOrigin("other", 8);
+    assertThat(o.decoded()).isSameAs(decoded);
+    assertThat(o.line()).isEqualTo("VALUE k 3 4096 9");
+    assertThat(Response.hit("k", HELLO, 0, 0, "mc1", 1).decoded()).isNull();
+    assertThatThrownBy(() -> Response.decodedHit("k", null, 1, 0, 0, "mc1", 1))
+        .isInstanceOf(NullPointerException.class);
+  }
+
   // ---------------------------------------------------------------- value() and items()
 
   @Test

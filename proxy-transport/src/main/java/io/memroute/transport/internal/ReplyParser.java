@@ -6,6 +6,7 @@ import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.memroute.core.ValueDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ByteProcessor;
 import io.netty.util.internal.PlatformDependent;
@@ -53,6 +54,8 @@ public final class ReplyParser {
   private int itemCount;
   private String firstKey;
   private byte[] firstValue;
+  private Object firstDecoded; // instead of firstValue, when the request's decoder read it in place
+  private int decodedLength;
   private int firstFlags;
   private long firstCas;
   private List<Item> items; // from the second item on
@@ -102,6 +105,7 @@ public final class ReplyParser {
     itemCount = 0;
     firstKey = null;
     firstValue = null;
+    firstDecoded = null;
     items = null;
     keyCursor = 0;
   }
@@ -203,6 +207,11 @@ public final class ReplyParser {
       throw parsing("VALUE of " + size + " bytes exceeds maxValueSize " + maxValueSize);
     }
     String key = matchKey(in, keyStart, keyEnd, request);
+    ValueDecoder<?> decoder = request.decoder();
+    if (decoder != null && decodeInPlace(in, eol, (int) size, (int) flags, decoder)) {
+      addItem(key, null, (int) flags, cas, request);
+      return true;
+    }
     byte[] value = startBlock(in, eol, (int) size);
     if (value == null) {
       blockKey = key;
@@ -211,6 +220,37 @@ public final class ReplyParser {
       return false;
     }
     addItem(key, value, (int) flags, cas, request);
+    return true;
+  }
+
+  /**
+   * Decodes a value that arrived whole in this read with the request's decoder, straight from the
+   * read buffer, and consumes it; false (nothing consumed) when it did not arrive whole, or when
+   * the decoder threw or returned null: the value is then copied as usual, and the typed API
+   * decodes the copy on the completing thread, where the decoder's exception reaches the caller.
+   */
+  private boolean decodeInPlace(ByteBuf in, int eol, int size, int flags, ValueDecoder<?> decoder)
+      throws ProtocolError {
+    int data = eol + 1;
+    if (in.writerIndex() - data < size + 2 || in.nioBufferCount() != 1) {
+      return false;
+    }
+    if (in.getByte(data + size) != '\r' || in.getByte(data + size + 1) != '\n') {
+      throw new ProtocolError(
+          FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
+    }
+    Object v;
+    try {
+      v = decoder.decode(in.nioBuffer(data, size), flags);
+    } catch (Exception e) {
+      return false;
+    }
+    if (v == null) {
+      return false;
+    }
+    firstDecoded = v;
+    decodedLength = size;
+    in.readerIndex(data + size + 2);
     return true;
   }
 
@@ -289,12 +329,16 @@ public final class ReplyParser {
       throws ProtocolError {
     int klen = keyEnd - keyStart;
     if (request.keyCount() == 1) {
-      if (klen == request.keyLength() && sameKey(in, keyStart, request)) {
+      if (itemCount == 0 && klen == request.keyLength() && sameKey(in, keyStart, request)) {
         return request.key();
       }
       throw new ProtocolError(
           FailureReason.UNEXPECTED_RESPONSE,
-          "VALUE for key '" + text(in, keyStart, klen) + "', expected '" + request.key() + "'");
+          (itemCount > 0 ? "second VALUE, for key '" : "VALUE for key '")
+              + text(in, keyStart, klen)
+              + "', expected '"
+              + request.key()
+              + "'");
     }
     List<String> keys = request.keys();
     while (keyCursor < keys.size()) {
@@ -349,16 +393,19 @@ public final class ReplyParser {
       return Response.reply(ResponseStatus.MISS, backend, elapsedNanos);
     }
     Response r =
-        items == null
-            ? Response.hit(firstKey, firstValue, firstFlags, firstCas, backend, elapsedNanos)
-            : stamped(
-                Response.builder(ResponseStatus.HIT)
-                    .key(firstKey)
-                    .value(firstValue)
-                    .flags(firstFlags)
-                    .cas(firstCas)
-                    .items(Collections.unmodifiableList(items)),
-                elapsedNanos);
+        firstDecoded != null
+            ? Response.decodedHit(
+                firstKey, firstDecoded, decodedLength, firstFlags, firstCas, backend, elapsedNanos)
+            : items == null
+                ? Response.hit(firstKey, firstValue, firstFlags, firstCas, backend, elapsedNanos)
+                : stamped(
+                    Response.builder(ResponseStatus.HIT)
+                        .key(firstKey)
+                        .value(firstValue)
+                        .flags(firstFlags)
+                        .cas(firstCas)
+                        .items(Collections.unmodifiableList(items)),
+                    elapsedNanos);
     reset();
     return r;
   }

@@ -7,9 +7,11 @@ import io.memroute.core.FailureReason;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.memroute.core.ValueDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -396,6 +398,80 @@ class ReplyDecoderTest {
     assertThat(failure("STORED\r\nEXTRA\r\n", Request.set("k", new byte[1], 0)))
         .isEqualTo(FailureReason.TRAILING_DATA);
     assertThat(failure("x".repeat(9000), Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k 0 1\r\na\r\nVALUE k 0 1\r\nb\r\nEND\r\n", Request.get("k")))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+  }
+
+  /** Decodes UTF-8 and records what it was given. */
+  private static final class Utf8 implements ValueDecoder<String> {
+    final List<String> seen = new ArrayList<>();
+
+    @Override
+    public String decode(ByteBuffer data, int flags) {
+      String s = UTF_8.decode(data).toString();
+      seen.add(s + "/" + flags);
+      return s;
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void aDecoderReadsTheValueInPlaceWhenItArrivedInOneRead(Split split) {
+    Utf8 utf8 = new Utf8();
+    Response r = single(split, "VALUE k 7 3\r\nabc\r\nEND\r\n", Request.get("k", utf8));
+    assertThat(r.status()).isEqualTo(ResponseStatus.HIT);
+    assertThat(r.key()).isEqualTo("k");
+    assertThat(r.flags()).isEqualTo(7);
+    assertThat(r.line()).isEqualTo("VALUE k 7 3");
+    switch (split) {
+      case WHOLE:
+        assertThat(r.decoded()).isEqualTo("abc");
+        assertThat(r.value()).isNull();
+        assertThat(utf8.seen).containsExactly("abc/7"); // exactly the value's bytes
+        break;
+      case BYTE_BY_BYTE: // never whole in one read: the bytes come back for the typed API
+        assertThat(r.decoded()).isNull();
+        assertThat(r.valueAsString()).isEqualTo("abc");
+        assertThat(utf8.seen).isEmpty();
+        break;
+      default:
+        assertThat(r.decoded() != null ? r.decoded() : r.valueAsString()).isEqualTo("abc");
+    }
+    assertThat(single(split, "END\r\n", Request.get("k", utf8)).status())
+        .isEqualTo(ResponseStatus.MISS);
+    assertThat(utf8.seen).hasSizeLessThanOrEqualTo(1);
+  }
+
+  @Test
+  void aDecoderThatFailsOrAnswersNullGetsTheBytesBackAndTheStreamGoesOn() {
+    ValueDecoder<String> throwing =
+        (data, flags) -> {
+          data.get(); // moves the view's position, not the connection's
+          throw new java.io.IOException("not ours");
+        };
+    ValueDecoder<String> nothing = (data, flags) -> null;
+    Sink s =
+        decode(
+            Split.WHOLE,
+            "VALUE k 0 3\r\nabc\r\nEND\r\nVALUE k 0 2\r\nde\r\nEND\r\nSTORED\r\n",
+            Request.get("k", throwing),
+            Request.get("k", nothing),
+            Request.set("k", new byte[1], 0));
+    assertThat(s.error).isNull();
+    assertThat(s.replies).hasSize(3);
+    assertThat(s.replies.get(0).decoded()).isNull();
+    assertThat(s.replies.get(0).valueAsString()).isEqualTo("abc");
+    assertThat(s.replies.get(1).decoded()).isNull();
+    assertThat(s.replies.get(1).valueAsString()).isEqualTo("de");
+    assertThat(s.replies.get(2).status()).isEqualTo(ResponseStatus.STORED);
+  }
+
+  @Test
+  void aValueWithoutItsCrlfFailsTheConnectionBeforeTheDecoderSeesIt() {
+    Utf8 utf8 = new Utf8();
+    Sink s = decode(Split.WHOLE, "VALUE k 0 3\r\nabcdEND\r\n", Request.get("k", utf8));
+    assertThat(s.error.reason()).isEqualTo(FailureReason.PARSING);
+    assertThat(utf8.seen).isEmpty();
   }
 
   @Test
