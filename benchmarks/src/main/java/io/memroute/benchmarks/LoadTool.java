@@ -98,6 +98,8 @@ public final class LoadTool {
     o.println(
         "                          (sets replicated to 3 pools with Routes.allSync: run it with c64-g0, 100% sets);");
     o.println(
+        "                          memroute-decoder (gets read values in place with a ValueDecoder, no byte[]);");
+    o.println(
         "                          suffix +nutcracker sends through a nutcracker sidecar (e.g. memroute+nutcracker)");
     o.println(
         "  --transports            replace memroute with memroute-nio, memroute-epoll, memroute-io_uring");

@@ -40,11 +40,13 @@ public class ReplyDecodingBenchmark {
 
   private final ReplyParser parser = new ReplyParser("bench", 1024 * 1024);
   private Request get;
+  private Request getDecoded;
   private Request set;
   private Request multi;
   private ByteBuf miss;
   private ByteBuf hit100;
   private ByteBuf hit1k;
+  private ByteBuf hit4k;
   private ByteBuf hit100k;
   private ByteBuf multi10x100;
   private ByteBuf stored;
@@ -52,6 +54,7 @@ public class ReplyDecodingBenchmark {
   @Setup
   public void setup() {
     get = Request.get(KEY);
+    getDecoded = Request.get(KEY, (data, flags) -> data.remaining());
     set = Request.set(KEY, new byte[100], 0);
     List<String> keys = new ArrayList<>();
     ByteArrayOutputStream m = new ByteArrayOutputStream();
@@ -66,13 +69,14 @@ public class ReplyDecodingBenchmark {
     stored = buf(ascii("STORED\r\n"));
     hit100 = buf(concat(value(KEY, 100), ascii("END\r\n")));
     hit1k = buf(concat(value(KEY, 1024), ascii("END\r\n")));
+    hit4k = buf(concat(value(KEY, 4096), ascii("END\r\n")));
     hit100k = buf(concat(value(KEY, 100 * 1024), ascii("END\r\n")));
     multi10x100 = buf(m.toByteArray());
   }
 
   @TearDown
   public void tearDown() {
-    for (ByteBuf b : new ByteBuf[] {miss, stored, hit100, hit1k, hit100k, multi10x100}) {
+    for (ByteBuf b : new ByteBuf[] {miss, stored, hit100, hit1k, hit4k, hit100k, multi10x100}) {
       b.release();
     }
   }
@@ -117,6 +121,17 @@ public class ReplyDecodingBenchmark {
   @Benchmark
   public Response getHit1KiB() throws ReplyParser.ProtocolError {
     return parse(hit1k, get);
+  }
+
+  @Benchmark
+  public Response getHit4KiB() throws ReplyParser.ProtocolError {
+    return parse(hit4k, get);
+  }
+
+  /** The same 4 KiB hit read in place by a {@code ValueDecoder} (here: the value's length). */
+  @Benchmark
+  public Response getHit4KiBDecoded() throws ReplyParser.ProtocolError {
+    return parse(hit4k, getDecoded);
   }
 
   @Benchmark

@@ -2,6 +2,7 @@ package io.memroute.benchmarks.load;
 
 import io.memroute.MemcacheRouter;
 import io.memroute.core.Command;
+import io.memroute.core.ValueDecoder;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
@@ -17,14 +18,24 @@ final class MemrouteDriver extends Driver {
   private final MemcacheRouter router;
   private final String transport;
   private final boolean allSync3;
+  private final ValueDecoder<Integer> decoder;
+
+  /**
+   * The {@code memroute-decoder} client's decoder: reads values where they arrive and keeps only
+   * their length, like the raw loop, instead of copying them into a {@code byte[]}.
+   */
+  private static final ValueDecoder<Integer> LENGTH = (data, flags) -> data.remaining();
 
   /**
    * @param transportName nio, epoll, io_uring, or null for the automatic choice
    * @param allSync3 three pools (three backends on the same server) with sets replicated to all
    *     three by {@code Routes.allSync} and everything else sent to the first: the fan-out cost
+   * @param decode gets through {@code get(key, decoder)} with a decoder that keeps the length only
    */
-  MemrouteDriver(String host, int port, String transportName, boolean allSync3) throws Exception {
+  MemrouteDriver(String host, int port, String transportName, boolean allSync3, boolean decode)
+      throws Exception {
     this.allSync3 = allSync3;
+    this.decoder = decode ? LENGTH : null;
     MemcacheRouter.Builder b = MemcacheRouter.builder().eventLoopThreads(1);
     String address = host + ":" + port;
     if (allSync3) {
@@ -56,7 +67,11 @@ final class MemrouteDriver extends Driver {
 
   @Override
   public void get(String key, Callback cb) {
-    router.get(key).whenComplete(cb);
+    if (decoder != null) {
+      router.get(key, decoder).whenComplete(cb);
+    } else {
+      router.get(key).whenComplete(cb);
+    }
   }
 
   @Override
@@ -77,6 +92,9 @@ final class MemrouteDriver extends Driver {
         + (allSync3
             ? "3 pools of 1 backend (3 connections to the same server), sets replicated with Routes.allSync, other commands to pool a"
             : "1 connection")
+        + (decoder != null
+            ? ", gets read values in place with a ValueDecoder that keeps their length (no byte[])"
+            : "")
         + ", futures complete on the event loop";
   }
 

@@ -154,11 +154,17 @@ public final class Worker {
       new RawPipeline(host, port).close(); // probe now; each run opens its own connection
       rawSocket = true;
     } else if (c.equals("memroute-allsync3")) {
-      driver = new MemrouteDriver(host, port, null, true);
+      driver = new MemrouteDriver(host, port, null, true, false);
+    } else if (c.equals("memroute-decoder")) {
+      driver = new MemrouteDriver(host, port, null, false, true);
     } else if (c.equals("memroute") || c.startsWith("memroute-")) {
       driver =
           new MemrouteDriver(
-              host, port, c.equals("memroute") ? null : c.substring("memroute-".length()), false);
+              host,
+              port,
+              c.equals("memroute") ? null : c.substring("memroute-".length()),
+              false,
+              false);
     } else if (c.equals("spymemcached")) {
       driver = new SpyDriver(host, port, directCallbacks);
     } else if (c.equals("xmemcached")) {
@@ -169,7 +175,7 @@ public final class Worker {
       throw new IllegalArgumentException(
           "client: '"
               + client
-              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, spymemcached, xmemcached, folsom, raw or raw-socket, optionally +nutcracker)");
+              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, memroute-decoder, spymemcached, xmemcached, folsom, raw or raw-socket, optionally +nutcracker)");
     }
   }
 
