@@ -34,11 +34,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is marked bad (then they fail with {@code MARKED_BAD}).
  */
 final class Connection implements ReplySink {
-  /** Bounds of a batch buffer's first size (it grows beyond when a batch needs it). */
-  private static final int MIN_BATCH = 512;
-
-  private static final int MAX_BATCH_GUESS = 16 * 1024;
-
   private final NettyBackend backend;
   final EventLoop loop;
   private final Bootstrap bootstrap;
@@ -52,7 +47,6 @@ final class Connection implements ReplySink {
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private final ArrayDeque<Pending> local = new ArrayDeque<>(); // submitted from the loop itself
   private boolean localDrainScheduled;
-  private int batchGuess = MIN_BATCH; // the size of the last batch: the next one's first buffer
   private Channel channel;
   private Pending validation;
   private boolean closed;
@@ -182,9 +176,7 @@ final class Connection implements ReplySink {
         || (source != second && (p = (source = second).poll()) != null)) {
       Request r = p.request;
       if (buf == null) {
-        // Sized like the last batch, so that a busy connection's buffer is not grown (and copied)
-        // several times per batch.
-        buf = ch.alloc().ioBuffer(Math.max(batchGuess, r.wireSize()));
+        buf = ch.alloc().ioBuffer(Math.max(512, r.wireSize()));
         now = backend.now(); // one clock read per batch
         timeout = backend.readTimeoutNanos();
       }
@@ -194,7 +186,6 @@ final class Connection implements ReplySink {
       n++;
     }
     if (n > 0) {
-      batchGuess = Math.max(MIN_BATCH, Math.min(MAX_BATCH_GUESS, buf.readableBytes()));
       ch.writeAndFlush(buf).addListener(writeListener);
     } else if (buf != null) {
       buf.release();
