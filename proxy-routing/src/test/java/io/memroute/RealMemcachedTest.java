@@ -4,12 +4,16 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.core.Command;
 import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.ServerErrorException;
 import io.memroute.core.ValueDecoder;
+import io.memroute.routing.PoolConfig;
+import io.memroute.routing.Route;
+import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
 import java.io.IOException;
@@ -22,6 +26,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -303,6 +308,38 @@ class RealMemcachedTest {
         .hasCauseInstanceOf(IOException.class)
         .hasRootCauseMessage("corrupt value");
     assertThat(await(r.get("k", utf8))).isEqualTo("7:h\u00e9llo"); // the connection carries on
+  }
+
+  @Test
+  void aRouteThatRebuildsTheRequestGivesTheDecoderACopy() throws Exception {
+    memcached.flushAll();
+    List<Thread> decodedOn = new ArrayList<>();
+    ValueDecoder<String> utf8 =
+        (data, flags) -> {
+          decodedOn.add(Thread.currentThread());
+          return UTF_8.decode(data).toString();
+        };
+    Route rebuild =
+        (req, ctx) ->
+            ctx.pool("p")
+                .send(req.command() == Command.GET ? Request.get(req.key()) : req); // no decoder
+    router =
+        MemcacheRouter.builder()
+            .config(
+                RouterConfig.builder()
+                    .backend("m", memcached.addresses().get(0))
+                    .pool(PoolConfig.of("p", "m"))
+                    .route(rebuild)
+                    .build())
+            .completionExecutor(Runnable::run)
+            .build();
+    router.ready().get(10, TimeUnit.SECONDS);
+    assertThat(await(router.set("k", b("copied"), 0))).isTrue();
+    assertThat(await(router.get("k", utf8))).isEqualTo("copied");
+    assertThat(decodedOn)
+        .hasSize(1); // once, by the typed API, from the byte[] the backend returned
+    assertThat(await(router.get("absent", utf8))).isNull();
+    assertThat(decodedOn).hasSize(1);
   }
 
   @ParameterizedTest
