@@ -37,8 +37,9 @@ public final class Request {
   private final int keyOff;
   private final int keyLen;
   private final int keyCount;
+  // One bit per meta flag letter (see bit()), and NOREPLY: one field instead of two keeps a request
+  // at 64 bytes.
   private final long metaFlags;
-  private final boolean noreply;
   private int[] tokens; // lazily computed [start, end) pairs into line, excluding CRLF
   private String key;
   private List<String> keyList; // the keys of a multi-key request, kept or decoded once
@@ -61,8 +62,7 @@ public final class Request {
     this.keyOff = keyOff;
     this.keyLen = keyLen;
     this.keyCount = keyCount;
-    this.metaFlags = metaFlags;
-    this.noreply = noreply;
+    this.metaFlags = noreply ? metaFlags | NOREPLY : metaFlags;
   }
 
   // ---------------------------------------------------------------- text retrieval
@@ -794,7 +794,7 @@ public final class Request {
    * flag is not sent: see the class documentation.
    */
   public boolean noreply() {
-    return noreply;
+    return (metaFlags & NOREPLY) != 0;
   }
 
   /** Returns the number of tokens in the line, the command included. */
@@ -882,6 +882,9 @@ public final class Request {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /** Not a letter's bit: {@link #bit} uses bits 0 to 57. */
+  private static final long NOREPLY = 1L << 63;
 
   static long bit(char c) {
     return 1L << (c - 'A');
