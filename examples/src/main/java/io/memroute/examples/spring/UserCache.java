@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.memroute.MemcacheRouter;
 import io.memroute.core.MemcacheException;
+import io.memroute.core.ValueDecoder;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
@@ -26,6 +27,10 @@ public class UserCache {
 
   private static final Logger log = LoggerFactory.getLogger(UserCache.class);
 
+  /** Reads a cached name straight from the connection's buffer: no byte[] copy in between. */
+  private static final ValueDecoder<String> UTF8_NAME =
+      (data, flags) -> UTF_8.decode(data).toString();
+
   private final MemcacheRouter router;
   private final UserDirectory directory;
 
@@ -46,9 +51,9 @@ public class UserCache {
    */
   public String name(long id) {
     String key = key(id);
-    byte[] cached = await(router.get(key), key);
+    String cached = await(router.get(key, UTF8_NAME), key);
     if (cached != null) {
-      return new String(cached, UTF_8);
+      return cached;
     }
     String name = directory.findName(id);
     if (name != null) {
