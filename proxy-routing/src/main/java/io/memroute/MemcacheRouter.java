@@ -107,16 +107,43 @@ public final class MemcacheRouter implements AutoCloseable {
    * }</pre>
    */
   public <T> CompletableFuture<T> get(String key, ValueDecoder<T> decoder) {
-    return typed(Request.get(key, decoder), r -> r.isHit() ? decoded(r, decoder) : null);
+    return typed(
+        Request.get(key, decoder),
+        r -> r.isHit() ? decoded(r.decoded(), r.value(), r.flags(), decoder) : null);
   }
 
   /** The value a backend decoded in place, or the copy it returned, decoded here. */
   @SuppressWarnings("unchecked")
-  private static <T> T decoded(Response r, ValueDecoder<T> decoder) throws Exception {
-    Object d = r.decoded();
-    return d != null
-        ? (T) d
-        : decoder.decode(ByteBuffer.wrap(r.value()).asReadOnlyBuffer(), r.flags());
+  private static <T> T decoded(Object inPlace, byte[] copy, int flags, ValueDecoder<T> decoder)
+      throws Exception {
+    return inPlace != null
+        ? (T) inPlace
+        : decoder.decode(ByteBuffer.wrap(copy).asReadOnlyBuffer(), flags);
+  }
+
+  /**
+   * Gets several values with one request per backend and decodes each with {@code decoder} where it
+   * arrives, as {@link #get(String, ValueDecoder)} does. The map holds the hits only, in the order
+   * of {@code keys}; duplicate keys are asked once. If the decoder throws for any value, the future
+   * fails with its exception.
+   */
+  public <T> CompletableFuture<Map<String, T>> getMulti(
+      Collection<String> keys, ValueDecoder<T> decoder) {
+    Objects.requireNonNull(keys, "keys");
+    Objects.requireNonNull(decoder, "decoder");
+    if (keys.isEmpty()) {
+      return completed(Collections.emptyMap());
+    }
+    return typed(
+        Request.getMulti(distinct(keys), decoder),
+        r -> {
+          List<Item> items = r.items();
+          Map<String, T> out = new LinkedHashMap<>(items.size() * 4 / 3 + 1);
+          for (Item it : items) {
+            out.put(it.key(), decoded(it.decoded(), it.value(), it.flags(), decoder));
+          }
+          return Collections.unmodifiableMap(out);
+        });
   }
 
   /**

@@ -2,9 +2,11 @@ package io.memroute;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.core.JumpHash;
 import io.memroute.core.KeyHash;
+import io.memroute.core.ValueDecoder;
 import io.memroute.testkit.MemcachedExtension;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +38,25 @@ class MultiServerPlacementTest {
       Map<String, byte[]> all = router.getMulti(keys).get(10, TimeUnit.SECONDS);
       assertThat(all).hasSize(300);
       assertThat(new String(all.get("user:17"), UTF_8)).isEqualTo("v17");
+
+      // The same multiget split over the three servers, each value read in place by a decoder.
+      List<String> asked = new ArrayList<>(keys);
+      asked.add(1, "absent");
+      ValueDecoder<String> utf8 = (data, flags) -> UTF_8.decode(data).toString();
+      Map<String, String> decoded = router.getMulti(asked, utf8).get(10, TimeUnit.SECONDS);
+      assertThat(decoded).hasSize(300).doesNotContainKey("absent");
+      assertThat(decoded.keySet()).containsExactlyElementsOf(keys); // in the order asked
+      for (int i = 0; i < 300; i++) {
+        assertThat(decoded.get("user:" + i)).isEqualTo("v" + i);
+      }
+      ValueDecoder<String> failing =
+          (data, flags) -> {
+            throw new java.io.IOException("corrupt value");
+          };
+      assertThatThrownBy(() -> router.getMulti(keys, failing).get(10, TimeUnit.SECONDS))
+          .hasRootCauseMessage("corrupt value");
+      assertThat(router.getMulti(List.of("user:3"), utf8).get(10, TimeUnit.SECONDS))
+          .containsExactly(Map.entry("user:3", "v3"));
     }
     for (int s = 0; s < 3; s++) {
       try (MemcacheRouter direct = MemcacheRouter.builder().servers(addresses.get(s)).build()) {

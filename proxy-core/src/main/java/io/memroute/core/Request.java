@@ -43,7 +43,7 @@ public final class Request {
   private int[] tokens; // lazily computed [start, end) pairs into line, excluding CRLF
   private String key;
   private List<String> keyList; // the keys of a multi-key request, kept or decoded once
-  private ValueDecoder<?> decoder; // set once by get(key, decoder), before the request is shared
+  private ValueDecoder<?> decoder; // set once by a factory, before the request is shared
 
   private Request(
       Command command,
@@ -97,6 +97,18 @@ public final class Request {
    */
   public static Request getMulti(Collection<String> keys) {
     return retrieval(Command.GET, -1, keys);
+  }
+
+  /**
+   * {@code get <key> <key> ...} whose values are to be read with {@code decoder} where they arrive:
+   * see {@link #get(String, ValueDecoder)}. Each {@link Item} of the reply carries either the
+   * decoded value or the bytes.
+   */
+  public static Request getMulti(Collection<String> keys, ValueDecoder<?> decoder) {
+    Objects.requireNonNull(decoder, "decoder");
+    Request r = getMulti(keys);
+    r.decoder = decoder;
+    return r;
   }
 
   /** {@code gets <key> <key> ...}. */
@@ -782,8 +794,8 @@ public final class Request {
   }
 
   /**
-   * Returns the decoder of a {@link #get(String, ValueDecoder)} request, or {@code null}: a backend
-   * may use it to decode the value in place.
+   * Returns the decoder of a {@link #get(String, ValueDecoder)} or {@link #getMulti(Collection,
+   * ValueDecoder)} request, or {@code null}: a backend may use it to decode values in place.
    */
   public ValueDecoder<?> decoder() {
     return decoder;

@@ -107,7 +107,7 @@ public final class Response {
   }
 
   /**
-   * Creates the reply to a single-key text retrieval whose value was decoded where it arrived by
+   * Creates the reply to a text retrieval with one hit whose value was decoded where it arrived by
    * the request's {@link ValueDecoder}: {@link #decoded()} is the result and {@link #value()} is
    * {@code null}.
    *
@@ -238,6 +238,9 @@ public final class Response {
     if (value != null && key != null) {
       return List.of(Item.of(key, value, flags, cas));
     }
+    if (decoded != null && key != null) {
+      return List.of(Item.decoded(key, decoded, (int) number, flags, cas));
+    }
     return List.of();
   }
 
@@ -338,9 +341,9 @@ public final class Response {
         if (text != null) { // meta
           return value != null ? join("VA " + value.length, text) : join("HD", text);
         }
-        if (key == null && items != null && !items.isEmpty()) {
+        if (items != null && !items.isEmpty()) {
           Item first = items.get(0);
-          return valueLine(first.key(), first.flags(), first.value().length, first.cas());
+          return valueLine(first.key(), first.flags(), first.valueLength(), first.cas());
         }
         byte[] v = value();
         return valueLine(key, flags, v != null ? v.length : (int) number, cas);

@@ -183,7 +183,16 @@ class ResponseTest {
     assertThat(r.isHit()).isTrue();
     assertThat(r.decoded()).isSameAs(decoded);
     assertThat(r.value()).isNull();
-    assertThat(r.items()).isEmpty();
+    assertThat(r.items()).hasSize(1);
+    Item item = r.items().get(0);
+    assertThat(item.decoded()).isSameAs(decoded);
+    assertThat(item.value()).isNull();
+    assertThat(item.valueAsString()).isNull();
+    assertThat(item.key()).isEqualTo("k");
+    assertThat(item.flags()).isEqualTo(3);
+    assertThat(item.cas()).isEqualTo(9);
+    assertThat(item.toString()).contains("4096 bytes decoded");
+    assertThat(Item.of("k", HELLO, 0, 0).decoded()).isNull();
     assertThat(r.number()).isZero();
     assertThat(r.line()).isEqualTo("VALUE k 3 4096 9");
     assertThat(r.toString()).contains("4096 bytes decoded");

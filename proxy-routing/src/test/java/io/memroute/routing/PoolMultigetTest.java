@@ -7,6 +7,7 @@ import io.memroute.core.FailureReason;
 import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import io.memroute.core.ValueDecoder;
 import io.memroute.testkit.memory.MemoryBackend;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,6 +77,21 @@ class PoolMultigetTest {
     for (MemoryBackend b : all) {
       assertThat(b.requests().get(0).line()).startsWith("gats 60 ");
       assertThat(b.exptime(b.requests().get(0).key())).isEqualTo(60L);
+    }
+  }
+
+  @Test
+  void everyPartCarriesTheDecoder() {
+    ValueDecoder<String> d = (data, flags) -> "x";
+    List<String> keys = keys(30);
+    pool.send(Request.getMulti(keys, d)).join();
+    for (MemoryBackend b : all) {
+      assertThat(b.requests()).as(b.name()).hasSize(1);
+      assertThat(b.requests().get(0).decoder()).isSameAs(d);
+    }
+    pool.send(Request.getMulti(keys)).join();
+    for (MemoryBackend b : all) {
+      assertThat(b.requests().get(1).decoder()).isNull();
     }
   }
 

@@ -65,7 +65,11 @@ public final class Multiget {
         continue;
       }
       int slot = p++;
-      CompletionStage<Response> stage = send.apply(g, Request.retrieval(cmd, ttl, l));
+      Request part =
+          request.decoder() != null
+              ? Request.getMulti(l, request.decoder())
+              : Request.retrieval(cmd, ttl, l);
+      CompletionStage<Response> stage = send.apply(g, part);
       stage.whenComplete(
           (r, e) -> {
             if (e != null) {

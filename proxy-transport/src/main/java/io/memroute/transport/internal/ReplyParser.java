@@ -131,7 +131,7 @@ public final class ReplyParser {
         blockMetaFlags = null;
         return stamped(metaValueDone(value, retFlags, request), elapsedNanos);
       }
-      addItem(blockKey, value, blockFlags, blockCas, request);
+      addItem(blockKey, value, null, 0, blockFlags, blockCas, request);
       blockKey = null;
     }
     while (true) {
@@ -208,8 +208,10 @@ public final class ReplyParser {
     }
     String key = matchKey(in, keyStart, keyEnd, request);
     ValueDecoder<?> decoder = request.decoder();
-    if (decoder != null && decodeInPlace(in, eol, (int) size, (int) flags, decoder)) {
-      addItem(key, null, (int) flags, cas, request);
+    Object decoded =
+        decoder == null ? null : decodeInPlace(in, eol, (int) size, (int) flags, decoder);
+    if (decoded != null) {
+      addItem(key, null, decoded, (int) size, (int) flags, cas, request);
       return true;
     }
     byte[] value = startBlock(in, eol, (int) size);
@@ -219,21 +221,21 @@ public final class ReplyParser {
       blockCas = cas;
       return false;
     }
-    addItem(key, value, (int) flags, cas, request);
+    addItem(key, value, null, 0, (int) flags, cas, request);
     return true;
   }
 
   /**
    * Decodes a value that arrived whole in this read with the request's decoder, straight from the
-   * read buffer, and consumes it; false (nothing consumed) when it did not arrive whole, or when
-   * the decoder threw or returned null: the value is then copied as usual, and the typed API
-   * decodes the copy on the completing thread, where the decoder's exception reaches the caller.
+   * read buffer, and consumes it; null (nothing consumed) when it did not arrive whole, or when the
+   * decoder threw or returned null: the value is then copied as usual, and the typed API decodes
+   * the copy on the completing thread, where the decoder's exception reaches the caller.
    */
-  private boolean decodeInPlace(ByteBuf in, int eol, int size, int flags, ValueDecoder<?> decoder)
+  private Object decodeInPlace(ByteBuf in, int eol, int size, int flags, ValueDecoder<?> decoder)
       throws ProtocolError {
     int data = eol + 1;
     if (in.writerIndex() - data < size + 2 || in.nioBufferCount() != 1) {
-      return false;
+      return null;
     }
     if (in.getByte(data + size) != '\r' || in.getByte(data + size + 1) != '\n') {
       throw new ProtocolError(
@@ -243,15 +245,12 @@ public final class ReplyParser {
     try {
       v = decoder.decode(in.nioBuffer(data, size), flags);
     } catch (Exception e) {
-      return false;
+      return null;
     }
-    if (v == null) {
-      return false;
+    if (v != null) {
+      in.readerIndex(data + size + 2);
     }
-    firstDecoded = v;
-    decodedLength = size;
-    in.readerIndex(data + size + 2);
-    return true;
+    return v;
   }
 
   /**
@@ -305,20 +304,31 @@ public final class ReplyParser {
     return true;
   }
 
-  private void addItem(String key, byte[] value, int flags, long cas, Request request) {
+  /** Keeps an item: its bytes, or what the request's decoder made of its {@code length} bytes. */
+  private void addItem(
+      String key, byte[] value, Object decoded, int length, int flags, long cas, Request request) {
     if (itemCount == 0) {
       firstKey = key;
       firstValue = value;
+      firstDecoded = decoded;
+      decodedLength = length;
       firstFlags = flags;
       firstCas = cas;
     } else {
       if (items == null) {
         items = new ArrayList<>(Math.min(request.keyCount(), 16));
-        items.add(Item.of(firstKey, firstValue, firstFlags, firstCas));
+        items.add(item(firstKey, firstValue, firstDecoded, decodedLength, firstFlags, firstCas));
       }
-      items.add(Item.of(key, value, flags, cas));
+      items.add(item(key, value, decoded, length, flags, cas));
     }
     itemCount++;
+  }
+
+  private static Item item(
+      String key, byte[] value, Object decoded, int length, int flags, long cas) {
+    return decoded != null
+        ? Item.decoded(key, decoded, length, flags, cas)
+        : Item.of(key, value, flags, cas);
   }
 
   /**
@@ -392,20 +402,24 @@ public final class ReplyParser {
       keyCursor = 0;
       return Response.reply(ResponseStatus.MISS, backend, elapsedNanos);
     }
-    Response r =
-        firstDecoded != null
-            ? Response.decodedHit(
-                firstKey, firstDecoded, decodedLength, firstFlags, firstCas, backend, elapsedNanos)
-            : items == null
-                ? Response.hit(firstKey, firstValue, firstFlags, firstCas, backend, elapsedNanos)
-                : stamped(
-                    Response.builder(ResponseStatus.HIT)
-                        .key(firstKey)
-                        .value(firstValue)
-                        .flags(firstFlags)
-                        .cas(firstCas)
-                        .items(Collections.unmodifiableList(items)),
-                    elapsedNanos);
+    Response r;
+    if (items != null) {
+      r =
+          stamped(
+              Response.builder(ResponseStatus.HIT)
+                  .key(firstKey)
+                  .value(firstValue)
+                  .flags(firstFlags)
+                  .cas(firstCas)
+                  .items(Collections.unmodifiableList(items)),
+              elapsedNanos);
+    } else if (firstDecoded != null) {
+      r =
+          Response.decodedHit(
+              firstKey, firstDecoded, decodedLength, firstFlags, firstCas, backend, elapsedNanos);
+    } else {
+      r = Response.hit(firstKey, firstValue, firstFlags, firstCas, backend, elapsedNanos);
+    }
     reset();
     return r;
   }

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.core.FailureReason;
+import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -440,6 +441,31 @@ class ReplyDecoderTest {
     assertThat(single(split, "END\r\n", Request.get("k", utf8)).status())
         .isEqualTo(ResponseStatus.MISS);
     assertThat(utf8.seen).hasSizeLessThanOrEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void aMultigetDecoderReadsEveryItemThatArrivedWhole(Split split) {
+    Utf8 utf8 = new Utf8();
+    Request r = Request.getMulti(List.of("a", "b", "c"), utf8);
+    Response hit = single(split, "VALUE a 1 2\r\naa\r\nVALUE c 3 1\r\nc\r\nEND\r\n", r);
+    assertThat(hit.items()).extracting(Item::key).containsExactly("a", "c");
+    assertThat(hit.items()).extracting(Item::flags).containsExactly(1, 3);
+    assertThat(hit.items())
+        .extracting(it -> it.decoded() != null ? it.decoded() : it.valueAsString())
+        .containsExactly("aa", "c");
+    if (split == Split.WHOLE) {
+      assertThat(hit.items()).extracting(Item::value).containsOnlyNulls();
+      assertThat(utf8.seen).containsExactly("aa/1", "c/3");
+      assertThat(hit.line()).isEqualTo("VALUE a 1 2");
+    } else if (split == Split.BYTE_BY_BYTE) {
+      assertThat(hit.items()).extracting(Item::decoded).containsOnlyNulls();
+    }
+    Response one = single(split, "VALUE b 0 1\r\nb\r\nEND\r\n", r);
+    assertThat(one.items()).hasSize(1);
+    Item b = one.items().get(0);
+    assertThat(b.key()).isEqualTo("b");
+    assertThat(b.decoded() != null ? b.decoded() : b.valueAsString()).isEqualTo("b");
   }
 
   @Test
