@@ -30,7 +30,8 @@ final class MemrouteDriver extends Driver {
    * @param transportName nio, epoll, io_uring, or null for the automatic choice
    * @param allSync3 three pools (three backends on the same server) with sets replicated to all
    *     three by {@code Routes.allSync} and everything else sent to the first: the fan-out cost
-   * @param decode gets through {@code get(key, decoder)} with a decoder that keeps the length only
+   * @param decode gets through {@code get(key, decoder)} and {@code getMulti(keys, decoder)} with a
+   *     decoder that keeps the length only
    */
   MemrouteDriver(String host, int port, String transportName, boolean allSync3, boolean decode)
       throws Exception {
@@ -81,7 +82,11 @@ final class MemrouteDriver extends Driver {
 
   @Override
   public void getMulti(List<String> keys, Callback cb) {
-    router.getMulti(keys).whenComplete(cb);
+    if (decoder != null) {
+      router.getMulti(keys, decoder).whenComplete(cb);
+    } else {
+      router.getMulti(keys).whenComplete(cb);
+    }
   }
 
   @Override
@@ -93,7 +98,7 @@ final class MemrouteDriver extends Driver {
             ? "3 pools of 1 backend (3 connections to the same server), sets replicated with Routes.allSync, other commands to pool a"
             : "1 connection")
         + (decoder != null
-            ? ", gets read values in place with a ValueDecoder that keeps their length (no byte[])"
+            ? ", gets and multigets read values in place with a ValueDecoder that keeps their length (no byte[])"
             : "")
         + ", futures complete on the event loop";
   }
