@@ -32,10 +32,9 @@ final class Keys {
   }
 
   /** Copies a key checked by {@link #printableAsciiLength} into {@code dst} at {@code off}. */
+  @SuppressWarnings("deprecation") // the low byte of each char is the ASCII byte; one arraycopy
   static void copyAscii(String key, byte[] dst, int off) {
-    for (int i = 0, n = key.length(); i < n; i++) {
-      dst[off + i] = (byte) key.charAt(i);
-    }
+    key.getBytes(0, key.length(), dst, off);
   }
 
   /**

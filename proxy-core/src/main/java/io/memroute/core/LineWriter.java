@@ -35,12 +35,12 @@ final class LineWriter {
     return put(' ');
   }
 
+  @SuppressWarnings("deprecation") // the low byte of each char is the ASCII byte; one arraycopy
   LineWriter put(String ascii) {
     int n = ascii.length();
     ensure(n);
-    for (int i = 0; i < n; i++) {
-      buf[len++] = (byte) ascii.charAt(i);
-    }
+    ascii.getBytes(0, n, buf, len);
+    len += n;
     return this;
   }
 
