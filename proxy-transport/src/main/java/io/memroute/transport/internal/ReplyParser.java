@@ -237,10 +237,7 @@ public final class ReplyParser {
     if (in.writerIndex() - data < size + 2 || in.nioBufferCount() != 1) {
       return null;
     }
-    if (in.getByte(data + size) != '\r' || in.getByte(data + size + 1) != '\n') {
-      throw new ProtocolError(
-          FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
-    }
+    expectCrlf(in, data + size, size);
     Object v;
     try {
       v = decoder.decode(in.nioBuffer(data, size), flags);
@@ -296,12 +293,17 @@ public final class ReplyParser {
     if (in.writerIndex() - r < 2) {
       return false;
     }
-    if (in.getByte(r) != '\r' || in.getByte(r + 1) != '\n') {
-      throw new ProtocolError(
-          FailureReason.PARSING, "data block of " + block.length + " bytes not followed by CRLF");
-    }
+    expectCrlf(in, r, block.length);
     in.readerIndex(r + 2);
     return true;
+  }
+
+  /** Checks the CRLF at {@code at} that ends a data block of {@code size} bytes. */
+  private static void expectCrlf(ByteBuf in, int at, int size) throws ProtocolError {
+    if (in.getByte(at) != '\r' || in.getByte(at + 1) != '\n') {
+      throw new ProtocolError(
+          FailureReason.PARSING, "data block of " + size + " bytes not followed by CRLF");
+    }
   }
 
   /** Keeps an item: its bytes, or what the request's decoder made of its {@code length} bytes. */
