@@ -129,21 +129,8 @@ public final class MemcacheRouter implements AutoCloseable {
    */
   public <T> CompletableFuture<Map<String, T>> getMulti(
       Collection<String> keys, ValueDecoder<T> decoder) {
-    Objects.requireNonNull(keys, "keys");
     Objects.requireNonNull(decoder, "decoder");
-    if (keys.isEmpty()) {
-      return completed(Collections.emptyMap());
-    }
-    return typed(
-        Request.getMulti(distinct(keys), decoder),
-        r -> {
-          List<Item> items = r.items();
-          Map<String, T> out = new LinkedHashMap<>(items.size() * 4 / 3 + 1);
-          for (Item it : items) {
-            out.put(it.key(), decoded(it.decoded(), it.value(), it.flags(), decoder));
-          }
-          return Collections.unmodifiableMap(out);
-        });
+    return multi(keys, decoder, it -> decoded(it.decoded(), it.value(), it.flags(), decoder));
   }
 
   /**
@@ -151,20 +138,33 @@ public final class MemcacheRouter implements AutoCloseable {
    * {@code keys}; duplicate keys are asked once.
    */
   public CompletableFuture<Map<String, byte[]>> getMulti(Collection<String> keys) {
+    return multi(keys, null, Item::value);
+  }
+
+  /** A multiget of the distinct keys; each hit's value in the map is {@code value} of its item. */
+  private <T> CompletableFuture<Map<String, T>> multi(
+      Collection<String> keys, ValueDecoder<?> decoder, ItemValue<T> value) {
     Objects.requireNonNull(keys, "keys");
     if (keys.isEmpty()) {
       return completed(Collections.emptyMap());
     }
+    List<String> unique = distinct(keys);
     return typed(
-        Request.getMulti(distinct(keys)),
+        decoder == null ? Request.getMulti(unique) : Request.getMulti(unique, decoder),
         r -> {
           List<Item> items = r.items();
-          Map<String, byte[]> out = new LinkedHashMap<>(items.size() * 4 / 3 + 1);
+          Map<String, T> out = new LinkedHashMap<>(items.size() * 4 / 3 + 1);
           for (Item it : items) {
-            out.put(it.key(), it.value());
+            out.put(it.key(), value.of(it));
           }
           return Collections.unmodifiableMap(out);
         });
+  }
+
+  /** A hit's value in a multiget's map; may throw (a decoder's checked exceptions). */
+  @FunctionalInterface
+  private interface ItemValue<T> {
+    T of(Item it) throws Exception;
   }
 
   /** The keys in order, each once; no hash set for the usual few keys that are already distinct. */
