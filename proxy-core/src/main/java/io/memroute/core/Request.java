@@ -80,9 +80,7 @@ public final class Request {
    */
   public static Request get(String key, ValueDecoder<?> decoder) {
     Objects.requireNonNull(decoder, "decoder");
-    Request r = singleKey(Command.GET, key);
-    r.decoder = decoder;
-    return r;
+    return singleKey(Command.GET, key).decodedBy(decoder);
   }
 
   /** {@code gets <key>}: the reply carries the item's CAS value. */
@@ -106,9 +104,7 @@ public final class Request {
    */
   public static Request getMulti(Collection<String> keys, ValueDecoder<?> decoder) {
     Objects.requireNonNull(decoder, "decoder");
-    Request r = getMulti(keys);
-    r.decoder = decoder;
-    return r;
+    return getMulti(keys).decodedBy(decoder);
   }
 
   /** {@code gets <key> <key> ...}. */
@@ -883,9 +879,13 @@ public final class Request {
     System.arraycopy(line, 0, out, 0, keyOff);
     System.arraycopy(kb, 0, out, keyOff, kb.length);
     System.arraycopy(line, keyOff + keyLen, out, keyOff + kb.length, line.length - keyOff - keyLen);
-    Request r = parse(out, value);
-    r.decoder = decoder;
-    return r;
+    return parse(out, value).decodedBy(decoder);
+  }
+
+  /** Sets the decoder of a request just built, before it is shared. */
+  private Request decodedBy(ValueDecoder<?> d) {
+    decoder = d;
+    return this;
   }
 
   @Override
