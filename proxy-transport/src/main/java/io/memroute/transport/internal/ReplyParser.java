@@ -8,10 +8,13 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.ValueDecoder;
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ByteProcessor;
 import io.netty.util.internal.PlatformDependent;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -28,6 +31,12 @@ import java.util.List;
 public final class ReplyParser {
   /** Longest reply line accepted (VALUE lines with 250-byte keys, meta flags). */
   static final int MAX_LINE = 8192;
+
+  /** Bytes copied before the first search for a line's end: a usual VALUE line; more as needed. */
+  private static final int FIRST_CHUNK = 64;
+
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private static final byte[] VALUE = ascii("VALUE ");
   private static final byte[] END = ascii("END");
@@ -60,6 +69,10 @@ public final class ReplyParser {
   private long firstCas;
   private List<Item> items; // from the second item on
   private int keyCursor;
+  private int nextKeyIndex = -1; // the request-line offset of key keyCursor, when known
+  private int nextKeyOffset;
+  private int matchedKeyEnd; // set by requestedKey
+  private int fieldEnd; // set by field
 
   // A data block (VALUE item or meta VA) that has begun to arrive: it is copied straight into its
   // array as reads come in, so a large value is never held back in the decoder's cumulation buffer
@@ -108,6 +121,7 @@ public final class ReplyParser {
     firstDecoded = null;
     items = null;
     keyCursor = 0;
+    nextKeyIndex = -1;
   }
 
   /**
@@ -179,26 +193,25 @@ public final class ReplyParser {
    */
   private boolean readValueItem(ByteBuf in, int start, int len, int eol, Request request)
       throws ProtocolError {
-    int p = start + VALUE.length;
     int lineEnd = start + len;
-    int keyStart = p;
-    int keyEnd = indexOf(in, keyStart, lineEnd, (byte) ' ');
+    int keyStart = start + VALUE.length;
+    String key = requestedKey(keyStart, lineEnd, request);
+    int keyEnd = key != null ? matchedKeyEnd : indexOf(in, keyStart, lineEnd, (byte) ' ');
     if (keyEnd == keyStart || keyEnd == lineEnd) {
       throw parsing("VALUE line without flags: " + text(in, start, len));
     }
-    int flagsEnd = indexOf(in, keyEnd + 1, lineEnd, (byte) ' ');
+    long flags = field(in, keyEnd + 1, lineEnd, start, len);
+    int flagsEnd = fieldEnd;
     if (flagsEnd == lineEnd) {
       throw parsing("VALUE line without size: " + text(in, start, len));
     }
-    long flags = number(in, keyEnd + 1, flagsEnd, start, len);
-    int sizeEnd = indexOf(in, flagsEnd + 1, lineEnd, (byte) ' ');
+    long size = field(in, flagsEnd + 1, lineEnd, start, len);
     long cas = 0;
-    long size;
-    if (sizeEnd == lineEnd) {
-      size = number(in, flagsEnd + 1, lineEnd, start, len);
-    } else {
-      size = number(in, flagsEnd + 1, sizeEnd, start, len);
-      cas = number(in, sizeEnd + 1, lineEnd, start, len);
+    if (fieldEnd != lineEnd) {
+      cas = field(in, fieldEnd + 1, lineEnd, start, len);
+      if (fieldEnd != lineEnd) {
+        throw parsing("bad number in '" + text(in, start, len) + "'");
+      }
     }
     if (flags > 0xffffffffL) {
       throw parsing("VALUE flags out of range: " + text(in, start, len));
@@ -206,7 +219,9 @@ public final class ReplyParser {
     if (size > maxValueSize) {
       throw parsing("VALUE of " + size + " bytes exceeds maxValueSize " + maxValueSize);
     }
-    String key = matchKey(in, keyStart, keyEnd, request);
+    if (key == null) {
+      key = matchKey(in, keyStart, keyEnd, request);
+    }
     ValueDecoder<?> decoder = request.decoder();
     Object decoded =
         decoder == null ? null : decodeInPlace(in, eol, (int) size, (int) flags, decoder);
@@ -334,6 +349,71 @@ public final class ReplyParser {
   }
 
   /**
+   * The fast way to {@link #matchKey}: the requested key the VALUE line names when its bytes equal
+   * that key's bytes in the request line, followed by a space; sets {@link #matchedKeyEnd}. {@code
+   * null} when no key matches this way: {@link #matchKey} then decides, or names the error.
+   */
+  private String requestedKey(int keyStart, int lineEnd, Request request) {
+    byte[] req = request.wireLine();
+    int at = keyStart - lineBase;
+    int room = lineEnd - keyStart; // the key must be followed by a space within the line
+    if (request.keyCount() == 1) {
+      int n = request.keyLength();
+      int off = req.length - 2 - n; // a single-key retrieval line ends with its key and CRLF
+      if (itemCount == 0
+          && n < room
+          && off > 0
+          && line[at + n] == ' '
+          && Arrays.equals(line, at, at + n, req, off, off + n)) {
+        matchedKeyEnd = keyStart + n;
+        return request.key();
+      }
+      return null;
+    }
+    List<String> keys = request.keys();
+    int off = keyOffset(req, keyCursor);
+    for (int i = keyCursor; i < keys.size() && off < req.length; i++) {
+      int end = off + keys.get(i).length(); // where an ASCII key ends; else look for its end
+      if (end >= req.length || (req[end] != ' ' && req[end] != '\r')) {
+        end = off;
+        while (end < req.length && req[end] != ' ' && req[end] != '\r') {
+          end++;
+        }
+      }
+      int n = end - off;
+      boolean same =
+          n < room && line[at + n] == ' ' && Arrays.equals(line, at, at + n, req, off, end);
+      off = end + 1;
+      if (same) {
+        keyCursor = i + 1;
+        nextKeyIndex = i + 1;
+        nextKeyOffset = off;
+        matchedKeyEnd = keyStart + n;
+        return keys.get(i);
+      }
+    }
+    return null;
+  }
+
+  /** Where key {@code index} of a multi-key request begins in its line (walked once per reply). */
+  private int keyOffset(byte[] req, int index) {
+    if (index == nextKeyIndex) {
+      return nextKeyOffset;
+    }
+    int p = 0;
+    int skip = 1 + (req[0] == 'g' && req[1] == 'a' ? 1 : 0) + index; // the command, gat's TTL
+    for (; skip > 0 && p < req.length; skip--) {
+      while (p < req.length && req[p] != ' ' && req[p] != '\r') {
+        p++;
+      }
+      while (p < req.length && req[p] == ' ') {
+        p++;
+      }
+    }
+    return p;
+  }
+
+  /**
    * Checks that a VALUE key is the next requested key (keys come back in request order, misses
    * skipped).
    */
@@ -402,6 +482,7 @@ public final class ReplyParser {
   private Response retrievalDone(long elapsedNanos) {
     if (itemCount == 0) {
       keyCursor = 0;
+      nextKeyIndex = -1;
       return Response.reply(ResponseStatus.MISS, backend, elapsedNanos);
     }
     Response r;
@@ -755,21 +836,32 @@ public final class ReplyParser {
     int readable = in.writerIndex() - start;
     int room = MAX_LINE + 2 - carried;
     int scan = Math.min(readable, room);
-    int lf = scan > 0 ? in.forEachByte(start, scan, ByteProcessor.FIND_LF) : -1;
+    // Copy first, then search the array a word at a time: cheaper than a callback per byte on the
+    // buffer. The first chunk holds a usual reply line; bytes copied past the line are ignored.
+    int copied = 0;
+    int lf = -1;
+    while (copied < scan) {
+      int chunk = Math.min(scan - copied, Math.max(FIRST_CHUNK, copied)); // 64, 64, 128, ...
+      in.getBytes(start + copied, line, carried + copied, chunk);
+      int at = indexOfLf(line, carried + copied, carried + copied + chunk);
+      copied += chunk;
+      if (at >= 0) {
+        lf = start + at - carried;
+        break;
+      }
+    }
     if (lf < 0) {
       if (readable >= room) {
         throw new ProtocolError(
             FailureReason.PARSING, "reply line longer than " + MAX_LINE + " bytes");
       }
-      // Keep the start of the line and consume it: the decoder then holds no bytes between reads
-      // and never has to append the next read to them.
-      in.getBytes(start, line, carried, readable);
+      // Keep the start of the line (copied above) and consume it: the decoder then holds no bytes
+      // between reads and never has to append the next read to them.
       carried += readable;
       in.readerIndex(start + readable);
       return -1;
     }
     int total = carried + lf - start; // the line with its CR, without the LF
-    in.getBytes(start, line, carried, lf - start);
     if (total == 0 || line[total - 1] != '\r') {
       throw new ProtocolError(
           FailureReason.PARSING,
@@ -780,6 +872,24 @@ public final class ReplyParser {
     lineBase = start - carried;
     carried = 0;
     return lf;
+  }
+
+  /** The index of the first LF in {@code a[from, to)}, or -1; eight bytes per step. */
+  static int indexOfLf(byte[] a, int from, int to) {
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
+      long w = (long) LONGS.get(a, i) ^ 0x0a0a0a0a0a0a0a0aL; // LF bytes become zero
+      long zeros = (w - 0x0101010101010101L) & ~w & 0x8080808080808080L;
+      if (zeros != 0) {
+        return i + (Long.numberOfTrailingZeros(zeros) >>> 3); // the lowest flag is exact
+      }
+    }
+    for (; i < to; i++) {
+      if (a[i] == '\n') {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** Byte {@code index} (a buffer index inside the current line) of the copied line. */
@@ -818,6 +928,37 @@ public final class ReplyParser {
 
   private static boolean isDigit(byte b) {
     return b >= '0' && b <= '9';
+  }
+
+  /**
+   * Reads the unsigned decimal field at {@code from}, which ends at a space or at {@code lineEnd};
+   * sets {@link #fieldEnd}.
+   */
+  private long field(ByteBuf in, int from, int lineEnd, int lineStart, int lineLen)
+      throws ProtocolError {
+    byte[] l = line;
+    int base = lineBase;
+    long v = 0;
+    int i = from;
+    for (; i < lineEnd; i++) {
+      byte c = l[i - base];
+      if (c == ' ') {
+        break;
+      }
+      if (!isDigit(c) || i - from >= 20) {
+        throw parsing("bad number in '" + text(in, lineStart, lineLen) + "'");
+      }
+      long next = v * 10 + (c - '0');
+      if (Long.compareUnsigned(v, 1844674407370955161L) > 0 || Long.compareUnsigned(next, v) < 0) {
+        throw parsing("number out of range '" + text(in, from, i + 1 - from) + "'");
+      }
+      v = next;
+    }
+    if (i == from) {
+      throw parsing("bad number in '" + text(in, lineStart, lineLen) + "'");
+    }
+    fieldEnd = i;
+    return v;
   }
 
   private long number(ByteBuf in, int from, int to, int lineStart, int lineLen)

@@ -180,6 +180,110 @@ class ReplyDecoderTest {
     assertThat(hit.items().get(1).flags()).isEqualTo(1);
   }
 
+  /**
+   * VALUE keys are matched against the request line's bytes: keys that are prefixes of each other,
+   * UTF-8 keys, gat's TTL before the keys, and the caller's own strings in the items.
+   */
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void multiValueKeysMatchedByTheirBytes(Split split) {
+    String utf8 = "clé:ü";
+    List<String> keys = List.of("ab", "a", "abc", utf8, "z");
+    Request r = Request.getMulti(keys);
+    Response hit =
+        single(
+            split,
+            "VALUE a 0 1\r\n1\r\nVALUE abc 0 1\r\n3\r\nVALUE " + utf8 + " 0 1\r\nu\r\nEND\r\n",
+            r);
+    assertThat(hit.items()).extracting(Item::key).containsExactly("a", "abc", utf8);
+    assertThat(hit.items().get(2).key()).isSameAs(keys.get(3));
+
+    Response gat =
+        single(
+            split,
+            "VALUE k2 0 1\r\nx\r\nVALUE k3 5 1 77\r\ny\r\nEND\r\n",
+            Request.retrieval(io.memroute.core.Command.GATS, 300, List.of("k1", "k2", "k3")));
+    assertThat(gat.items()).extracting(Item::key).containsExactly("k2", "k3");
+    assertThat(gat.items().get(1).cas()).isEqualTo(77);
+    assertThat(gat.items().get(1).flags()).isEqualTo(5);
+
+    // the same request answered twice on one connection: the key cursor starts over each time
+    Sink s =
+        decode(
+            split,
+            "VALUE b 0 1\r\nB\r\nEND\r\nVALUE a 0 1\r\nA\r\nVALUE b 0 1\r\nB\r\nEND\r\n",
+            Request.getMulti(List.of("a", "b")),
+            Request.getMulti(List.of("a", "b")));
+    assertThat(s.replies.get(0).items()).extracting(Item::key).containsExactly("b");
+    assertThat(s.replies.get(1).items()).extracting(Item::key).containsExactly("a", "b");
+  }
+
+  /** The word-at-a-time search finds the first LF at every position, next to look-alike bytes. */
+  @Test
+  void findsTheFirstLineFeedAtEveryPosition() {
+    byte[] noise = {0x0b, 0x09, (byte) 0x8a, 0x0c, 0x1a, (byte) 0xff, 0x00, 0x0d};
+    for (int len = 0; len <= 40; len++) {
+      for (int from = 0; from <= 3 && from <= len; from++) {
+        byte[] a = new byte[len];
+        for (int i = 0; i < len; i++) {
+          a[i] = noise[i % noise.length];
+        }
+        assertThat(ReplyParser.indexOfLf(a, from, len)).isEqualTo(-1);
+        for (int lf = from; lf < len; lf++) {
+          byte[] b = a.clone();
+          b[lf] = '\n';
+          if (lf + 1 < len) {
+            b[lf + 1] = '\n'; // a second one after it: the first still wins
+          }
+          assertThat(ReplyParser.indexOfLf(b, from, len)).as("len %d lf %d", len, lf).isEqualTo(lf);
+        }
+      }
+    }
+  }
+
+  /** Lines longer than the parser's first copy: 250-byte keys, a gat with many of them. */
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void longLines(Split split) {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      keys.add(String.valueOf((char) ('a' + i)).repeat(250));
+    }
+    StringBuilder wire = new StringBuilder();
+    for (String k : keys) {
+      wire.append("VALUE ").append(k).append(" 4294967295 3 18446744073709551615\r\nabc\r\n");
+    }
+    Response hit = single(split, wire + "END\r\n", Request.getsMulti(keys));
+    assertThat(hit.items()).extracting(Item::key).containsExactlyElementsOf(keys);
+    assertThat(hit.items()).allSatisfy(it -> assertThat(it.valueAsString()).isEqualTo("abc"));
+    assertThat(hit.items().get(2).cas()).isEqualTo(-1L);
+  }
+
+  @Test
+  void valueLinesThatDoNotMatchTheRequestFail() {
+    Request r = Request.getMulti(List.of("ab", "c"));
+    // a requested key's prefix, a key not asked for, keys out of order, a key asked for once twice
+    assertThat(failure("VALUE a 0 1\r\nx\r\nEND\r\n", r))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VALUE abc 0 1\r\nx\r\nEND\r\n", r))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VALUE c 0 1\r\nx\r\nVALUE ab 0 1\r\ny\r\nEND\r\n", r))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VALUE ab 0 1\r\nx\r\nVALUE ab 0 1\r\ny\r\nEND\r\n", r))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("VALUE k\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k 0\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k  1\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k 0 1 \r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k 0 1 2 3\r\n", Request.get("k"))).isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k 4294967296 1\r\n", Request.get("k")))
+        .isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k 0 1 99999999999999999999\r\n", Request.gets("k")))
+        .isEqualTo(FailureReason.PARSING);
+    assertThat(failure("VALUE k 0 1 123456789012345678901\r\n", Request.gets("k")))
+        .isEqualTo(FailureReason.PARSING);
+  }
+
   @ParameterizedTest
   @EnumSource(Split.class)
   void metaReplies(Split split) {
