@@ -26,7 +26,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * The reply half of the CPU path: {@link ReplyParser} turning one complete reply (already in a
  * pooled direct buffer, as after a socket read) into a {@link Response}. Hit and miss of a get, 1
  * KiB and 100 KiB values (the value is copied once out of the buffer; also with the 100 KiB reply
- * split into 16 KiB reads), a 10-key multi-VALUE reply, and STORED.
+ * split into 16 KiB reads), a 10-key multi-VALUE reply, and STORED; STORED and a 100 B hit also as
+ * one of 64 replies in a read.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -37,6 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ReplyDecodingBenchmark {
   static final String KEY = RequestEncodingBenchmark.KEY;
   private static final int READ = 16 * 1024;
+  private static final int BATCH = 64;
 
   private final ReplyParser parser = new ReplyParser("bench", 1024 * 1024);
   private Request get;
@@ -50,6 +52,8 @@ public class ReplyDecodingBenchmark {
   private ByteBuf hit100k;
   private ByteBuf multi10x100;
   private ByteBuf stored;
+  private ByteBuf stored64;
+  private ByteBuf hit100x64;
 
   @Setup
   public void setup() {
@@ -72,11 +76,24 @@ public class ReplyDecodingBenchmark {
     hit4k = buf(concat(value(KEY, 4096), ascii("END\r\n")));
     hit100k = buf(concat(value(KEY, 100 * 1024), ascii("END\r\n")));
     multi10x100 = buf(m.toByteArray());
+    stored64 = buf(repeat(ascii("STORED\r\n"), BATCH));
+    hit100x64 = buf(repeat(concat(value(KEY, 100), ascii("END\r\n")), BATCH));
+  }
+
+  private static byte[] repeat(byte[] reply, int n) {
+    ByteArrayOutputStream o = new ByteArrayOutputStream();
+    for (int i = 0; i < n; i++) {
+      o.writeBytes(reply);
+    }
+    return o.toByteArray();
   }
 
   @TearDown
   public void tearDown() {
-    for (ByteBuf b : new ByteBuf[] {miss, stored, hit100, hit1k, hit4k, hit100k, multi10x100}) {
+    for (ByteBuf b :
+        new ByteBuf[] {
+          miss, stored, hit100, hit1k, hit4k, hit100k, multi10x100, stored64, hit100x64
+        }) {
       b.release();
     }
   }
@@ -165,5 +182,32 @@ public class ReplyDecodingBenchmark {
   @Benchmark
   public Response setStored() throws ReplyParser.ProtocolError {
     return parse(stored, set);
+  }
+
+  /**
+   * 64 STORED replies in one read, as at 64 outstanding sets: the cost of each reply line when more
+   * lines follow it in the buffer. Per operation: all 64.
+   */
+  @Benchmark
+  public Response setStoredIn64Batch() throws ReplyParser.ProtocolError {
+    return parseAll(stored64, set);
+  }
+
+  /** 64 hits of 100 B in one read, as at 64 outstanding gets. Per operation: all 64. */
+  @Benchmark
+  public Response getHit100BIn64Batch() throws ReplyParser.ProtocolError {
+    return parseAll(hit100x64, get);
+  }
+
+  private Response parseAll(ByteBuf b, Request r) throws ReplyParser.ProtocolError {
+    b.readerIndex(0);
+    Response last = null;
+    for (int i = 0; i < BATCH; i++) {
+      last = parser.parse(b, r, 0);
+    }
+    if (b.isReadable() || last == null) {
+      throw new IllegalStateException("batch not parsed whole");
+    }
+    return last;
   }
 }
