@@ -633,6 +633,11 @@ public final class LoadTool {
           cmd.add(a.replace("{client}", client.replace('+', '_')));
         }
       }
+      if (!profile.isEmpty()) {
+        // Without it, profiles charge inlined code to the wrong method (async-profiler's advice).
+        cmd.add("-XX:+UnlockDiagnosticVMOptions");
+        cmd.add("-XX:+DebugNonSafepoints");
+      }
       cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
       cmd.add("-cp");
       cmd.add(System.getProperty("java.class.path"));
