@@ -30,6 +30,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.RandomAccess;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -148,17 +149,44 @@ public final class MemcacheRouter implements AutoCloseable {
     if (keys.isEmpty()) {
       return completed(Collections.emptyMap());
     }
-    List<String> unique = distinct(keys);
-    return typed(
-        decoder == null ? Request.getMulti(unique) : Request.getMulti(unique, decoder),
-        r -> {
-          List<Item> items = r.items();
-          Map<String, T> out = new LinkedHashMap<>(items.size() * 4 / 3 + 1);
-          for (Item it : items) {
-            out.put(it.key(), value.of(it));
-          }
-          return Collections.unmodifiableMap(out);
-        });
+    Collection<String> unique = distinct(keys);
+    Request request =
+        decoder == null ? Request.getMulti(unique) : Request.getMulti(unique, decoder);
+    List<String> asked = request.keys();
+    return typed(request, r -> hits(r.items(), asked, value));
+  }
+
+  /**
+   * The hits as a map in request order. Backends answer a subsequence of the requested keys, which
+   * goes into a {@link HitMap} as it is; anything else (a custom route's reply) through a {@link
+   * LinkedHashMap}, where a repeated key keeps its last value.
+   */
+  private static <T> Map<String, T> hits(List<Item> items, List<String> asked, ItemValue<T> value)
+      throws Exception {
+    int n = items.size();
+    Object[] table = new Object[2 * n];
+    int next = 0;
+    for (int i = 0; i < n; i++) {
+      Item it = items.get(i);
+      String key = it.key();
+      while (next < asked.size() && !sameKey(asked.get(next), key)) {
+        next++;
+      }
+      if (next++ == asked.size()) {
+        Map<String, T> out = new LinkedHashMap<>(n * 4 / 3 + 1);
+        for (Item each : items) {
+          out.put(each.key(), value.of(each));
+        }
+        return Collections.unmodifiableMap(out);
+      }
+      table[2 * i] = key;
+      table[2 * i + 1] = value.of(it);
+    }
+    return new HitMap<>(table, n);
+  }
+
+  private static boolean sameKey(String asked, String key) {
+    return asked == key || asked.equals(key); // a backend hands back the caller's own strings
   }
 
   /** A hit's value in a multiget's map; may throw (a decoder's checked exceptions). */
@@ -167,13 +195,22 @@ public final class MemcacheRouter implements AutoCloseable {
     T of(Item it) throws Exception;
   }
 
-  /** The keys in order, each once; no hash set for the usual few keys that are already distinct. */
-  private static List<String> distinct(Collection<String> keys) {
-    List<String> list = new ArrayList<>(keys);
-    if (keys instanceof Set || (list.size() <= 32 && !hasDuplicates(list))) {
+  /**
+   * The keys in order, each once: the collection itself when it has no duplicates (the request
+   * copies it); no hash set for the usual few keys.
+   */
+  private static Collection<String> distinct(Collection<String> keys) {
+    if (keys instanceof Set) {
+      return keys;
+    }
+    List<String> list =
+        keys instanceof List && keys instanceof RandomAccess
+            ? (List<String>) keys
+            : new ArrayList<>(keys);
+    if (list.size() <= 32 && !hasDuplicates(list)) {
       return list;
     }
-    return new ArrayList<>(new LinkedHashSet<>(list));
+    return new LinkedHashSet<>(list);
   }
 
   /** Compares every pair: for a short list, cheaper than building a hash set. */

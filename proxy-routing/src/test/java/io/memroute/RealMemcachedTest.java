@@ -124,6 +124,7 @@ class RealMemcachedTest {
       keys.add("m" + i);
     }
     Map<String, byte[]> got = await(r.getMulti(keys));
+    assertThat(got).isInstanceOf(HitMap.class); // no entry objects for a backend's answer
     Map<String, String> asText = new LinkedHashMap<>();
     got.forEach((k, v) -> asText.put(k, new String(v, UTF_8)));
     assertThat(asText)
@@ -308,6 +309,37 @@ class RealMemcachedTest {
         .hasCauseInstanceOf(IOException.class)
         .hasRootCauseMessage("corrupt value");
     assertThat(await(r.get("k", utf8))).isEqualTo("7:h\u00e9llo"); // the connection carries on
+  }
+
+  /**
+   * A custom route may answer a multiget with items out of order, repeated or not asked for: the
+   * map then holds each key once, at its first place, with its last value.
+   */
+  @Test
+  void aMultigetMapFromAnIrregularReply() throws Exception {
+    List<Item> odd =
+        List.of(
+            Item.of("b", b("1"), 0, 0),
+            Item.of("a", b("2"), 0, 0),
+            Item.of("b", b("3"), 0, 0),
+            Item.of("other", b("4"), 0, 0));
+    Route canned =
+        (req, ctx) ->
+            CompletableFuture.completedFuture(
+                Response.builder(ResponseStatus.HIT).items(odd).build());
+    router =
+        MemcacheRouter.builder()
+            .config(
+                RouterConfig.builder()
+                    .backend("m", memcached.addresses().get(0))
+                    .pool(PoolConfig.of("p", "m"))
+                    .route(canned)
+                    .build())
+            .build();
+    Map<String, String> got = new LinkedHashMap<>();
+    await(router.getMulti(List.of("a", "b"))).forEach((k, v) -> got.put(k, new String(v, UTF_8)));
+    assertThat(got)
+        .containsExactly(Map.entry("b", "3"), Map.entry("a", "2"), Map.entry("other", "4"));
   }
 
   @Test
