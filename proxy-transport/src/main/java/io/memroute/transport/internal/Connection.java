@@ -1,6 +1,7 @@
 package io.memroute.transport.internal;
 
 import io.memroute.core.FailureReason;
+import io.memroute.core.OutcomeCounters;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -54,6 +55,7 @@ final class Connection implements ReplySink {
   private volatile long tickNanos; // the deadline check's period; read by tests
   private ScheduledFuture<?> connectTask;
   private final ChannelFutureListener writeListener = this::onWritten;
+  private final OutcomeCounters.Recorder recorder; // written on the loop only
 
   /** Written on the loop, read by the backend when it aggregates state. */
   volatile boolean ready;
@@ -77,6 +79,7 @@ final class Connection implements ReplySink {
                   }
                 });
     this.maxValueSize = maxValueSize;
+    this.recorder = backend.requests().recorder();
   }
 
   /** Starts the deadline check and, unless the backend is down, the first connect. */
@@ -408,7 +411,8 @@ final class Connection implements ReplySink {
       return;
     }
     backend.release();
-    backend.complete(p, r);
+    recorder.record(p.request.command(), r.status(), r.elapsedNanos());
+    p.complete(r);
   }
 
   /** Takes the connection down (administrative down) or closes it for good. */

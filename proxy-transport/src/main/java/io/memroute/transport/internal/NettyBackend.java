@@ -242,8 +242,8 @@ public final class NettyBackend implements ManagedBackend {
         Math.min(TimeUnit.MILLISECONDS.toNanos(100), shortest / 10));
   }
 
-  /** Completes a caller's request, counting it; releases its depth slot when {@code counted}. */
-  void complete(Pending p, Response r) {
+  /** Completes a caller's request that never reached a connection, counting it. */
+  private void complete(Pending p, Response r) {
     requests.record(p.request.command(), r.status(), r.elapsedNanos());
     p.complete(r);
   }
