@@ -1,8 +1,11 @@
 package io.memroute;
 
+import java.io.Serializable;
 import java.util.AbstractMap;
 import java.util.AbstractSet;
+import java.util.Collections;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
@@ -17,7 +20,9 @@ import java.util.function.Function;
  * searched in order (the keys' hash codes are cached by their strings), larger ones through a hash
  * index. Values may be {@code null} (a decoder's answer).
  */
-final class HitMap<V> extends AbstractMap<String, V> {
+final class HitMap<V> extends AbstractMap<String, V> implements Serializable {
+  private static final long serialVersionUID = 1L;
+
   /** Up to this many hits, a lookup compares the keys in order instead of using an index. */
   private static final int SCAN = 8;
 
@@ -197,6 +202,10 @@ final class HitMap<V> extends AbstractMap<String, V> {
   @Override
   public V merge(String key, V value, BiFunction<? super V, ? super V, ? extends V> f) {
     throw unmodifiable();
+  }
+
+  private Object writeReplace() {
+    return Collections.unmodifiableMap(new LinkedHashMap<>(this));
   }
 
   private static UnsupportedOperationException unmodifiable() {

@@ -3,6 +3,10 @@ package io.memroute;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -56,6 +60,20 @@ class HitMapTest {
       assertThat(map.containsValue("v0")).isEqualTo(n > 0);
       assertThat(map.getOrDefault("absent", "d")).isEqualTo("d");
     }
+  }
+
+  @Test
+  void serializesAsAnUnmodifiableLinkedHashMap() throws Exception {
+    Map<String, String> entries = new LinkedHashMap<>();
+    entries.put("b", "2");
+    entries.put("a", null);
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(hitMap(entries));
+    }
+    Object copy = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray())).readObject();
+    assertThat(copy).isEqualTo(entries);
+    assertThat(new ArrayList<Object>(((Map<?, ?>) copy).keySet())).containsExactly("b", "a");
   }
 
   @Test
