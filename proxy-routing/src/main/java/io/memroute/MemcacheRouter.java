@@ -124,9 +124,9 @@ public final class MemcacheRouter implements AutoCloseable {
 
   /**
    * Gets several values with one request per backend and decodes each with {@code decoder} where it
-   * arrives, as {@link #get(String, ValueDecoder)} does. The map holds the hits only, in the order
-   * of {@code keys}; duplicate keys are asked once. If the decoder throws for any value, the future
-   * fails with its exception.
+   * arrives, as {@link #get(String, ValueDecoder)} does. The map, unmodifiable, holds the hits
+   * only, in the order of {@code keys}; duplicate keys are asked once. If the decoder throws for
+   * any value, the future fails with its exception.
    */
   public <T> CompletableFuture<Map<String, T>> getMulti(
       Collection<String> keys, ValueDecoder<T> decoder) {
@@ -135,8 +135,8 @@ public final class MemcacheRouter implements AutoCloseable {
   }
 
   /**
-   * Gets several values with one request per backend. The map holds the hits only, in the order of
-   * {@code keys}; duplicate keys are asked once.
+   * Gets several values with one request per backend. The map, unmodifiable, holds the hits only,
+   * in the order of {@code keys}; duplicate keys are asked once.
    */
   public CompletableFuture<Map<String, byte[]>> getMulti(Collection<String> keys) {
     return multi(keys, null, Item::value);
