@@ -172,17 +172,22 @@ public final class MemcacheRouter implements AutoCloseable {
       while (next < asked.size() && !sameKey(asked.get(next), key)) {
         next++;
       }
-      if (next++ == asked.size()) {
-        Map<String, T> out = new LinkedHashMap<>(n * 4 / 3 + 1);
-        for (Item each : items) {
-          out.put(each.key(), value.of(each));
-        }
-        return Collections.unmodifiableMap(out);
+      if (next == asked.size()) {
+        return linked(items, value);
       }
+      next++;
       table[2 * i] = key;
       table[2 * i + 1] = value.of(it);
     }
     return new HitMap<>(table, n);
+  }
+
+  private static <T> Map<String, T> linked(List<Item> items, ItemValue<T> value) throws Exception {
+    Map<String, T> out = new LinkedHashMap<>(items.size() * 4 / 3 + 1);
+    for (Item it : items) {
+      out.put(it.key(), value.of(it));
+    }
+    return Collections.unmodifiableMap(out);
   }
 
   private static boolean sameKey(String asked, String key) {

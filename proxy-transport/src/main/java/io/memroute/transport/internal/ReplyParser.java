@@ -69,8 +69,8 @@ public final class ReplyParser {
   private long firstCas;
   private List<Item> items; // from the second item on
   private int keyCursor;
-  private int nextKeyIndex = -1; // the request-line offset of key keyCursor, when known
-  private int nextKeyOffset;
+  private int nextKeyIndex = -1; // the key whose offset in the request line is known, or -1
+  private int nextKeyOffset; // that offset
   private int matchedKeyEnd; // set by requestedKey
   private int fieldEnd; // set by field
 
