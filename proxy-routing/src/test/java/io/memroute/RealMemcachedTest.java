@@ -311,6 +311,17 @@ class RealMemcachedTest {
     assertThat(await(r.get("k", utf8))).isEqualTo("7:h\u00e9llo"); // the connection carries on
   }
 
+  /** A router over one backend {@code m} in pool {@code p}, with {@code route} in front. */
+  private static MemcacheRouter.Builder routedBy(Route route) {
+    return MemcacheRouter.builder()
+        .config(
+            RouterConfig.builder()
+                .backend("m", memcached.addresses().get(0))
+                .pool(PoolConfig.of("p", "m"))
+                .route(route)
+                .build());
+  }
+
   /**
    * A custom route may answer a multiget with items out of order, repeated or not asked for: the
    * map then holds each key once, at its first place, with its last value.
@@ -327,15 +338,7 @@ class RealMemcachedTest {
         (req, ctx) ->
             CompletableFuture.completedFuture(
                 Response.builder(ResponseStatus.HIT).items(odd).build());
-    router =
-        MemcacheRouter.builder()
-            .config(
-                RouterConfig.builder()
-                    .backend("m", memcached.addresses().get(0))
-                    .pool(PoolConfig.of("p", "m"))
-                    .route(canned)
-                    .build())
-            .build();
+    router = routedBy(canned).build();
     Map<String, String> got = new LinkedHashMap<>();
     await(router.getMulti(List.of("a", "b"))).forEach((k, v) -> got.put(k, new String(v, UTF_8)));
     assertThat(got)
@@ -355,16 +358,7 @@ class RealMemcachedTest {
         (req, ctx) ->
             ctx.pool("p")
                 .send(req.command() == Command.GET ? Request.get(req.key()) : req); // no decoder
-    router =
-        MemcacheRouter.builder()
-            .config(
-                RouterConfig.builder()
-                    .backend("m", memcached.addresses().get(0))
-                    .pool(PoolConfig.of("p", "m"))
-                    .route(rebuild)
-                    .build())
-            .completionExecutor(Runnable::run)
-            .build();
+    router = routedBy(rebuild).completionExecutor(Runnable::run).build();
     router.ready().get(10, TimeUnit.SECONDS);
     assertThat(await(router.set("k", b("copied"), 0))).isTrue();
     assertThat(await(router.get("k", utf8))).isEqualTo("copied");
