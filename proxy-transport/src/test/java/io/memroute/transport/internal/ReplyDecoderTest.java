@@ -259,6 +259,76 @@ class ReplyDecoderTest {
     assertThat(hit.items().get(2).cas()).isEqualTo(-1L);
   }
 
+  /**
+   * Random multigets (keys of 1-81 chars, ASCII or not, some prefixes of others; random hits,
+   * flags, CAS values and values), several in a row on one connection, split at random: every hit
+   * comes back under its key (the caller's own string when several were asked) with its flags, CAS
+   * and bytes.
+   */
+  @Test
+  void randomMultigetsMatchTheirKeys() {
+    Random rnd = new Random(7);
+    String alphabet = "abcxyz019:_-/.\u00e9\u20ac";
+    for (int round = 0; round < 300; round++) {
+      List<Request> requests = new ArrayList<>();
+      List<List<Item>> expected = new ArrayList<>();
+      java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
+      for (int r = 0; r < 1 + rnd.nextInt(3); r++) {
+        java.util.LinkedHashSet<String> keySet = new java.util.LinkedHashSet<>();
+        int n = 1 + rnd.nextInt(12);
+        while (keySet.size() < n) {
+          int len = rnd.nextInt(10) == 0 ? 1 + rnd.nextInt(80) : 1 + rnd.nextInt(4); // <= 250 bytes
+          StringBuilder k = new StringBuilder();
+          for (int i = 0; i < len; i++) {
+            k.append(alphabet.charAt(rnd.nextInt(alphabet.length())));
+          }
+          keySet.add(k.toString());
+          if (rnd.nextInt(4) == 0) {
+            keySet.add(k + "a"); // a key that another key is a prefix of
+          }
+        }
+        List<String> keys = new ArrayList<>(keySet);
+        boolean gets = rnd.nextBoolean();
+        List<Item> hits = new ArrayList<>();
+        for (String k : keys) {
+          if (rnd.nextInt(3) > 0) {
+            byte[] value = new byte[rnd.nextInt(30)];
+            rnd.nextBytes(value);
+            int flags = rnd.nextInt(1 << 16);
+            long cas = gets ? 1 + rnd.nextInt(1_000_000) : 0;
+            hits.add(Item.of(k, value, flags, cas));
+            String line =
+                "VALUE " + k + " " + flags + " " + value.length + (gets ? " " + cas : "") + "\r\n";
+            wire.writeBytes(line.getBytes(UTF_8));
+            wire.writeBytes(value);
+            wire.writeBytes("\r\n".getBytes(UTF_8));
+          }
+        }
+        wire.writeBytes("END\r\n".getBytes(UTF_8));
+        requests.add(gets ? Request.getsMulti(keys) : Request.getMulti(keys));
+        expected.add(hits);
+      }
+      Split split = Split.values()[round % Split.values().length];
+      Sink s = decode(split, wire.toByteArray(), requests.toArray(new Request[0]));
+      assertThat(s.error).as("round %d", round).isNull();
+      assertThat(s.replies).hasSize(requests.size());
+      for (int r = 0; r < requests.size(); r++) {
+        List<Item> want = expected.get(r);
+        List<Item> got = s.replies.get(r).items();
+        assertThat(got).as("round %d reply %d", round, r).hasSize(want.size());
+        for (int i = 0; i < want.size(); i++) {
+          assertThat(got.get(i).key()).isEqualTo(want.get(i).key());
+          if (requests.get(r).keyCount() > 1) {
+            assertThat(got.get(i).key()).isSameAs(want.get(i).key()); // no decoding per hit
+          }
+          assertThat(got.get(i).value()).isEqualTo(want.get(i).value());
+          assertThat(got.get(i).flags()).isEqualTo(want.get(i).flags());
+          assertThat(got.get(i).cas()).isEqualTo(want.get(i).cas());
+        }
+      }
+    }
+  }
+
   @Test
   void valueLinesThatDoNotMatchTheRequestFail() {
     Request r = Request.getMulti(List.of("ab", "c"));
