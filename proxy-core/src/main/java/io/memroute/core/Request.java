@@ -134,7 +134,10 @@ public final class Request {
       throw new IllegalArgumentException(
           "command: " + command + " (expected: get, gets, gat or gats)");
     }
-    if (keys.isEmpty()) {
+    // One snapshot: a collection changed meanwhile by another thread cannot make the passes below
+    // disagree, and an array is the cheapest to walk twice.
+    String[] given = keys.toArray(new String[0]);
+    if (given.length == 0) {
       throw new IllegalArgumentException("keys: empty (expected: at least one key)");
     }
     boolean touch = command == Command.GAT || command == Command.GATS;
@@ -144,7 +147,7 @@ public final class Request {
     if (touch) {
       size += 1 + LineWriter.unsignedDigits(ttl);
     }
-    for (String k : keys) {
+    for (String k : given) {
       size += 1 + (k == null ? 0 : k.length());
     }
     LineWriter w = new LineWriter(size);
@@ -154,23 +157,21 @@ public final class Request {
     }
     int firstOff = -1;
     int firstLen = 0;
-    String[] given = new String[keys.size()];
-    int i = 0;
-    for (String k : keys) {
+    for (int i = 0; i < given.length; i++) {
+      String k = given[i];
       int n = Keys.printableAsciiLength(Objects.requireNonNull(k, "key"));
       w.space();
       if (firstOff < 0) {
         firstOff = w.length();
       }
       if (n >= 0) {
-        w.put(k); // printable ASCII: copied char by char
+        w.put(k); // printable ASCII: copied at once
       } else {
         w.put(Keys.encode(k));
       }
       if (i == 0) {
         firstLen = w.length() - firstOff;
       }
-      given[i++] = k;
     }
     if (w.length() > MAX_LINE) {
       throw new IllegalArgumentException(

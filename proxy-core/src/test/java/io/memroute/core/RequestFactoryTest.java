@@ -316,6 +316,29 @@ class RequestFactoryTest {
     assertThat(new String(r.keyBytes(), StandardCharsets.US_ASCII)).isEqualTo("alpha");
   }
 
+  /** A collection that grows while it is read (another thread adding keys) is read once. */
+  @Test
+  void getMultiReadsItsKeysOnce() {
+    java.util.Collection<String> growing =
+        new java.util.AbstractCollection<>() {
+          private final List<String> keys = new ArrayList<>(List.of("a", "b"));
+
+          @Override
+          public java.util.Iterator<String> iterator() {
+            keys.add("k" + keys.size()); // each pass sees one more key
+            return new ArrayList<>(keys).iterator();
+          }
+
+          @Override
+          public int size() {
+            return keys.size();
+          }
+        };
+    Request r = Request.getMulti(growing);
+    assertThat(r.keys()).containsExactly("a", "b", "k2");
+    assertThat(r.line()).isEqualTo("get a b k2");
+  }
+
   @Test
   void gatMultiKeysSkipTheExptime() {
     Request r = Request.retrieval(Command.GAT, 60, List.of("a", "b"));
