@@ -105,10 +105,12 @@ public final class LoadTool {
         "  --transports            replace memroute with memroute-nio, memroute-epoll, memroute-io_uring");
     o.println("  --sidecar               add memroute+nutcracker");
     o.println(
-        "  --workloads w,w,...     workload names: c<N> closed loop with N outstanding | r<N> open loop at N req/s,");
+        "  --workloads w,w,...     workload names: c<N> closed loop with N outstanding | r<N> open loop at N req/s");
+    o.println(
+        "                          | t<N> closed loop of N caller threads that each block on their request,");
     o.println(
         "                          then -g<get%> (default 90) -s<bytes, k=KiB> (default 100) -k<keys per get> (default 1)");
-    o.println("                          e.g. c256,c64-g50,c256-s4k,c16-k10,r20000");
+    o.println("                          e.g. c256,c64-g50,c256-s4k,c16-k10,t64,r20000");
     o.println("  --warmup S --duration S seconds per run (default 3 and 5; quick 1 and 2)");
     o.println(
         "  --rate N                open-loop rate of the default workload list (default "

@@ -368,7 +368,8 @@ public final class Report {
         }
         Workload w = Workload.parse(x.workload);
         boolean base = w.getPercent == 90 && w.valueSize == 100 && w.keysPerGet == 1;
-        if (!w.open && base && (w.concurrency == 64 || w.concurrency == 256) && x.cpu != null) {
+        boolean pipelined = !w.open && !w.blocking; // the targets are for asynchronous use
+        if (pipelined && base && (w.concurrency == 64 || w.concurrency == 256) && x.cpu != null) {
           out.add(
               new String[] {
                 status(x.cpu <= 0.7),
@@ -376,7 +377,7 @@ public final class Report {
                 fmt2(x.cpu) + "x " + x.cpuPeer
               });
         }
-        if (!w.open && w.concurrency == 256 && x.ops != null) {
+        if (pipelined && w.concurrency == 256 && x.ops != null) {
           boolean ok = x.ops >= 1.0 && (x.opsRaw == null || x.opsRaw >= 0.95);
           out.add(
               new String[] {
@@ -402,7 +403,7 @@ public final class Report {
     for (Workload w : workloads) {
       RunResult single = find(w, "memroute");
       RunResult fanOut = find(w, "memroute-allsync3");
-      if (!w.open && w.getPercent == 0 && valid(single) && valid(fanOut)) {
+      if (!w.open && !w.blocking && w.getPercent == 0 && valid(single) && valid(fanOut)) {
         double r = fanOut.num("cpuNsPerOp") / single.num("cpuNsPerOp");
         out.add(
             new String[] {

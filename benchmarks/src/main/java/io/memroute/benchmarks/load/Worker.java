@@ -323,13 +323,20 @@ public final class Worker {
   }
 
   private Load start(Workload w, KeySpace ks, Measurement m) throws Exception {
+    if (driver == null && w.blocking) {
+      throw new IllegalArgumentException(
+          client
+              + " has no blocking callers (workload "
+              + w.name()
+              + "): it is one pipelined loop");
+    }
     if (driver == null) {
       return startRaw(w, ks, m);
     }
     if (w.open) {
       return startOpen(w, ks, m);
     }
-    return driver.async() ? startClosedAsync(w, ks, m) : startClosedSync(w, ks, m);
+    return driver.async() && !w.blocking ? startClosedAsync(w, ks, m) : startClosedSync(w, ks, m);
   }
 
   private Load startRaw(Workload w, KeySpace ks, Measurement m) throws Exception {

@@ -5,14 +5,18 @@ import java.util.Locale;
 /**
  * One load-tool workload, named by a short canonical string.
  *
- * <p>Grammar: {@code c<N>} (closed loop, N outstanding requests) or {@code r<N>} (open loop, N
- * requests per second), then optionally {@code -g<P>} (percent gets, default 90; the rest are
- * sets), {@code -s<B>} (value size in bytes, {@code k} suffix for KiB; default 100), {@code -k<K>}
- * (keys per get: 1 is a plain get, more is a multiget; default 1). Examples: {@code c256}, {@code
- * c64-g50}, {@code c256-s4k}, {@code c16-k10}, {@code r20000}.
+ * <p>Grammar: {@code c<N>} (closed loop, N outstanding requests), {@code t<N>} (closed loop, N
+ * caller threads that each wait for their request, as a servlet thread would) or {@code r<N>} (open
+ * loop, N requests per second), then optionally {@code -g<P>} (percent gets, default 90; the rest
+ * are sets), {@code -s<B>} (value size in bytes, {@code k} suffix for KiB; default 100), {@code
+ * -k<K>} (keys per get: 1 is a plain get, more is a multiget; default 1). Examples: {@code c256},
+ * {@code c64-g50}, {@code c256-s4k}, {@code c16-k10}, {@code t64}, {@code r20000}.
  */
 public final class Workload {
   public final boolean open;
+
+  /** Closed loop driven by one blocked caller thread per outstanding request. */
+  public final boolean blocking;
 
   /** Closed loop: outstanding requests. */
   public final int concurrency;
@@ -25,8 +29,15 @@ public final class Workload {
   public final int keysPerGet;
 
   private Workload(
-      boolean open, int concurrency, int rate, int getPercent, int valueSize, int keysPerGet) {
+      boolean open,
+      boolean blocking,
+      int concurrency,
+      int rate,
+      int getPercent,
+      int valueSize,
+      int keysPerGet) {
     this.open = open;
+    this.blocking = blocking;
     this.concurrency = concurrency;
     this.rate = rate;
     this.getPercent = getPercent;
@@ -40,11 +51,12 @@ public final class Workload {
     String[] parts = s.split("-");
     if (parts.length == 0 || parts[0].length() < 2) {
       throw new IllegalArgumentException(
-          "workload: '" + spec + "' (expected: c<N> or r<N>, e.g. c256-g90-s100-k1)");
+          "workload: '" + spec + "' (expected: c<N>, t<N> or r<N>, e.g. c256-g90-s100-k1)");
     }
     boolean open;
+    boolean blocking = parts[0].charAt(0) == 't';
     int n = positive(parts[0].substring(1), spec);
-    if (parts[0].charAt(0) == 'c') {
+    if (parts[0].charAt(0) == 'c' || blocking) {
       open = false;
       if (n > 4096) {
         throw new IllegalArgumentException(
@@ -53,7 +65,8 @@ public final class Workload {
     } else if (parts[0].charAt(0) == 'r') {
       open = true;
     } else {
-      throw new IllegalArgumentException("workload: '" + spec + "' (expected: c<N> or r<N> first)");
+      throw new IllegalArgumentException(
+          "workload: '" + spec + "' (expected: c<N>, t<N> or r<N> first)");
     }
     int get = 90;
     int size = 100;
@@ -94,7 +107,7 @@ public final class Workload {
               "workload: '" + spec + "' unknown part '" + p + "' (expected: g, s or k)");
       }
     }
-    return new Workload(open, open ? 0 : n, open ? n : 0, get, size, keys);
+    return new Workload(open, blocking, open ? 0 : n, open ? n : 0, get, size, keys);
   }
 
   private static int positive(String v, String spec) {
@@ -113,7 +126,7 @@ public final class Workload {
   /** The canonical name: every part spelled out. */
   public String name() {
     String size = valueSize % 1024 == 0 ? (valueSize / 1024) + "k" : String.valueOf(valueSize);
-    return (open ? "r" + rate : "c" + concurrency)
+    return (open ? "r" + rate : (blocking ? "t" : "c") + concurrency)
         + "-g"
         + getPercent
         + "-s"
@@ -126,7 +139,11 @@ public final class Workload {
   public String describe() {
     String size =
         valueSize >= 1024 && valueSize % 1024 == 0 ? (valueSize / 1024) + " KiB" : valueSize + " B";
-    return (open ? "open loop " + rate + " req/s" : "closed " + concurrency + " outstanding")
+    return (open
+            ? "open loop " + rate + " req/s"
+            : blocking
+                ? "closed, " + concurrency + " blocked caller threads"
+                : "closed " + concurrency + " outstanding")
         + ", "
         + getPercent
         + "/"
