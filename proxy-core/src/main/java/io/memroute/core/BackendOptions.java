@@ -17,6 +17,7 @@ import java.util.Objects;
  *   <tr><td>failureLimit</td><td>3</td><td>consecutive failures tolerated; one more marks it bad</td></tr>
  *   <tr><td>connections</td><td>1</td><td>pipelined connections per backend (1-8)</td></tr>
  *   <tr><td>tcpKeepAlive</td><td>false</td><td>SO_KEEPALIVE on backend sockets</td></tr>
+ *   <tr><td>mergeGets</td><td>true</td><td>single-key gets written together go out as one multi-key get</td></tr>
  *   <tr><td>flapTime</td><td>30 s</td><td>going bad again within this long after recovering counts as flapping</td></tr>
  *   <tr><td>flapBackoffRamp</td><td>1.2</td><td>each flap multiplies the retry wait by this</td></tr>
  *   <tr><td>flapBackoffMax</td><td>3600 s</td><td>cap on the backed-off retry wait</td></tr>
@@ -65,6 +66,7 @@ public final class BackendOptions {
   private final int failureLimit;
   private final int connections;
   private final boolean tcpKeepAlive;
+  private final boolean mergeGets;
   private final Duration flapTime;
   private final double flapBackoffRamp;
   private final Duration flapBackoffMax;
@@ -79,6 +81,7 @@ public final class BackendOptions {
     this.failureLimit = b.failureLimit;
     this.connections = b.connections;
     this.tcpKeepAlive = b.tcpKeepAlive;
+    this.mergeGets = b.mergeGets;
     this.flapTime = b.flapTime;
     this.flapBackoffRamp = b.flapBackoffRamp;
     this.flapBackoffMax = b.flapBackoffMax;
@@ -106,6 +109,7 @@ public final class BackendOptions {
     b.failureLimit = failureLimit;
     b.connections = connections;
     b.tcpKeepAlive = tcpKeepAlive;
+    b.mergeGets = mergeGets;
     b.flapTime = flapTime;
     b.flapBackoffRamp = flapBackoffRamp;
     b.flapBackoffMax = flapBackoffMax;
@@ -143,6 +147,14 @@ public final class BackendOptions {
   /** Returns whether TCP keepalive is on. */
   public boolean tcpKeepAlive() {
     return tcpKeepAlive;
+  }
+
+  /**
+   * Returns whether single-key gets written to a connection in one batch go out as one multi-key
+   * {@code get}, each caller still receiving its own reply.
+   */
+  public boolean mergeGets() {
+    return mergeGets;
   }
 
   /** Returns the flap window. */
@@ -198,6 +210,7 @@ public final class BackendOptions {
         && failureLimit == x.failureLimit
         && connections == x.connections
         && tcpKeepAlive == x.tcpKeepAlive
+        && mergeGets == x.mergeGets
         && flapTime.equals(x.flapTime)
         && Double.compare(flapBackoffRamp, x.flapBackoffRamp) == 0
         && flapBackoffMax.equals(x.flapBackoffMax)
@@ -215,6 +228,7 @@ public final class BackendOptions {
         failureLimit,
         connections,
         tcpKeepAlive,
+        mergeGets,
         flapTime,
         flapBackoffRamp,
         flapBackoffMax,
@@ -237,6 +251,8 @@ public final class BackendOptions {
         + connections
         + ", tcpKeepAlive="
         + tcpKeepAlive
+        + ", mergeGets="
+        + mergeGets
         + ", flapTime="
         + flapTime
         + ", flapBackoffRamp="
@@ -260,6 +276,7 @@ public final class BackendOptions {
     private int failureLimit = DEFAULT_FAILURE_LIMIT;
     private int connections = DEFAULT_CONNECTIONS;
     private boolean tcpKeepAlive;
+    private boolean mergeGets = true;
     private Duration flapTime = DEFAULT_FLAP_TIME;
     private double flapBackoffRamp = DEFAULT_FLAP_BACKOFF_RAMP;
     private Duration flapBackoffMax = DEFAULT_FLAP_BACKOFF_MAX;
@@ -302,6 +319,17 @@ public final class BackendOptions {
     /** Turns TCP keepalive on or off. */
     public Builder tcpKeepAlive(boolean tcpKeepAlive) {
       this.tcpKeepAlive = tcpKeepAlive;
+      return this;
+    }
+
+    /**
+     * Turns get merging on (the default) or off: single-key gets written to a connection in one
+     * batch go out as one {@code get k1 k2 ...}, which costs memcached far less than one command
+     * per key; each caller still gets its own reply. Turn it off only for a server that does not
+     * take multi-key gets.
+     */
+    public Builder mergeGets(boolean mergeGets) {
+      this.mergeGets = mergeGets;
       return this;
     }
 

@@ -17,6 +17,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Queue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -56,6 +57,8 @@ final class Connection implements ReplySink {
   private ScheduledFuture<?> connectTask;
   private final ChannelFutureListener writeListener = this::onWritten;
   private final OutcomeCounters.Recorder recorder; // written on the loop only
+  private final ArrayList<Pending> gets = new ArrayList<>(); // of the batch being written
+  private int getBytes;
 
   /** Written on the loop, read by the backend when it aggregates state. */
   volatile boolean ready;
@@ -166,7 +169,10 @@ final class Connection implements ReplySink {
     }
   }
 
-  /** Encodes every request of both queues into as few buffers as possible, then flushes once. */
+  /**
+   * Encodes every request of both queues into as few buffers as possible, then flushes once.
+   * Consecutive single-key gets go out as one multi-key get (see {@link MergedGets}).
+   */
   private void writeBatch(Queue<Pending> first, Queue<Pending> second) {
     Channel ch = channel;
     ByteBuf buf = null;
@@ -175,6 +181,7 @@ final class Connection implements ReplySink {
     Queue<Pending> source = first;
     long now = 0;
     long timeout = 0;
+    boolean merge = backend.options().mergeGets();
     while ((p = source.poll()) != null
         || (source != second && (p = (source = second).poll()) != null)) {
       Request r = p.request;
@@ -184,15 +191,46 @@ final class Connection implements ReplySink {
         timeout = backend.readTimeoutNanos();
       }
       p.stamp(now, timeout);
+      n++;
+      if (merge && MergedGets.mergeable(r)) {
+        if (gets.size() == MergedGets.MAX_KEYS || getBytes + r.keyLength() > MergedGets.MAX_BYTES) {
+          buf = writeGets(buf, ch);
+        }
+        gets.add(p);
+        getBytes += r.keyLength() + 1;
+        continue;
+      }
+      buf = writeGets(buf, ch);
       buf = RequestWriter.write(r, buf, ch);
       inflight.add(p);
-      n++;
     }
     if (n > 0) {
+      buf = writeGets(buf, ch);
       ch.writeAndFlush(buf).addListener(writeListener);
     } else if (buf != null) {
       buf.release();
     }
+  }
+
+  /** Writes the gets collected so far: one alone as it is, several as one multi-key get. */
+  private ByteBuf writeGets(ByteBuf buf, Channel ch) {
+    int size = gets.size();
+    if (size == 0) {
+      return buf;
+    }
+    MergedGets merged = size > 1 ? MergedGets.of(gets) : null;
+    if (merged != null) {
+      buf = RequestWriter.write(merged.request, buf, ch);
+      inflight.add(merged);
+    } else {
+      for (Pending g : gets) {
+        buf = RequestWriter.write(g.request, buf, ch);
+        inflight.add(g);
+      }
+    }
+    gets.clear();
+    getBytes = 0;
+    return buf;
   }
 
   private void onWritten(ChannelFuture f) {
@@ -406,6 +444,14 @@ final class Connection implements ReplySink {
   }
 
   private void finish(Pending p, Response r) {
+    if (p instanceof MergedGets) {
+      MergedGets m = (MergedGets) p;
+      Response[] each = m.split(r);
+      for (int i = 0; i < each.length; i++) {
+        finish(m.parts[i], each[i]);
+      }
+      return;
+    }
     if (p.internal) {
       p.complete(r);
       return;

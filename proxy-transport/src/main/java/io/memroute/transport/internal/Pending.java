@@ -9,7 +9,7 @@ import io.memroute.core.internal.GuardedFuture;
  * connection stamps both when it takes the request (writes it, or parks it until a connection is
  * up), with one clock read per batch instead of one per request.
  */
-final class Pending extends GuardedFuture<Response> {
+class Pending extends GuardedFuture<Response> {
   final Request request;
   boolean stamped; // confined to the event loop, like the two times
   long startNanos;

@@ -1,0 +1,211 @@
+package io.memroute.transport.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.BackendListener;
+import io.memroute.core.BackendOptions;
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.testkit.Fault;
+import io.memroute.testkit.FaultServer;
+import io.memroute.testkit.MemcachedExtension;
+import io.memroute.transport.ManagedBackend;
+import io.memroute.transport.Transport;
+import io.memroute.transport.TransportResources;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Gets written in one batch go out as one multi-key get and each caller still gets its own answer:
+ * against real memcached (hits, misses, a key asked twice, a set between gets) and against the
+ * fault server (counted lines, an error reply, a dropped connection, a timeout). A batch is made
+ * deterministic by sending from the connection's own event loop, which drains once afterwards.
+ */
+class MergedGetsTest {
+  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
+
+  private TransportResources resources;
+  private final List<ManagedBackend> backends = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    resources = TransportResources.builder().transport(Transport.NIO).eventLoopThreads(1).build();
+  }
+
+  @AfterEach
+  void stop() {
+    backends.forEach(ManagedBackend::close);
+    resources.close();
+  }
+
+  private ManagedBackend up(int port, Duration readTimeout) throws Exception {
+    return up(port, BackendOptions.builder().readTimeout(readTimeout).build());
+  }
+
+  private ManagedBackend up(int port, BackendOptions options) throws Exception {
+    ManagedBackend b =
+        resources.createBackend("m", "127.0.0.1", port, options, BackendListener.NOOP);
+    backends.add(b);
+    b.ready().get(5, TimeUnit.SECONDS);
+    return b;
+  }
+
+  /** Sends every request from the event loop, so that they are written in one batch. */
+  private List<CompletableFuture<Response>> batch(ManagedBackend b, List<Request> requests)
+      throws Exception {
+    return resources
+        .eventLoopGroup()
+        .next()
+        .submit(
+            () -> {
+              List<CompletableFuture<Response>> out = new ArrayList<>();
+              for (Request r : requests) {
+                out.add(b.send(r));
+              }
+              return out;
+            })
+        .get(5, TimeUnit.SECONDS);
+  }
+
+  private static List<Response> all(List<CompletableFuture<Response>> futures) throws Exception {
+    List<Response> out = new ArrayList<>();
+    for (CompletableFuture<Response> f : futures) {
+      out.add(f.get(5, TimeUnit.SECONDS));
+    }
+    return out;
+  }
+
+  @Test
+  void eachGetGetsItsOwnAnswerFromRealMemcached() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port(), Duration.ofSeconds(3));
+    for (int i = 0; i < 20; i += 2) {
+      assertThat(b.send(Request.set("k" + i, ("v" + i).getBytes(UTF_8), 0)).get().status())
+          .isEqualTo(ResponseStatus.STORED);
+    }
+    List<Request> gets = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      gets.add(Request.get("k" + i));
+    }
+    gets.add(Request.get("k2")); // asked twice in one line: answered twice
+    gets.add(Request.get("k3"));
+    gets.add(Request.set("k3", "late".getBytes(UTF_8), 0)); // ends the run of gets
+    gets.add(Request.get("k3"));
+    gets.add(Request.get("k4"));
+    List<Response> replies = all(batch(b, gets));
+    for (int i = 0; i < 20; i++) {
+      Response r = replies.get(i);
+      if (i % 2 == 0) {
+        assertThat(r.status()).as("k%d", i).isEqualTo(ResponseStatus.HIT);
+        assertThat(r.key()).isEqualTo("k" + i);
+        assertThat(r.valueAsString()).isEqualTo("v" + i);
+      } else {
+        assertThat(r.status()).as("k%d", i).isEqualTo(ResponseStatus.MISS);
+      }
+      assertThat(r.backend()).isEqualTo("m");
+    }
+    assertThat(replies.get(20).valueAsString()).isEqualTo("v2");
+    assertThat(replies.get(21).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(replies.get(22).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(replies.get(23).valueAsString()).isEqualTo("late");
+    assertThat(replies.get(24).valueAsString()).isEqualTo("v4");
+    assertThat(b.requests().count(io.memroute.core.Command.GET)).isEqualTo(24);
+  }
+
+  @Test
+  void oneLinePerRunOfGets() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), Duration.ofSeconds(3));
+      AtomicInteger keys = new AtomicInteger();
+      server.faultWhen(
+          line -> {
+            if (line.startsWith("get ")) {
+              keys.addAndGet(line.trim().split(" +").length - 1);
+            }
+            return false;
+          },
+          Fault.hang()); // never applied: the predicate only counts
+      List<Request> requests = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        requests.add(Request.get("a" + i));
+      }
+      requests.add(Request.delete("x"));
+      requests.add(Request.get("b"));
+      requests.add(Request.get("c", (data, flags) -> data.remaining())); // a decoder: alone
+      all(batch(b, requests));
+      assertThat(keys.get()).isEqualTo(32);
+      assertThat(server.requestCount("get")).isEqualTo(3); // a0..a29, b, c
+      // more than MergedGets.MAX_KEYS: several lines
+      server.resetCounters();
+      List<Request> many = new ArrayList<>();
+      for (int i = 0; i < 250; i++) {
+        many.add(Request.get("m" + i));
+      }
+      all(batch(b, many));
+      assertThat(server.requestCount("get")).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void mergingCanBeTurnedOff() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), BackendOptions.builder().mergeGets(false).build());
+      List<Request> requests = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        requests.add(Request.get("a" + i));
+      }
+      assertThat(all(batch(b, requests))).allSatisfy(r -> assertThat(r.isMiss()).isTrue());
+      assertThat(server.requestCount("get")).isEqualTo(10);
+    }
+  }
+
+  @Test
+  void aFailureOrAnErrorAnswersEveryGet() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), Duration.ofMillis(300));
+      Function<Integer, List<Request>> gets =
+          n -> {
+            List<Request> out = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+              out.add(Request.get("e" + i));
+            }
+            return out;
+          };
+      server.faultWhen(line -> line.startsWith("get "), Fault.serverError("busy"));
+      for (Response r : all(batch(b, gets.apply(5)))) {
+        assertThat(r.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+        assertThat(r.message()).isEqualTo("busy");
+      }
+      server.clearFaults();
+      server.faultWhen(line -> line.startsWith("get "), Fault.closeAfter(0));
+      for (Response r : all(batch(b, gets.apply(5)))) {
+        assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);
+        assertThat(r.failureReason()).isEqualTo(FailureReason.DISCONNECTED);
+      }
+      server.clearFaults();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (b.openConnections() == 0 && System.nanoTime() < deadline) {
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // polls the reconnect
+      }
+      assertThat(b.openConnections()).isEqualTo(1);
+      server.faultWhen(line -> line.startsWith("get "), Fault.hang());
+      for (Response r : all(batch(b, gets.apply(5)))) {
+        assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);
+        assertThat(r.failureReason()).isEqualTo(FailureReason.TIMEOUT);
+      }
+      assertThat(b.depth()).isZero(); // every part released its slot
+    }
+  }
+}
