@@ -100,6 +100,8 @@ public final class LoadTool {
     o.println(
         "                          memroute-decoder (gets read values in place with a ValueDecoder, no byte[]);");
     o.println(
+        "                          memroute-nomerge (BackendOptions.mergeGets(false): every get its own command);");
+    o.println(
         "                          suffix +nutcracker sends through a nutcracker sidecar (e.g. memroute+nutcracker)");
     o.println(
         "  --transports            replace memroute with memroute-nio, memroute-epoll, memroute-io_uring");

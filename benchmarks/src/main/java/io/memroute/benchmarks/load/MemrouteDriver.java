@@ -1,6 +1,7 @@
 package io.memroute.benchmarks.load;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
 import io.memroute.core.ValueDecoder;
 import io.memroute.routing.PoolConfig;
@@ -19,6 +20,7 @@ final class MemrouteDriver extends Driver {
   private final String transport;
   private final boolean allSync3;
   private final ValueDecoder<Integer> decoder;
+  private final boolean mergeGets;
 
   /**
    * The {@code memroute-decoder} client's decoder: reads values where they arrive and keeps only
@@ -32,12 +34,24 @@ final class MemrouteDriver extends Driver {
    *     three by {@code Routes.allSync} and everything else sent to the first: the fan-out cost
    * @param decode gets through {@code get(key, decoder)} and {@code getMulti(keys, decoder)} with a
    *     decoder that keeps the length only
+   * @param mergeGets {@link BackendOptions#mergeGets()}: off for the {@code memroute-nomerge}
+   *     client
    */
-  MemrouteDriver(String host, int port, String transportName, boolean allSync3, boolean decode)
+  MemrouteDriver(
+      String host,
+      int port,
+      String transportName,
+      boolean allSync3,
+      boolean decode,
+      boolean mergeGets)
       throws Exception {
     this.allSync3 = allSync3;
     this.decoder = decode ? LENGTH : null;
-    MemcacheRouter.Builder b = MemcacheRouter.builder().eventLoopThreads(1);
+    this.mergeGets = mergeGets;
+    MemcacheRouter.Builder b =
+        MemcacheRouter.builder()
+            .eventLoopThreads(1)
+            .backendOptions(BackendOptions.builder().mergeGets(mergeGets).build());
     String address = host + ":" + port;
     if (allSync3) {
       b.config(
@@ -100,6 +114,7 @@ final class MemrouteDriver extends Driver {
         + (decoder != null
             ? ", gets and multigets read values in place with a ValueDecoder that keeps their length (no byte[])"
             : "")
+        + (mergeGets ? "" : ", gets not merged (BackendOptions.mergeGets(false))")
         + ", futures complete on the event loop";
   }
 

@@ -154,9 +154,11 @@ public final class Worker {
       new RawPipeline(host, port).close(); // probe now; each run opens its own connection
       rawSocket = true;
     } else if (c.equals("memroute-allsync3")) {
-      driver = new MemrouteDriver(host, port, null, true, false);
+      driver = new MemrouteDriver(host, port, null, true, false, true);
     } else if (c.equals("memroute-decoder")) {
-      driver = new MemrouteDriver(host, port, null, false, true);
+      driver = new MemrouteDriver(host, port, null, false, true, true);
+    } else if (c.equals("memroute-nomerge")) {
+      driver = new MemrouteDriver(host, port, null, false, false, false);
     } else if (c.equals("memroute") || c.startsWith("memroute-")) {
       driver =
           new MemrouteDriver(
@@ -164,7 +166,8 @@ public final class Worker {
               port,
               c.equals("memroute") ? null : c.substring("memroute-".length()),
               false,
-              false);
+              false,
+              true);
     } else if (c.equals("spymemcached")) {
       driver = new SpyDriver(host, port, directCallbacks);
     } else if (c.equals("xmemcached")) {
@@ -175,7 +178,7 @@ public final class Worker {
       throw new IllegalArgumentException(
           "client: '"
               + client
-              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, memroute-decoder, spymemcached, xmemcached, folsom, raw or raw-socket, optionally +nutcracker)");
+              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, memroute-decoder, memroute-nomerge, spymemcached, xmemcached, folsom, raw or raw-socket, optionally +nutcracker)");
     }
   }
 
