@@ -124,6 +124,73 @@ class MergedGetsTest {
     assertThat(b.requests().count(io.memroute.core.Command.GET)).isEqualTo(24);
   }
 
+  /**
+   * Eight threads of gets and sets on 300 keys, many of them asked at once by several threads, on
+   * two connections to real memcached: every hit carries its own key's value (each key only ever
+   * holds values made from its name), so a get answered with another get's reply cannot pass.
+   */
+  @Test
+  void concurrentGetsNeverSeeAnotherKeysValue() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b =
+        up(
+            memcached.server(0).port(),
+            BackendOptions.builder().connections(2).readTimeout(Duration.ofSeconds(5)).build());
+    int keys = 300;
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AtomicInteger hits = new AtomicInteger();
+    for (int t = 0; t < 8; t++) {
+      int seed = t;
+      threads.add(
+          new Thread(
+              () -> {
+                java.util.Random rnd = new java.util.Random(seed);
+                List<String> asked = new ArrayList<>();
+                List<CompletableFuture<Response>> inFlight = new ArrayList<>();
+                try {
+                  for (int round = 0; round < 100; round++) {
+                    for (int i = 0; i < 40; i++) { // 40 requests in flight from this thread
+                      String key = "key:" + rnd.nextInt(keys);
+                      if (rnd.nextInt(10) == 0) {
+                        String value = key + ":" + rnd.nextInt(1000);
+                        asked.add(null);
+                        inFlight.add(b.send(Request.set(key, value.getBytes(UTF_8), 0)));
+                      } else {
+                        asked.add(key);
+                        inFlight.add(b.send(Request.get(key)));
+                      }
+                    }
+                    for (int i = 0; i < inFlight.size(); i++) {
+                      Response r = inFlight.get(i).get(5, TimeUnit.SECONDS);
+                      String key = asked.get(i);
+                      if (key == null) {
+                        assertThat(r.status()).isEqualTo(ResponseStatus.STORED);
+                      } else if (r.status() == ResponseStatus.HIT) {
+                        assertThat(r.key()).isEqualTo(key);
+                        assertThat(r.valueAsString()).startsWith(key + ":");
+                        hits.incrementAndGet();
+                      } else {
+                        assertThat(r.status()).isEqualTo(ResponseStatus.MISS);
+                      }
+                    }
+                    asked.clear();
+                    inFlight.clear();
+                  }
+                } catch (Throwable e) {
+                  errors.add(e);
+                }
+              }));
+    }
+    threads.forEach(Thread::start);
+    for (Thread t : threads) {
+      t.join(60_000);
+    }
+    assertThat(errors).isEmpty();
+    assertThat(hits.get()).isGreaterThan(10_000);
+    assertThat(b.depth()).isZero();
+  }
+
   @Test
   void oneLinePerRunOfGets() throws Exception {
     try (FaultServer server = FaultServer.start()) {
