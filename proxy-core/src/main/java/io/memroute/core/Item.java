@@ -63,7 +63,7 @@ public class Item { // not extensible: the constructor is private; Decoded is th
     }
 
     @Override
-    int valueLength() {
+    public int valueLength() {
       return valueLength;
     }
   }
@@ -86,8 +86,8 @@ public class Item { // not extensible: the constructor is private; Decoded is th
     return null;
   }
 
-  /** The value's size in bytes. */
-  int valueLength() {
+  /** Returns the value's size in bytes, whether it was copied or decoded in place. */
+  public int valueLength() {
     return value.length;
   }
 

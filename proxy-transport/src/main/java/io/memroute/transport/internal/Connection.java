@@ -193,7 +193,9 @@ final class Connection implements ReplySink {
       p.stamp(now, timeout);
       n++;
       if (merge && MergedGets.mergeable(r)) {
-        if (gets.size() == MergedGets.MAX_KEYS || getBytes + r.keyLength() > MergedGets.MAX_BYTES) {
+        if (gets.size() == MergedGets.MAX_KEYS
+            || getBytes + r.keyLength() > MergedGets.MAX_BYTES
+            || (!gets.isEmpty() && gets.get(0).request.decoder() != r.decoder())) {
           buf = writeGets(buf, ch);
         }
         gets.add(p);

@@ -5,6 +5,7 @@ import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.memroute.core.ValueDecoder;
 import java.util.Arrays;
 import java.util.List;
 
@@ -12,7 +13,8 @@ import java.util.List;
  * Single-key gets written in one batch, sent as one multi-key {@code get}: memcached answers n keys
  * in one command for much less CPU than n commands (xmemcached's "optimizeGet"). Its reply is split
  * back into one response per get, in order (a repeated key is asked and answered once per get); a
- * failure or an error reply answers every get the same.
+ * failure or an error reply answers every get the same. Gets with a {@link ValueDecoder} merge with
+ * gets of the same decoder: the values are still decoded where they arrive.
  */
 final class MergedGets extends Pending {
   /** At most this many gets in one line... */
@@ -28,9 +30,9 @@ final class MergedGets extends Pending {
     this.parts = parts;
   }
 
-  /** A plain get of one key, whose value is copied (a decoder's get keeps its own request). */
+  /** A get of one key; gets merge when they also share their decoder (or have none). */
   static boolean mergeable(Request r) {
-    return r.command() == Command.GET && r.keyCount() == 1 && r.decoder() == null;
+    return r.command() == Command.GET && r.keyCount() == 1;
   }
 
   /**
@@ -48,9 +50,13 @@ final class MergedGets extends Pending {
       keys[i] = g.request.key();
       lineBytes += 1 + g.request.keyLength();
     }
+    ValueDecoder<?> decoder = parts[0].request.decoder();
     Request merged;
     try {
-      merged = Request.getMulti(Arrays.asList(keys));
+      merged =
+          decoder == null
+              ? Request.getMulti(Arrays.asList(keys))
+              : Request.getMulti(Arrays.asList(keys), decoder);
     } catch (IllegalArgumentException e) {
       return null;
     }
@@ -84,7 +90,17 @@ final class MergedGets extends Pending {
       if (it != null && it.key() == keys.get(i)) { // the parser hands back the request's strings
         next++;
         out[i] =
-            Response.hit(it.key(), it.value(), it.flags(), it.cas(), r.backend(), r.elapsedNanos());
+            it.decoded() != null
+                ? Response.decodedHit(
+                    it.key(),
+                    it.decoded(),
+                    it.valueLength(),
+                    it.flags(),
+                    it.cas(),
+                    r.backend(),
+                    r.elapsedNanos())
+                : Response.hit(
+                    it.key(), it.value(), it.flags(), it.cas(), r.backend(), r.elapsedNanos());
       } else {
         if (miss == null) {
           miss = Response.reply(ResponseStatus.MISS, r.backend(), r.elapsedNanos());

@@ -210,7 +210,7 @@ class MergedGetsTest {
       }
       requests.add(Request.delete("x"));
       requests.add(Request.get("b"));
-      requests.add(Request.get("c", (data, flags) -> data.remaining())); // a decoder: alone
+      requests.add(Request.get("c", (data, flags) -> data.remaining())); // a decoder: own line
       all(batch(b, requests));
       assertThat(keys.get()).isEqualTo(32);
       assertThat(server.requestCount("get")).isEqualTo(3); // a0..a29, b, c
@@ -222,6 +222,38 @@ class MergedGetsTest {
       }
       all(batch(b, many));
       assertThat(server.requestCount("get")).isEqualTo(3);
+    }
+  }
+
+  /** Gets with the same decoder merge and still decode in place; another decoder starts a line. */
+  @Test
+  void getsWithOneDecoderMergeAndDecodeInPlace() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), Duration.ofSeconds(3));
+      for (int i = 0; i < 6; i++) {
+        b.send(Request.set("d" + i, ("value" + i).getBytes(UTF_8), 0)).get(5, TimeUnit.SECONDS);
+      }
+      server.resetCounters();
+      io.memroute.core.ValueDecoder<String> utf8 = (data, flags) -> UTF_8.decode(data).toString();
+      io.memroute.core.ValueDecoder<Integer> length = (data, flags) -> data.remaining();
+      List<Request> requests = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        requests.add(Request.get(i == 3 ? "absent" : "d" + i, utf8));
+      }
+      requests.add(Request.get("d1", length));
+      requests.add(Request.get("d2", length));
+      List<Response> replies = all(batch(b, requests));
+      for (int i = 0; i < 6; i++) {
+        if (i == 3) {
+          assertThat(replies.get(i).status()).isEqualTo(ResponseStatus.MISS);
+        } else {
+          assertThat(replies.get(i).decoded()).isEqualTo("value" + i);
+          assertThat(replies.get(i).value()).isNull(); // decoded where it arrived, not copied
+        }
+      }
+      assertThat(replies.get(6).decoded()).isEqualTo(6);
+      assertThat(replies.get(7).decoded()).isEqualTo(6);
+      assertThat(server.requestCount("get")).isEqualTo(2); // one line per decoder
     }
   }
 
