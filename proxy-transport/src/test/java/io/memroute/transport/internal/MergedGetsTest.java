@@ -124,6 +124,23 @@ class MergedGetsTest {
     assertThat(b.requests().count(io.memroute.core.Command.GET)).isEqualTo(24);
   }
 
+  /** Lines as long as merging makes them (4 KiB of 250-byte keys) are taken by real memcached. */
+  @Test
+  void longestMergedLinesWorkWithRealMemcached() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port(), Duration.ofSeconds(3));
+    List<Request> gets = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      String key = String.format("%03d", i) + "x".repeat(247);
+      b.send(Request.set(key, ("v" + i).getBytes(UTF_8), 0)).get(5, TimeUnit.SECONDS);
+      gets.add(Request.get(key));
+    }
+    List<Response> replies = all(batch(b, gets));
+    for (int i = 0; i < 40; i++) {
+      assertThat(replies.get(i).valueAsString()).as("key %d", i).isEqualTo("v" + i);
+    }
+  }
+
   /**
    * Eight threads of gets and sets on 300 keys, many of them asked at once by several threads, on
    * two connections to real memcached: every hit carries its own key's value (each key only ever
