@@ -195,7 +195,7 @@ final class Connection implements ReplySink {
       if (merge && MergedGets.mergeable(r)) {
         if (gets.size() == MergedGets.MAX_KEYS
             || getBytes + r.keyLength() > MergedGets.MAX_BYTES
-            || (!gets.isEmpty() && gets.get(0).request.decoder() != r.decoder())) {
+            || (!gets.isEmpty() && !MergedGets.sameLine(gets.get(0).request, r))) {
           buf = writeGets(buf, ch);
         }
         gets.add(p);

@@ -10,11 +10,12 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Single-key gets written in one batch, sent as one multi-key {@code get}: memcached answers n keys
- * in one command for much less CPU than n commands (xmemcached's "optimizeGet"). Its reply is split
- * back into one response per get, in order (a repeated key is asked and answered once per get); a
- * failure or an error reply answers every get the same. Gets with a {@link ValueDecoder} merge with
- * gets of the same decoder: the values are still decoded where they arrive.
+ * Single-key gets written in one batch, sent as one multi-key {@code get} (or {@code gets}):
+ * memcached answers n keys in one command for much less CPU than n commands (xmemcached's
+ * "optimizeGet"). Its reply is split back into one response per get, in order (a repeated key is
+ * asked and answered once per get); a failure or an error reply answers every get the same. Gets
+ * with a {@link ValueDecoder} merge with gets of the same decoder: the values are still decoded
+ * where they arrive.
  */
 final class MergedGets extends Pending {
   /** At most this many gets in one line... */
@@ -30,9 +31,17 @@ final class MergedGets extends Pending {
     this.parts = parts;
   }
 
-  /** A get of one key; gets merge when they also share their decoder (or have none). */
+  /**
+   * A {@code get} or {@code gets} of one key; they merge with neighbours of the same command and
+   * the same decoder (or none).
+   */
   static boolean mergeable(Request r) {
-    return r.command() == Command.GET && r.keyCount() == 1;
+    return (r.command() == Command.GET || r.command() == Command.GETS) && r.keyCount() == 1;
+  }
+
+  /** Whether {@code r} may join a line that {@code first} began. */
+  static boolean sameLine(Request first, Request r) {
+    return first.command() == r.command() && first.decoder() == r.decoder();
   }
 
   /**
@@ -43,7 +52,8 @@ final class MergedGets extends Pending {
     int n = gets.size();
     String[] keys = new String[n];
     Pending[] parts = new Pending[n];
-    int lineBytes = "get".length() + 2; // and a space and the key for each
+    Command command = gets.get(0).request.command();
+    int lineBytes = (command == Command.GETS ? 4 : 3) + 2; // and a space and the key for each
     for (int i = 0; i < n; i++) {
       Pending g = gets.get(i);
       parts[i] = g;
@@ -54,9 +64,11 @@ final class MergedGets extends Pending {
     Request merged;
     try {
       merged =
-          decoder == null
-              ? Request.getMulti(Arrays.asList(keys))
-              : Request.getMulti(Arrays.asList(keys), decoder);
+          command == Command.GETS
+              ? Request.getsMulti(Arrays.asList(keys))
+              : decoder == null
+                  ? Request.getMulti(Arrays.asList(keys))
+                  : Request.getMulti(Arrays.asList(keys), decoder);
     } catch (IllegalArgumentException e) {
       return null;
     }

@@ -124,6 +124,35 @@ class MergedGetsTest {
     assertThat(b.requests().count(io.memroute.core.Command.GET)).isEqualTo(24);
   }
 
+  /** {@code gets} merge among themselves, each with its own CAS value; a get starts a new line. */
+  @Test
+  void getsMergeWithGetsAndKeepTheirCas() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port(), Duration.ofSeconds(3));
+    List<Long> cas = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      b.send(Request.set("c" + i, ("v" + i).getBytes(UTF_8), 0)).get(5, TimeUnit.SECONDS);
+      cas.add(b.send(Request.gets("c" + i)).get(5, TimeUnit.SECONDS).cas());
+    }
+    assertThat(cas).doesNotHaveDuplicates().doesNotContain(0L);
+    List<Response> replies =
+        all(
+            batch(
+                b,
+                List.of(
+                    Request.gets("c0"),
+                    Request.gets("none"),
+                    Request.gets("c2"),
+                    Request.gets("c3"),
+                    Request.get("c1"))));
+    assertThat(replies.get(0).cas()).isEqualTo(cas.get(0));
+    assertThat(replies.get(1).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(replies.get(2).cas()).isEqualTo(cas.get(2));
+    assertThat(replies.get(3).cas()).isEqualTo(cas.get(3));
+    assertThat(replies.get(3).valueAsString()).isEqualTo("v3");
+    assertThat(replies.get(4).valueAsString()).isEqualTo("v1");
+  }
+
   /** Lines as long as merging makes them (4 KiB of 250-byte keys) are taken by real memcached. */
   @Test
   void longestMergedLinesWorkWithRealMemcached() throws Exception {
@@ -226,11 +255,14 @@ class MergedGetsTest {
         requests.add(Request.get("a" + i));
       }
       requests.add(Request.delete("x"));
+      requests.add(Request.gets("g1"));
+      requests.add(Request.gets("g2"));
       requests.add(Request.get("b"));
       requests.add(Request.get("c", (data, flags) -> data.remaining())); // a decoder: own line
       all(batch(b, requests));
       assertThat(keys.get()).isEqualTo(32);
       assertThat(server.requestCount("get")).isEqualTo(3); // a0..a29, b, c
+      assertThat(server.requestCount("gets")).isEqualTo(1); // g1 g2
       // more than MergedGets.MAX_KEYS: several lines
       server.resetCounters();
       List<Request> many = new ArrayList<>();
