@@ -371,14 +371,11 @@ public final class ReplyParser {
       return null;
     }
     List<String> keys = request.keys();
-    int off = keyOffset(req, keyCursor);
+    int off = keyOffset(request, keyCursor);
     for (int i = keyCursor; i < keys.size() && off < req.length; i++) {
       int end = off + keys.get(i).length(); // where an ASCII key ends; else look for its end
       if (end >= req.length || (req[end] != ' ' && req[end] != '\r')) {
-        end = off;
-        while (end < req.length && req[end] != ' ' && req[end] != '\r') {
-          end++;
-        }
+        end = tokenEnd(req, off);
       }
       int n = end - off;
       boolean same =
@@ -396,19 +393,27 @@ public final class ReplyParser {
   }
 
   /** Where key {@code index} of a multi-key request begins in its line (walked once per reply). */
-  private int keyOffset(byte[] req, int index) {
+  private int keyOffset(Request request, int index) {
     if (index == nextKeyIndex) {
       return nextKeyOffset;
     }
+    byte[] req = request.wireLine();
+    Command cmd = request.command();
+    int skip = 1 + (cmd == Command.GAT || cmd == Command.GATS ? 1 : 0) + index; // and gat's TTL
     int p = 0;
-    int skip = 1 + (req[0] == 'g' && req[1] == 'a' ? 1 : 0) + index; // the command, gat's TTL
     for (; skip > 0 && p < req.length; skip--) {
-      while (p < req.length && req[p] != ' ' && req[p] != '\r') {
-        p++;
-      }
+      p = tokenEnd(req, p);
       while (p < req.length && req[p] == ' ') {
         p++;
       }
+    }
+    return p;
+  }
+
+  /** The end of the request-line token at {@code p}: the next space or CR. */
+  private static int tokenEnd(byte[] req, int p) {
+    while (p < req.length && req[p] != ' ' && req[p] != '\r') {
+      p++;
     }
     return p;
   }
