@@ -72,7 +72,6 @@ public final class ReplyParser {
   private int nextKeyIndex = -1; // the key whose offset in the request line is known, or -1
   private int nextKeyOffset; // that offset
   private int matchedKeyEnd; // set by requestedKey
-  private int fieldEnd; // set by field
 
   // A data block (VALUE item or meta VA) that has begun to arrive: it is copied straight into its
   // array as reads come in, so a large value is never held back in the decoder's cumulation buffer
@@ -200,18 +199,19 @@ public final class ReplyParser {
     if (keyEnd == keyStart || keyEnd == lineEnd) {
       throw parsing("VALUE line without flags: " + text(in, start, len));
     }
-    long flags = field(in, keyEnd + 1, lineEnd, start, len);
-    int flagsEnd = fieldEnd;
+    int flagsEnd = indexOf(in, keyEnd + 1, lineEnd, (byte) ' ');
     if (flagsEnd == lineEnd) {
       throw parsing("VALUE line without size: " + text(in, start, len));
     }
-    long size = field(in, flagsEnd + 1, lineEnd, start, len);
+    long flags = number(in, keyEnd + 1, flagsEnd, start, len);
+    int sizeEnd = indexOf(in, flagsEnd + 1, lineEnd, (byte) ' ');
     long cas = 0;
-    if (fieldEnd != lineEnd) {
-      cas = field(in, fieldEnd + 1, lineEnd, start, len);
-      if (fieldEnd != lineEnd) {
-        throw parsing("bad number in '" + text(in, start, len) + "'");
-      }
+    long size;
+    if (sizeEnd == lineEnd) {
+      size = number(in, flagsEnd + 1, lineEnd, start, len);
+    } else {
+      size = number(in, flagsEnd + 1, sizeEnd, start, len);
+      cas = number(in, sizeEnd + 1, lineEnd, start, len);
     }
     if (flags > 0xffffffffL) {
       throw parsing("VALUE flags out of range: " + text(in, start, len));
@@ -933,37 +933,6 @@ public final class ReplyParser {
 
   private static boolean isDigit(byte b) {
     return b >= '0' && b <= '9';
-  }
-
-  /**
-   * Reads the unsigned decimal field at {@code from}, which ends at a space or at {@code lineEnd};
-   * sets {@link #fieldEnd}.
-   */
-  private long field(ByteBuf in, int from, int lineEnd, int lineStart, int lineLen)
-      throws ProtocolError {
-    byte[] l = line;
-    int base = lineBase;
-    long v = 0;
-    int i = from;
-    for (; i < lineEnd; i++) {
-      byte c = l[i - base];
-      if (c == ' ') {
-        break;
-      }
-      if (!isDigit(c) || i - from >= 20) {
-        throw parsing("bad number in '" + text(in, lineStart, lineLen) + "'");
-      }
-      long next = v * 10 + (c - '0');
-      if (Long.compareUnsigned(v, 1844674407370955161L) > 0 || Long.compareUnsigned(next, v) < 0) {
-        throw parsing("number out of range '" + text(in, from, i + 1 - from) + "'");
-      }
-      v = next;
-    }
-    if (i == from) {
-      throw parsing("bad number in '" + text(in, lineStart, lineLen) + "'");
-    }
-    fieldEnd = i;
-    return v;
   }
 
   private long number(ByteBuf in, int from, int to, int lineStart, int lineLen)
