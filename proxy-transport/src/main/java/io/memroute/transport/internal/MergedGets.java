@@ -53,7 +53,7 @@ final class MergedGets extends Pending {
     String[] keys = new String[n];
     Pending[] parts = new Pending[n];
     Command command = gets.get(0).request.command();
-    int lineBytes = (command == Command.GETS ? 4 : 3) + 2; // and a space and the key for each
+    int lineBytes = command.name().length() + 2; // "get" or "gets", CRLF, then " key" for each
     for (int i = 0; i < n; i++) {
       Pending g = gets.get(i);
       parts[i] = g;
@@ -61,14 +61,13 @@ final class MergedGets extends Pending {
       lineBytes += 1 + g.request.keyLength();
     }
     ValueDecoder<?> decoder = parts[0].request.decoder();
+    List<String> keyList = Arrays.asList(keys);
     Request merged;
     try {
       merged =
-          command == Command.GETS
-              ? Request.getsMulti(Arrays.asList(keys))
-              : decoder == null
-                  ? Request.getMulti(Arrays.asList(keys))
-                  : Request.getMulti(Arrays.asList(keys), decoder);
+          decoder != null && command == Command.GET
+              ? Request.getMulti(keyList, decoder)
+              : Request.retrieval(command, -1, keyList);
     } catch (IllegalArgumentException e) {
       return null;
     }
