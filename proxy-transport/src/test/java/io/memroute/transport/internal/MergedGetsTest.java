@@ -153,6 +153,48 @@ class MergedGetsTest {
     assertThat(replies.get(4).valueAsString()).isEqualTo("v1");
   }
 
+  /**
+   * {@code gat} and {@code gats} of one TTL merge; memcached touches every key in the line with
+   * that TTL and each caller gets its own value (and CAS). Another TTL starts a new line.
+   */
+  @Test
+  void touchingGetsOfOneTtlMergeAndTouchEveryKey() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port(), Duration.ofSeconds(3));
+    List<Long> cas = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      b.send(Request.set("t" + i, ("v" + i).getBytes(UTF_8), 0)).get(5, TimeUnit.SECONDS);
+      cas.add(b.send(Request.gets("t" + i)).get(5, TimeUnit.SECONDS).cas());
+    }
+    List<Response> replies =
+        all(
+            batch(
+                b,
+                List.of(
+                    Request.gat("t0", 5000),
+                    Request.gat("none", 5000),
+                    Request.gat("t1", 5000),
+                    Request.gat("t2", 9000), // another TTL: a line of its own
+                    Request.gats("t3", 9000),
+                    Request.gats("t0", 9000))));
+    assertThat(replies.get(0).valueAsString()).isEqualTo("v0");
+    assertThat(replies.get(1).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(replies.get(2).valueAsString()).isEqualTo("v1");
+    assertThat(replies.get(3).valueAsString()).isEqualTo("v2");
+    assertThat(replies.get(4).cas()).isEqualTo(cas.get(3));
+    assertThat(replies.get(4).valueAsString()).isEqualTo("v3");
+    assertThat(replies.get(5).cas()).isEqualTo(cas.get(0));
+    // The TTL each key now has left (meta get's t flag): every key got its own line's TTL.
+    int[] expected = {9000, 5000, 9000, 9000};
+    for (int i = 0; i < 4; i++) {
+      Response ttl = b.send(Request.metaGet("t" + i, "t")).get(5, TimeUnit.SECONDS);
+      assertThat(Integer.parseInt(ttl.flagToken('t')))
+          .as("t%d", i)
+          .isBetween(expected[i] - 60, expected[i]);
+    }
+    assertThat(b.requests().count(io.memroute.core.Command.GAT)).isEqualTo(4);
+  }
+
   /** Lines as long as merging makes them (4 KiB of 250-byte keys) are taken by real memcached. */
   @Test
   void longestMergedLinesWorkWithRealMemcached() throws Exception {
@@ -259,10 +301,19 @@ class MergedGetsTest {
       requests.add(Request.gets("g2"));
       requests.add(Request.get("b"));
       requests.add(Request.get("c", (data, flags) -> data.remaining())); // a decoder: own line
+      requests.add(Request.gat("t1", 60));
+      requests.add(Request.gat("t2", 60));
+      requests.add(Request.gat("t3", 61)); // another TTL: own line
+      requests.add(Request.gats("t4", 61)); // another command: own line
+      requests.add(Request.gats("t5", 61));
+      requests.add(Request.parse("gat 061 t6")); // would not be written as parsed: alone
+      requests.add(Request.parse("gat 061 t7"));
       all(batch(b, requests));
       assertThat(keys.get()).isEqualTo(32);
       assertThat(server.requestCount("get")).isEqualTo(3); // a0..a29, b, c
       assertThat(server.requestCount("gets")).isEqualTo(1); // g1 g2
+      assertThat(server.requestCount("gat")).isEqualTo(4); // t1 t2, t3, t6, t7
+      assertThat(server.requestCount("gats")).isEqualTo(1); // t4 t5
       // more than MergedGets.MAX_KEYS: several lines
       server.resetCounters();
       List<Request> many = new ArrayList<>();
