@@ -17,7 +17,7 @@ import java.util.Objects;
  *   <tr><td>failureLimit</td><td>3</td><td>consecutive failures tolerated; one more marks it bad</td></tr>
  *   <tr><td>connections</td><td>1</td><td>pipelined connections per backend (1-8)</td></tr>
  *   <tr><td>tcpKeepAlive</td><td>false</td><td>SO_KEEPALIVE on backend sockets</td></tr>
- *   <tr><td>mergeGets</td><td>true</td><td>single-key gets written together go out as one multi-key get</td></tr>
+ *   <tr><td>mergeGets</td><td>true</td><td>gets written together go out as one multi-key get</td></tr>
  *   <tr><td>flapTime</td><td>30 s</td><td>going bad again within this long after recovering counts as flapping</td></tr>
  *   <tr><td>flapBackoffRamp</td><td>1.2</td><td>each flap multiplies the retry wait by this</td></tr>
  *   <tr><td>flapBackoffMax</td><td>3600 s</td><td>cap on the backed-off retry wait</td></tr>
@@ -150,8 +150,8 @@ public final class BackendOptions {
   }
 
   /**
-   * Returns whether single-key gets written to a connection in one batch go out as one multi-key
-   * {@code get}, each caller still receiving its own reply.
+   * Returns whether gets (single-key and multigets) written to a connection in one batch go out as
+   * one multi-key {@code get}, each caller still receiving its own reply.
    */
   public boolean mergeGets() {
     return mergeGets;
@@ -323,10 +323,10 @@ public final class BackendOptions {
     }
 
     /**
-     * Turns get merging on (the default) or off: single-key gets written to a connection in one
-     * batch go out as one {@code get k1 k2 ...}, which costs memcached far less than one command
-     * per key; each caller still gets its own reply. Turn it off only for a server that does not
-     * take multi-key gets.
+     * Turns get merging on (the default) or off: gets written to a connection in one batch go out
+     * as one {@code get k1 k2 ...}, which costs memcached far less than one command per key; each
+     * caller still gets its own reply. Turn it off only for a server that does not take multi-key
+     * gets.
      */
     public Builder mergeGets(boolean mergeGets) {
       this.mergeGets = mergeGets;

@@ -58,6 +58,7 @@ final class Connection implements ReplySink {
   private final ChannelFutureListener writeListener = this::onWritten;
   private final OutcomeCounters.Recorder recorder; // written on the loop only
   private final ArrayList<Pending> gets = new ArrayList<>(); // of the batch being written
+  private int getKeys;
   private int getBytes;
 
   /** Written on the loop, read by the backend when it aggregates state. */
@@ -171,7 +172,7 @@ final class Connection implements ReplySink {
 
   /**
    * Encodes every request of both queues into as few buffers as possible, then flushes once.
-   * Consecutive single-key gets go out as one multi-key get (see {@link MergedGets}).
+   * Consecutive gets go out as one multi-key get (see {@link MergedGets}).
    */
   private void writeBatch(Queue<Pending> first, Queue<Pending> second) {
     Channel ch = channel;
@@ -193,13 +194,17 @@ final class Connection implements ReplySink {
       p.stamp(now, timeout);
       n++;
       if (merge && MergedGets.mergeable(r)) {
-        if (gets.size() == MergedGets.MAX_KEYS
-            || getBytes + r.keyLength() > MergedGets.MAX_BYTES
-            || (!gets.isEmpty() && !MergedGets.sameLine(gets.get(0).request, r))) {
+        int keys = r.keyCount();
+        int bytes = MergedGets.keyBytes(r);
+        if (!gets.isEmpty()
+            && (getKeys + keys > MergedGets.MAX_KEYS
+                || getBytes + bytes > MergedGets.MAX_BYTES
+                || !MergedGets.sameLine(gets.get(0).request, r))) {
           buf = writeGets(buf, ch);
         }
         gets.add(p);
-        getBytes += r.keyLength() + 1;
+        getKeys += keys;
+        getBytes += bytes;
         continue;
       }
       buf = writeGets(buf, ch);
@@ -231,6 +236,7 @@ final class Connection implements ReplySink {
       }
     }
     gets.clear();
+    getKeys = 0;
     getBytes = 0;
     return buf;
   }

@@ -10,15 +10,16 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Single-key gets written in one batch, sent as one multi-key {@code get} (or {@code gets}, {@code
- * gat}, {@code gats}): memcached answers n keys in one command for much less CPU than n commands
- * (xmemcached's "optimizeGet"). Its reply is split back into one response per get, in order (a
- * repeated key is asked and answered once per get); a failure or an error reply answers every get
- * the same. Gets with a {@link ValueDecoder} merge with gets of the same decoder: the values are
- * still decoded where they arrive. Touching gets merge only with touching gets of the same TTL.
+ * Gets written in one batch, sent as one multi-key {@code get} (or {@code gets}, {@code gat},
+ * {@code gats}): memcached answers n keys in one command for much less CPU than n commands
+ * (xmemcached's "optimizeGet"). Single-key gets and multigets merge alike. The reply is split back
+ * into one response per get, in order (a repeated key is asked and answered once per time it was
+ * asked); a failure or an error reply answers every get the same. Gets with a {@link ValueDecoder}
+ * merge with gets of the same decoder: the values are still decoded where they arrive. Touching
+ * gets merge only with touching gets of the same TTL.
  */
 final class MergedGets extends Pending {
-  /** At most this many gets in one line... */
+  /** At most this many keys in one line... */
   static final int MAX_KEYS = 100;
 
   /** ...and at most this many bytes of keys: well inside memcached's line limits. */
@@ -32,11 +33,20 @@ final class MergedGets extends Pending {
   }
 
   /**
-   * A {@code get}, {@code gets}, {@code gat} or {@code gats} of one key; they merge with neighbours
-   * of the same command, the same decoder (or none) and, for the touching ones, the same TTL.
+   * A {@code get}, {@code gets}, {@code gat} or {@code gats}; they merge with neighbours of the
+   * same command, the same decoder (or none) and, for the touching ones, the same TTL.
    */
   static boolean mergeable(Request r) {
-    return r.command().isMultiKey() && r.keyCount() == 1;
+    return r.command().isMultiKey();
+  }
+
+  /** The bytes {@code r}'s keys take in a line, a space before each. */
+  static int keyBytes(Request r) {
+    if (r.keyCount() == 1) {
+      return 1 + r.keyLength();
+    }
+    int prefix = r.command().name().length() + (touches(r) ? 1 + ttlToken(r).length() : 0);
+    return r.wireLine().length - 2 - prefix;
   }
 
   /** Whether {@code r} may join a line that {@code first} began. */
@@ -62,20 +72,29 @@ final class MergedGets extends Pending {
    */
   static MergedGets of(List<Pending> gets) {
     int n = gets.size();
-    String[] keys = new String[n];
-    Pending[] parts = new Pending[n];
-    Request first = gets.get(0).request;
+    Pending[] parts = gets.toArray(new Pending[0]);
+    Request first = parts[0].request;
     Command command = first.command();
     int lineBytes = command.name().length() + 2; // the command, CRLF, then " key" for each
     String ttl = touches(first) ? ttlToken(first) : null;
     if (ttl != null) {
       lineBytes += 1 + ttl.length();
     }
-    for (int i = 0; i < n; i++) {
-      Pending g = gets.get(i);
-      parts[i] = g;
-      keys[i] = g.request.key();
-      lineBytes += 1 + g.request.keyLength();
+    int keyCount = 0;
+    for (Pending g : parts) {
+      keyCount += g.request.keyCount();
+      lineBytes += keyBytes(g.request);
+    }
+    String[] keys = new String[keyCount];
+    int k = 0;
+    for (Pending g : parts) {
+      if (g.request.keyCount() == 1) {
+        keys[k++] = g.request.key();
+      } else {
+        for (String key : g.request.keys()) {
+          keys[k++] = key;
+        }
+      }
     }
     ValueDecoder<?> decoder = first.decoder();
     List<String> keyList = Arrays.asList(keys);
@@ -102,7 +121,10 @@ final class MergedGets extends Pending {
     return m;
   }
 
-  /** Each get's response to the merged reply {@code r}. */
+  /**
+   * Each get's response to the merged reply {@code r}: memcached answers the keys in the order they
+   * were asked, so each get's hits are the next run of items whose keys are its own.
+   */
   Response[] split(Response r) {
     Response[] out = new Response[parts.length];
     if (r.status() != ResponseStatus.HIT) {
@@ -112,30 +134,50 @@ final class MergedGets extends Pending {
     List<Item> items = r.items();
     List<String> keys = request.keys();
     Response miss = null;
+    int key = 0;
     int next = 0;
     for (int i = 0; i < out.length; i++) {
-      Item it = next < items.size() ? items.get(next) : null;
-      if (it != null && it.key() == keys.get(i)) { // the parser hands back the request's strings
-        next++;
-        out[i] =
-            it.decoded() != null
-                ? Response.decodedHit(
-                    it.key(),
-                    it.decoded(),
-                    it.valueLength(),
-                    it.flags(),
-                    it.cas(),
-                    r.backend(),
-                    r.elapsedNanos())
-                : Response.hit(
-                    it.key(), it.value(), it.flags(), it.cas(), r.backend(), r.elapsedNanos());
-      } else {
+      int from = next;
+      for (int end = key + parts[i].request.keyCount(); key < end; key++) {
+        // The parser hands back the request's own strings: identity is the match.
+        if (next < items.size() && items.get(next).key() == keys.get(key)) {
+          next++;
+        }
+      }
+      if (next == from) {
         if (miss == null) {
           miss = Response.reply(ResponseStatus.MISS, r.backend(), r.elapsedNanos());
         }
         out[i] = miss;
+      } else if (next - from == 1) {
+        out[i] = hit(items.get(from), r);
+      } else {
+        Item it = items.get(from);
+        out[i] =
+            Response.builder(ResponseStatus.HIT)
+                .key(it.key())
+                .value(it.value())
+                .flags(it.flags())
+                .cas(it.cas())
+                .items(items.subList(from, next))
+                .backend(r.backend())
+                .elapsedNanos(r.elapsedNanos())
+                .build();
       }
     }
     return out;
+  }
+
+  private static Response hit(Item it, Response r) {
+    return it.decoded() != null
+        ? Response.decodedHit(
+            it.key(),
+            it.decoded(),
+            it.valueLength(),
+            it.flags(),
+            it.cas(),
+            r.backend(),
+            r.elapsedNanos())
+        : Response.hit(it.key(), it.value(), it.flags(), it.cas(), r.backend(), r.elapsedNanos());
   }
 }

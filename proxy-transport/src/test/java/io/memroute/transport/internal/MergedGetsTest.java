@@ -195,6 +195,43 @@ class MergedGetsTest {
     assertThat(b.requests().count(io.memroute.core.Command.GAT)).isEqualTo(4);
   }
 
+  /** Multigets merge with their neighbours like single gets; each gets back its own hits. */
+  @Test
+  void multigetsMergeAndEachGetsItsOwnHits() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port(), Duration.ofSeconds(3));
+    for (int i = 0; i < 8; i += 2) {
+      b.send(Request.set("m" + i, ("v" + i).getBytes(UTF_8), 0)).get(5, TimeUnit.SECONDS);
+    }
+    List<Response> replies =
+        all(
+            batch(
+                b,
+                List.of(
+                    Request.getMulti(List.of("m0", "m1", "m2")), // two hits
+                    Request.get("m4"),
+                    Request.getMulti(List.of("m1", "m3")), // no hit
+                    Request.getMulti(List.of("m5", "m6")), // one hit
+                    Request.getMulti(List.of("m2", "m2")), // asked twice: answered twice
+                    Request.getsMulti(List.of("m0", "m4"))))); // gets: a line of its own
+    assertThat(replies.get(0).items())
+        .extracting(i -> i.key() + "=" + new String(i.value(), UTF_8))
+        .containsExactly("m0=v0", "m2=v2");
+    assertThat(replies.get(1).valueAsString()).isEqualTo("v4");
+    assertThat(replies.get(2).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(replies.get(3).items()).extracting(io.memroute.core.Item::key).containsExactly("m6");
+    assertThat(replies.get(3).valueAsString()).isEqualTo("v6");
+    assertThat(replies.get(4).items())
+        .extracting(io.memroute.core.Item::key)
+        .containsExactly("m2", "m2");
+    assertThat(replies.get(5).items())
+        .extracting(io.memroute.core.Item::key)
+        .containsExactly("m0", "m4");
+    assertThat(replies.get(5).items()).allSatisfy(i -> assertThat(i.cas()).isNotZero());
+    assertThat(b.requests().count(io.memroute.core.Command.GET)).isEqualTo(5);
+    assertThat(b.requests().count(io.memroute.core.Command.GETS)).isEqualTo(1);
+  }
+
   /** Lines as long as merging makes them (4 KiB of 250-byte keys) are taken by real memcached. */
   @Test
   void longestMergedLinesWorkWithRealMemcached() throws Exception {
@@ -234,16 +271,24 @@ class MergedGetsTest {
           new Thread(
               () -> {
                 java.util.Random rnd = new java.util.Random(seed);
-                List<String> asked = new ArrayList<>();
+                List<Object> asked = new ArrayList<>(); // null: a set; a key; a multiget's keys
                 List<CompletableFuture<Response>> inFlight = new ArrayList<>();
                 try {
                   for (int round = 0; round < 100; round++) {
                     for (int i = 0; i < 40; i++) { // 40 requests in flight from this thread
                       String key = "key:" + rnd.nextInt(keys);
-                      if (rnd.nextInt(10) == 0) {
+                      int kind = rnd.nextInt(10);
+                      if (kind == 0) {
                         String value = key + ":" + rnd.nextInt(1000);
                         asked.add(null);
                         inFlight.add(b.send(Request.set(key, value.getBytes(UTF_8), 0)));
+                      } else if (kind < 3) {
+                        List<String> multi = new ArrayList<>();
+                        for (int k = rnd.nextInt(5); k >= 0; k--) { // repeats allowed
+                          multi.add("key:" + rnd.nextInt(keys));
+                        }
+                        asked.add(multi);
+                        inFlight.add(b.send(Request.getMulti(multi)));
                       } else {
                         asked.add(key);
                         inFlight.add(b.send(Request.get(key)));
@@ -251,10 +296,13 @@ class MergedGetsTest {
                     }
                     for (int i = 0; i < inFlight.size(); i++) {
                       Response r = inFlight.get(i).get(5, TimeUnit.SECONDS);
-                      String key = asked.get(i);
-                      if (key == null) {
+                      Object question = asked.get(i);
+                      if (question == null) {
                         assertThat(r.status()).isEqualTo(ResponseStatus.STORED);
+                      } else if (question instanceof List) {
+                        assertHitsOf((List<?>) question, r);
                       } else if (r.status() == ResponseStatus.HIT) {
+                        String key = (String) question;
                         assertThat(r.key()).isEqualTo(key);
                         assertThat(r.valueAsString()).startsWith(key + ":");
                         hits.incrementAndGet();
@@ -277,6 +325,23 @@ class MergedGetsTest {
     assertThat(errors).isEmpty();
     assertThat(hits.get()).isGreaterThan(10_000);
     assertThat(b.depth()).isZero();
+  }
+
+  /** A multiget's hits: keys it asked, in the order asked, each with a value made from its key. */
+  private static void assertHitsOf(List<?> asked, Response r) {
+    if (r.status() == ResponseStatus.MISS) {
+      return;
+    }
+    assertThat(r.status()).isEqualTo(ResponseStatus.HIT);
+    int next = 0;
+    for (io.memroute.core.Item it : r.items()) {
+      while (next < asked.size() && !asked.get(next).equals(it.key())) {
+        next++;
+      }
+      assertThat(next).as("%s answered in order for %s", it.key(), asked).isLessThan(asked.size());
+      next++;
+      assertThat(new String(it.value(), UTF_8)).startsWith(it.key() + ":");
+    }
   }
 
   @Test
@@ -322,6 +387,40 @@ class MergedGetsTest {
       }
       all(batch(b, many));
       assertThat(server.requestCount("get")).isEqualTo(3);
+    }
+  }
+
+  /** Multigets share lines up to the caps; one bigger than a line goes alone. */
+  @Test
+  void multigetsMergeUpToTheCaps() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), Duration.ofSeconds(3));
+      List<Integer> keysPerLine = new java.util.concurrent.CopyOnWriteArrayList<>();
+      server.faultWhen(
+          line -> {
+            if (line.startsWith("get ")) {
+              keysPerLine.add(line.trim().split(" +").length - 1);
+            }
+            return false;
+          },
+          Fault.hang()); // never applied: the predicate only counts
+      List<Request> requests = new ArrayList<>();
+      for (int i = 0; i < 12; i++) { // 120 keys: 100 in one line, 20 in the next
+        List<String> keys = new ArrayList<>();
+        for (int k = 0; k < 10; k++) {
+          keys.add("k" + i + ":" + k);
+        }
+        requests.add(Request.getMulti(keys));
+      }
+      List<String> big = new ArrayList<>();
+      for (int k = 0; k < 150; k++) {
+        big.add("big" + k);
+      }
+      requests.add(Request.getMulti(big)); // over the key cap: alone
+      requests.add(Request.get("after"));
+      assertThat(all(batch(b, requests)))
+          .allSatisfy(r -> assertThat(r.status()).isEqualTo(ResponseStatus.MISS));
+      assertThat(keysPerLine).containsExactly(100, 20, 150, 1);
     }
   }
 
