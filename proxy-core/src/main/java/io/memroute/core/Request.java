@@ -2,6 +2,7 @@ package io.memroute.core;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -180,9 +181,78 @@ public final class Request {
     byte[] line = w.crlf().toArray();
     Request r = new Request(command, line, line, null, firstOff, firstLen, given.length, 0, false);
     if (given.length > 1) {
-      r.keyList = Collections.unmodifiableList(java.util.Arrays.asList(given));
+      r.keyList = Collections.unmodifiableList(Arrays.asList(given));
     }
     return r;
+  }
+
+  /**
+   * Returns one retrieval that asks every key of {@code retrievals}, in order: {@code get k1 k2 k3
+   * ...}. The requests must be retrievals of one command whose lines begin alike (for {@code gat}
+   * and {@code gats}, the same TTL as written) with the same decoder. Each key goes out byte for
+   * byte as its own request wrote it, without being checked again, and {@link #keys()} hands back
+   * the requests' own key strings. memroute's connections use it to merge gets written together.
+   *
+   * @throws IllegalArgumentException if {@code retrievals} is empty, holds a request that is not a
+   *     retrieval, whose line begins differently or whose decoder differs, or if the line would be
+   *     longer than 65,534 bytes
+   */
+  public static Request join(List<Request> retrievals) {
+    if (retrievals.isEmpty()) {
+      throw new IllegalArgumentException("retrievals: empty (expected: at least one request)");
+    }
+    Request first = retrievals.get(0);
+    int prefix = first.keyOff - 1; // "get", or "gat 300": the line up to the space before a key
+    int size = prefix + 2;
+    int keyCount = 0;
+    for (Request r : retrievals) {
+      if (!r.command.isMultiKey()
+          || r.wire != r.line // keyOff counts in line
+          || r.keyOff - 1 != prefix
+          || !Arrays.equals(r.wire, 0, prefix, first.wire, 0, prefix)
+          || r.decoder != first.decoder) {
+        throw new IllegalArgumentException(
+            "retrievals: '"
+                + r.line()
+                + "' does not join '"
+                + first.line()
+                + "' (expected: one command, TTL and decoder)");
+      }
+      size += r.wire.length - 2 - prefix;
+      keyCount += r.keyCount;
+    }
+    if (size - 2 > MAX_LINE) {
+      throw new IllegalArgumentException(
+          "retrievals: line of " + (size - 2) + " bytes (expected: <= " + MAX_LINE + ")");
+    }
+    byte[] line = new byte[size];
+    System.arraycopy(first.wire, 0, line, 0, prefix);
+    String[] keys = new String[keyCount];
+    int pos = prefix;
+    int k = 0;
+    for (Request r : retrievals) {
+      int n = r.wire.length - 2 - prefix; // " k1 k2", the space before each key included
+      System.arraycopy(r.wire, prefix, line, pos, n);
+      pos += n;
+      if (r.keyCount == 1) {
+        keys[k++] = r.key();
+      } else {
+        for (String key : r.keys()) {
+          keys[k++] = key;
+        }
+      }
+    }
+    line[pos] = '\r';
+    line[pos + 1] = '\n';
+    Request joined =
+        new Request(
+            first.command, line, line, null, first.keyOff, first.keyLen, keyCount, 0, false);
+    joined.decoder = first.decoder;
+    joined.key = keys[0];
+    if (keyCount > 1) {
+      joined.keyList = Collections.unmodifiableList(Arrays.asList(keys));
+    }
+    return joined;
   }
 
   // ---------------------------------------------------------------- text storage

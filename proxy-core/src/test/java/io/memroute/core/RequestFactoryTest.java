@@ -3,6 +3,7 @@ package io.memroute.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -509,6 +510,94 @@ class RequestFactoryTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> Request.getMulti(keys))
         .withMessage("keys: line of 65765 bytes (expected: <= 65534)");
+  }
+
+  @Test
+  void joinAsksEveryKeyInOrderWithTheRequestsOwnStrings() {
+    String a = new String("a");
+    List<String> bc = List.of(new String("b"), new String("c"));
+    Request joined = Request.join(List.of(Request.get(a), Request.getMulti(bc), Request.get("a")));
+    assertThat(latin1(joined.wireLine())).isEqualTo("get a b c a\r\n");
+    assertThat(joined.command()).isEqualTo(Command.GET);
+    assertThat(joined.keyCount()).isEqualTo(4);
+    assertThat(joined.keys()).containsExactly("a", "b", "c", "a");
+    assertThat(joined.keys().get(0)).isSameAs(a);
+    assertThat(joined.keys().get(2)).isSameAs(bc.get(1));
+    assertThat(joined.key()).isSameAs(a);
+    assertThat(joined.keyLength()).isEqualTo(1);
+    assertThatThrownBy(() -> joined.keys().add("x"))
+        .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void joinOfOneRequestIsThatRequestsLine() {
+    Request joined = Request.join(List.of(Request.gets("k")));
+    assertThat(latin1(joined.wireLine())).isEqualTo("gets k\r\n");
+    assertThat(joined.keys()).containsExactly("k");
+  }
+
+  @Test
+  void joinKeepsTheTtlAndTheBytesAsWritten() {
+    Request joined =
+        Request.join(
+            List.of(
+                Request.gat("a", 300),
+                Request.retrieval(Command.GAT, 300, List.of("b", "c")),
+                Request.parse("gat 300 d")));
+    assertThat(latin1(joined.wireLine())).isEqualTo("gat 300 a b c d\r\n");
+    assertThat(joined.keys()).containsExactly("a", "b", "c", "d");
+    assertThat(joined.token(1)).isEqualTo("300");
+    // A key parsed from bytes that are not UTF-8 goes out as it came, not re-encoded.
+    Request raw = Request.parse(new byte[] {'g', 'e', 't', ' ', 'k', (byte) 0xff}, null);
+    Request withRaw = Request.join(List.of(Request.get("x"), raw));
+    assertThat(withRaw.wireLine())
+        .containsExactly('g', 'e', 't', ' ', 'x', ' ', 'k', (byte) 0xff, '\r', '\n');
+    assertThat(withRaw.keys().get(1)).isSameAs(raw.key());
+  }
+
+  @Test
+  void joinKeepsTheDecoder() {
+    ValueDecoder<Integer> length = (data, flags) -> data.remaining();
+    Request joined =
+        Request.join(List.of(Request.get("a", length), Request.getMulti(List.of("b"), length)));
+    assertThat(joined.decoder()).isSameAs(length);
+    assertThat(latin1(joined.wireLine())).isEqualTo("get a b\r\n");
+  }
+
+  @Test
+  void joinRejectsWhatCannotShareALine() {
+    ValueDecoder<Integer> length = (data, flags) -> data.remaining();
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.join(List.of()))
+        .withMessage("retrievals: empty (expected: at least one request)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.join(List.of(Request.get("a"), Request.gets("b"))))
+        .withMessage(
+            "retrievals: 'gets b' does not join 'get a' (expected: one command, TTL and decoder)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.join(List.of(Request.gat("a", 30), Request.gat("b", 31))))
+        .withMessageStartingWith("retrievals: 'gat 31 b' does not join 'gat 30 a'");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.join(List.of(Request.gat("a", 30), Request.parse("gat 030 b"))))
+        .withMessageStartingWith("retrievals: 'gat 030 b' does not join");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.join(List.of(Request.get("a"), Request.get("b", length))))
+        .withMessageStartingWith("retrievals: 'get b' does not join");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.join(List.of(Request.delete("a"))))
+        .withMessageStartingWith("retrievals: 'delete a' does not join");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.join(List.of(Request.get("a"), Request.delete("b"))))
+        .withMessageStartingWith("retrievals: 'delete b' does not join");
+    String k = "k".repeat(250);
+    List<Request> many = new ArrayList<>();
+    for (int i = 0; i < 262; i++) { // 3 + 262 * 251 = 65,765 bytes
+      many.add(Request.get(k));
+    }
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.join(many))
+        .withMessage("retrievals: line of 65765 bytes (expected: <= 65534)");
+    assertThat(Request.join(many.subList(0, 261)).wireLine()).hasSize(65_514 + 2);
   }
 
   static Stream<Arguments> nulls() {

@@ -66,48 +66,19 @@ final class MergedGets extends Pending {
   }
 
   /**
-   * Merges stamped gets; {@code null} when a key or TTL would not be written byte for byte as its
-   * own request wrote it (a key parsed from invalid UTF-8, a TTL of {@code 010} or {@code -1}):
-   * those go out one by one.
+   * Merges stamped gets into one line, each key written as its own request wrote it; {@code null}
+   * when they cannot share one (see {@link Request#join}): those go out one by one.
    */
   static MergedGets of(List<Pending> gets) {
-    int n = gets.size();
     Pending[] parts = gets.toArray(new Pending[0]);
-    Request first = parts[0].request;
-    Command command = first.command();
-    int lineBytes = command.name().length() + 2; // the command, CRLF, then " key" for each
-    String ttl = touches(first) ? ttlToken(first) : null;
-    if (ttl != null) {
-      lineBytes += 1 + ttl.length();
+    Request[] requests = new Request[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      requests[i] = parts[i].request;
     }
-    int keyCount = 0;
-    for (Pending g : parts) {
-      keyCount += g.request.keyCount();
-      lineBytes += keyBytes(g.request);
-    }
-    String[] keys = new String[keyCount];
-    int k = 0;
-    for (Pending g : parts) {
-      if (g.request.keyCount() == 1) {
-        keys[k++] = g.request.key();
-      } else {
-        for (String key : g.request.keys()) {
-          keys[k++] = key;
-        }
-      }
-    }
-    ValueDecoder<?> decoder = first.decoder();
-    List<String> keyList = Arrays.asList(keys);
     Request merged;
     try {
-      merged =
-          decoder != null && command == Command.GET
-              ? Request.getMulti(keyList, decoder)
-              : Request.retrieval(command, ttl == null ? 0 : Integer.parseInt(ttl), keyList);
-    } catch (IllegalArgumentException e) { // NumberFormatException included
-      return null;
-    }
-    if (merged.wireLine().length != lineBytes) {
+      merged = Request.join(Arrays.asList(requests));
+    } catch (IllegalArgumentException e) {
       return null;
     }
     MergedGets m = new MergedGets(merged, parts);

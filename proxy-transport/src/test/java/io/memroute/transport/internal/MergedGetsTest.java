@@ -232,6 +232,25 @@ class MergedGetsTest {
     assertThat(b.requests().count(io.memroute.core.Command.GETS)).isEqualTo(1);
   }
 
+  /** A key that is not UTF-8 is merged byte for byte as its request wrote it, and answered. */
+  @Test
+  void keysThatAreNotUtf8MergeAsTheyCame() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port(), Duration.ofSeconds(3));
+    byte[] set = {'s', 'e', 't', ' ', 'k', (byte) 0xff, ' ', '0', ' ', '0', ' ', '2'};
+    assertThat(b.send(Request.parse(set, "v1".getBytes(UTF_8))).get(5, TimeUnit.SECONDS).status())
+        .isEqualTo(ResponseStatus.STORED);
+    b.send(Request.set("x", "vx".getBytes(UTF_8), 0)).get(5, TimeUnit.SECONDS);
+    Request raw = Request.parse(new byte[] {'g', 'e', 't', ' ', 'k', (byte) 0xff}, null);
+    List<Response> replies =
+        all(batch(b, List.of(Request.get("x"), raw, Request.get("k\ufffd"), Request.get("x"))));
+    assertThat(replies.get(0).valueAsString()).isEqualTo("vx");
+    assertThat(replies.get(1).valueAsString()).isEqualTo("v1");
+    assertThat(replies.get(1).key()).isSameAs(raw.key());
+    assertThat(replies.get(2).status()).isEqualTo(ResponseStatus.MISS); // another key's bytes
+    assertThat(replies.get(3).valueAsString()).isEqualTo("vx");
+  }
+
   /** Lines as long as merging makes them (4 KiB of 250-byte keys) are taken by real memcached. */
   @Test
   void longestMergedLinesWorkWithRealMemcached() throws Exception {
@@ -371,13 +390,13 @@ class MergedGetsTest {
       requests.add(Request.gat("t3", 61)); // another TTL: own line
       requests.add(Request.gats("t4", 61)); // another command: own line
       requests.add(Request.gats("t5", 61));
-      requests.add(Request.parse("gat 061 t6")); // would not be written as parsed: alone
+      requests.add(Request.parse("gat 061 t6")); // not 61 as written: a line of their own
       requests.add(Request.parse("gat 061 t7"));
       all(batch(b, requests));
       assertThat(keys.get()).isEqualTo(32);
       assertThat(server.requestCount("get")).isEqualTo(3); // a0..a29, b, c
       assertThat(server.requestCount("gets")).isEqualTo(1); // g1 g2
-      assertThat(server.requestCount("gat")).isEqualTo(4); // t1 t2, t3, t6, t7
+      assertThat(server.requestCount("gat")).isEqualTo(3); // t1 t2, t3, t6 t7
       assertThat(server.requestCount("gats")).isEqualTo(1); // t4 t5
       // more than MergedGets.MAX_KEYS: several lines
       server.resetCounters();
