@@ -37,6 +37,7 @@ public class RequestEncodingBenchmark {
   private byte[] value100;
   private byte[] value4k;
   private List<String> keys10;
+  private List<Request> gets10;
 
   @Setup
   public void setup() {
@@ -46,6 +47,10 @@ public class RequestEncodingBenchmark {
     keys10 = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       keys10.add("user:profile:000000000004" + i + ":abc");
+    }
+    gets10 = new ArrayList<>();
+    for (String k : keys10) {
+      gets10.add(Request.get(k));
     }
   }
 
@@ -82,6 +87,12 @@ public class RequestEncodingBenchmark {
   @Benchmark
   public int getMulti10() {
     return write(Request.getMulti(keys10));
+  }
+
+  /** Ten single-key gets merged into one line, as a connection merges gets written together. */
+  @Benchmark
+  public int join10() {
+    return write(Request.join(gets10));
   }
 
   /** The factory alone: validation, encoding and the Request object. */
