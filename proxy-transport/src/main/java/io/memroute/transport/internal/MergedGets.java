@@ -13,10 +13,10 @@ import java.util.List;
  * Gets written in one batch, sent as one multi-key {@code get} (or {@code gets}, {@code gat},
  * {@code gats}): memcached answers n keys in one command for much less CPU than n commands
  * (xmemcached's "optimizeGet"). Single-key gets and multigets merge alike. The reply is split back
- * into one response per get, in order (a repeated key is asked and answered once per time it was
- * asked); a failure or an error reply answers every get the same. Gets with a {@link ValueDecoder}
- * merge with gets of the same decoder: the values are still decoded where they arrive. Touching
- * gets merge only with touching gets of the same TTL.
+ * into one response per get, in order (a key asked twice is asked and answered twice); a failure or
+ * an error reply answers every get the same. Gets with a {@link ValueDecoder} merge with gets of
+ * the same decoder: the values are still decoded where they arrive. Touching gets merge only with
+ * touching gets of the same TTL.
  */
 final class MergedGets extends Pending {
   /** At most this many keys in one line... */
