@@ -265,6 +265,21 @@ class RealMemcachedTest {
                     assertThat(new String(gets.get(i).get(10, TimeUnit.SECONDS), UTF_8))
                         .isEqualTo(id + "/" + i);
                   }
+                  // Multigets pipelined like this share merged lines: each map is still its own.
+                  List<CompletableFuture<Map<String, byte[]>>> multis = new ArrayList<>();
+                  for (int i = 0; i + 1 < perThread; i += 2) {
+                    multis.add(
+                        r.getMulti(
+                            List.of("t" + id + ":" + i, "absent", "t" + id + ":" + (i + 1))));
+                  }
+                  for (int m = 0; m < multis.size(); m++) {
+                    Map<String, byte[]> got = multis.get(m).get(10, TimeUnit.SECONDS);
+                    String k0 = "t" + id + ":" + 2 * m;
+                    String k1 = "t" + id + ":" + (2 * m + 1);
+                    assertThat(got.keySet()).containsExactly(k0, k1);
+                    assertThat(new String(got.get(k0), UTF_8)).isEqualTo(id + "/" + 2 * m);
+                    assertThat(new String(got.get(k1), UTF_8)).isEqualTo(id + "/" + (2 * m + 1));
+                  }
                 } catch (Throwable e) {
                   errors.add(e);
                 }
