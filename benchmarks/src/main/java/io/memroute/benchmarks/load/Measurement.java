@@ -10,8 +10,11 @@ import org.HdrHistogram.Recorder;
 
 /**
  * What one run records: the phase (warm-up, measure, stop), latency histograms (nanoseconds), and
- * completed, failed and missed request counts. Only completions that happen while the phase is
- * {@link #MEASURE} are counted, so warm-up and drain never leak into the numbers.
+ * completed, failed and missed request counts. Warm-up records exactly as the measured window does
+ * and {@link #startMeasuring} drops it, so the code that records is compiled before the window
+ * opens: a window that began with a never-taken branch or a histogram resize would begin with
+ * deoptimized code (the JIT log showed both). Nothing is recorded after {@link #STOP}, so the drain
+ * never leaks into the numbers.
  */
 public final class Measurement {
   public static final int WARMUP = 0;
@@ -24,11 +27,14 @@ public final class Measurement {
 
   public volatile int phase = WARMUP;
 
+  /** Latencies above this are recorded as this: fixed-size histograms never resize mid-run. */
+  static final long MAX_LATENCY_NANOS = 60_000_000_000L;
+
   /** Latency from the intended send time (closed loop: the actual send time). */
-  public final Recorder latency = new Recorder(3);
+  public final Recorder latency = new Recorder(MAX_LATENCY_NANOS, 3);
 
   /** Open loop only: latency from the actual send time, for comparison. */
-  public final Recorder service = new Recorder(3);
+  public final Recorder service = new Recorder(MAX_LATENCY_NANOS, 3);
 
   public final LongAdder ops = new LongAdder();
   public final LongAdder errors = new LongAdder();
@@ -47,12 +53,12 @@ public final class Measurement {
   /** Records one completion. */
   public void complete(
       byte op, long startNanos, long sentNanos, long now, Object value, Throwable err) {
-    if (phase != MEASURE) {
+    if (phase == STOP) {
       return;
     }
-    latency.recordValue(Math.max(0, now - startNanos));
+    latency.recordValue(clamp(now - startNanos));
     if (open) {
-      service.recordValue(Math.max(0, now - sentNanos));
+      service.recordValue(clamp(now - sentNanos));
     }
     ops.increment();
     int outcome = classify(op, value, err);
@@ -65,6 +71,21 @@ public final class Measurement {
             null, err != null ? String.valueOf(err) : "unexpected result " + value);
       }
     }
+  }
+
+  private static long clamp(long nanos) {
+    return Math.min(MAX_LATENCY_NANOS, Math.max(0, nanos));
+  }
+
+  /** Opens the measured window: drops what warm-up recorded, then counts from now on. */
+  public void startMeasuring() {
+    latency.reset();
+    service.reset();
+    ops.reset();
+    errors.reset();
+    misses.reset();
+    firstError.set(null);
+    phase = MEASURE;
   }
 
   /** 0 success, 1 miss, 2 error; understands every client's result types. */

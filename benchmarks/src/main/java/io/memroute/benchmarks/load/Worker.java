@@ -212,7 +212,7 @@ public final class Worker {
     Load load = start(w, ks, m);
     Thread.sleep(warmupMillis);
     ProcStats s0 = ProcStats.take(false, watch);
-    m.phase = Measurement.MEASURE;
+    m.startMeasuring();
     WindowProfiler profiler = null;
     if (profileEvent != null && warmupMillis > 0) {
       profiler = new WindowProfiler(profileEvent, java.nio.file.Paths.get(profileDir));
