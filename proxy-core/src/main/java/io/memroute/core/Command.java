@@ -108,6 +108,14 @@ public enum Command {
   }
 
   /**
+   * Returns whether the command reads and sets a TTL at once ({@code gat}, {@code gats}): its line
+   * carries the exptime before the keys.
+   */
+  public boolean isGetAndTouch() {
+    return this == GAT || this == GATS;
+  }
+
+  /**
    * Returns whether a data block follows the command line ({@code set} family, {@code cas}, {@code
    * ms}).
    */

@@ -141,7 +141,7 @@ public final class Request {
     if (given.length == 0) {
       throw new IllegalArgumentException("keys: empty (expected: at least one key)");
     }
-    boolean touch = command == Command.GAT || command == Command.GATS;
+    boolean touch = command.isGetAndTouch();
     int ttl = touch ? checkTtl(ttlSeconds) : 0;
     // Exact for ASCII keys, so the line is neither grown nor trimmed (one array, no copies).
     int size = command.wireBytes().length + 2;

@@ -45,6 +45,13 @@ class CommandTest {
   }
 
   @Test
+  void onlyGatAndGatsGetAndTouch() {
+    for (Command c : Command.values()) {
+      assertThat(c.isGetAndTouch()).as("%s", c).isEqualTo(c == Command.GAT || c == Command.GATS);
+    }
+  }
+
+  @Test
   void tableCoversEveryCommandExactlyOnce() {
     Set<Command> seen = EnumSet.noneOf(Command.class);
     table().forEach(a -> assertThat(seen.add((Command) a.get()[0])).isTrue());

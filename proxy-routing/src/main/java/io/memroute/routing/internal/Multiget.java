@@ -54,7 +54,7 @@ public final class Multiget {
       l.add(keys.get(k));
     }
     Command cmd = request.command();
-    int ttl = cmd == Command.GAT || cmd == Command.GATS ? Integer.parseInt(request.token(1)) : -1;
+    int ttl = cmd.isGetAndTouch() ? Integer.parseInt(request.token(1)) : -1;
     Response[] parts = new Response[used];
     AtomicInteger remaining = new AtomicInteger(used);
     GuardedFuture<Response> out = new GuardedFuture<>();

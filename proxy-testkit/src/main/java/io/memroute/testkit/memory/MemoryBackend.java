@@ -335,7 +335,7 @@ public final class MemoryBackend implements Backend {
   }
 
   private Response.Builder retrieve(Request r, Command c) {
-    boolean touch = c == Command.GAT || c == Command.GATS;
+    boolean touch = c.isGetAndTouch();
     boolean withCas = c == Command.GETS || c == Command.GATS;
     List<Item> found = new ArrayList<>();
     for (String k : r.keys()) {

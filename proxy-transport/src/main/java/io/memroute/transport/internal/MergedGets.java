@@ -1,6 +1,5 @@
 package io.memroute.transport.internal;
 
-import io.memroute.core.Command;
 import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
@@ -45,7 +44,8 @@ final class MergedGets extends Pending {
     if (r.keyCount() == 1) {
       return 1 + r.keyLength();
     }
-    int prefix = r.command().name().length() + (touches(r) ? 1 + ttlToken(r).length() : 0);
+    int prefix =
+        r.command().name().length() + (r.command().isGetAndTouch() ? 1 + ttlToken(r).length() : 0);
     return r.wireLine().length - 2 - prefix;
   }
 
@@ -53,11 +53,7 @@ final class MergedGets extends Pending {
   static boolean sameLine(Request first, Request r) {
     return first.command() == r.command()
         && first.decoder() == r.decoder()
-        && (!touches(first) || ttlToken(first).equals(ttlToken(r)));
-  }
-
-  private static boolean touches(Request r) {
-    return r.command() == Command.GAT || r.command() == Command.GATS;
+        && (!first.command().isGetAndTouch() || ttlToken(first).equals(ttlToken(r)));
   }
 
   /** The TTL as written: {@code gat <ttl> <key>}. */

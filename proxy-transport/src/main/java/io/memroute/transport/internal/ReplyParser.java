@@ -399,7 +399,7 @@ public final class ReplyParser {
     }
     byte[] req = request.wireLine();
     Command cmd = request.command();
-    int skip = 1 + (cmd == Command.GAT || cmd == Command.GATS ? 1 : 0) + index; // and gat's TTL
+    int skip = 1 + (cmd.isGetAndTouch() ? 1 : 0) + index; // and gat's TTL
     int p = 0;
     for (; skip > 0 && p < req.length; skip--) {
       p = tokenEnd(req, p);
