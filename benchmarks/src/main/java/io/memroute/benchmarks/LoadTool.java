@@ -102,6 +102,10 @@ public final class LoadTool {
     o.println(
         "                          memroute-nomerge (BackendOptions.mergeGets(false): every get its own command);");
     o.println(
+        "                          raw-socket (a blocking raw loop, no event loop); raw-allsync3 (the raw loop");
+    o.println(
+        "                          writing every set to 3 connections: the floor of memroute-allsync3);");
+    o.println(
         "                          suffix +nutcracker sends through a nutcracker sidecar (e.g. memroute+nutcracker)");
     o.println(
         "  --transports            replace memroute with memroute-nio, memroute-epoll, memroute-io_uring");

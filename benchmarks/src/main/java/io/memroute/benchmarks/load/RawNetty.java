@@ -23,20 +23,23 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The ceiling with the same machinery memroute uses: a bare pipelined Netty loop (epoll, one
- * event-loop thread, one connection) with no client library, no futures, no routing, health,
- * deadlines or metrics. Closed loop: every reply scanned in a read issues the next request into one
- * buffer, written and flushed once per read batch ({@code channelReadComplete}). Open loop: a
+ * event-loop thread) with no client library, no futures, no routing, health, deadlines or metrics.
+ * Closed loop: every reply scanned in a read issues the next request into one buffer per
+ * connection, written and flushed once per read batch ({@code channelReadComplete}). Open loop: a
  * pacing thread hands each due batch to the event loop, which encodes and flushes it.
+ *
+ * <p>With more than one connection ({@code raw-allsync3}: closed loop only) every set is written to
+ * each connection and completes when all of them have answered; gets go to the first. That is the
+ * floor of a replicated set: what three backend requests cost with nothing around them.
  */
 final class RawNetty implements AutoCloseable {
   private static final byte[] GET = "get".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] SET = "set ".getBytes(StandardCharsets.US_ASCII);
 
   private final EventLoopGroup group;
-  private final Channel channel;
-  private final Handler handler = new Handler();
+  private final Loop loop;
 
-  RawNetty(String host, int port) throws InterruptedException {
+  RawNetty(String host, int port, int connections) throws InterruptedException {
     boolean epoll = Epoll.isAvailable();
     IoHandlerFactory f = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
     Class<? extends SocketChannel> cls = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
@@ -49,41 +52,59 @@ final class RawNetty implements AutoCloseable {
               return t;
             },
             f);
-    channel =
-        new Bootstrap()
-            .group(group)
-            .channel(cls)
-            .option(ChannelOption.TCP_NODELAY, true)
-            .handler(handler)
-            .connect(host, port)
-            .sync()
-            .channel();
+    loop = new Loop(new Conn[connections]);
+    for (int i = 0; i < connections; i++) {
+      Conn c = new Conn(loop);
+      loop.conns[i] = c;
+      c.ch =
+          new Bootstrap()
+              .group(group)
+              .channel(cls)
+              .option(ChannelOption.TCP_NODELAY, true)
+              .handler(c)
+              .connect(host, port)
+              .sync()
+              .channel();
+    }
   }
 
-  static String describe() {
+  String describe() {
+    int n = loop.conns.length;
     return "bare pipelined Netty loop ("
         + (Epoll.isAvailable() ? "epoll" : "nio")
-        + ", 1 event-loop thread, 1 connection): no client library, futures, routing, health or metrics; one flush per read batch";
+        + ", 1 event-loop thread, "
+        + (n == 1
+            ? "1 connection"
+            : n + " connections, every set written to each and done when all have answered")
+        + "): no client library, futures, routing, health or metrics; one flush per read batch";
   }
 
   /** Runs one workload; returns when the phase is STOP and every request has been answered. */
   void run(Workload w, KeySpace ks, Measurement m, long seed) throws Exception {
+    if (w.open && loop.conns.length > 1) {
+      throw new IllegalArgumentException(
+          "the replicating raw loop runs closed-loop workloads only");
+    }
+    Channel first = loop.conns[0].ch;
     CountDownLatch done = new CountDownLatch(1);
-    channel.eventLoop().submit(() -> handler.begin(w, ks, m, seed, done)).sync();
+    first.eventLoop().submit(() -> loop.begin(w, ks, m, seed, done)).sync();
     if (w.open) {
       pace(w, m);
     } else {
-      channel.eventLoop().execute(handler::startClosed);
+      first.eventLoop().execute(loop::startClosed);
     }
     while (!done.await(100, TimeUnit.MILLISECONDS)) {
-      if (!channel.isActive()) {
-        throw new IllegalStateException("raw: connection closed");
+      for (Conn c : loop.conns) {
+        if (!c.ch.isActive()) {
+          throw new IllegalStateException("raw: connection closed");
+        }
       }
     }
   }
 
   private void pace(Workload w, Measurement m) {
     PreciseTimers.forCurrentThread();
+    Channel ch = loop.conns[0].ch;
     long interval = 1_000_000_000L / w.rate;
     long next = System.nanoTime();
     while (m.phase != Measurement.STOP) {
@@ -100,48 +121,43 @@ final class RawNetty implements AutoCloseable {
       }
       int n = due;
       long sent = now;
-      channel.eventLoop().execute(() -> handler.sendOpen(first, interval, n, sent));
+      ch.eventLoop().execute(() -> loop.sendOpen(first, interval, n, sent));
     }
-    channel.eventLoop().execute(handler::openStopped);
+    ch.eventLoop().execute(loop::openStopped);
   }
 
   @Override
   public void close() {
-    channel.close().awaitUninterruptibly(2000);
+    for (Conn c : loop.conns) {
+      if (c.ch != null) {
+        c.ch.close().awaitUninterruptibly(2000);
+      }
+    }
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3000);
   }
 
-  /** Everything runs on the event loop. */
-  private static final class Handler extends ChannelInboundHandlerAdapter {
-    private Channel ch;
-    private ByteBuf out;
-    private ByteBuf cumulation;
-    private Workload w;
-    private Measurement m;
+  /** The workload's state, shared by the connections; everything runs on the event loop. */
+  private static final class Loop {
+    final Conn[] conns;
+    Workload w;
+    Measurement m;
     private SplittableRandom[] rnd;
     private byte[][] keyBytes;
     private byte[] setSuffix;
     private byte[] value;
     private int keysPerGet;
     private CountDownLatch done;
-    // FIFO of requests in flight
-    private int[] slot;
-    private long[] intended;
-    private long[] sent;
-    private byte[] op;
-    private int head;
-    private int tail;
-    private int count;
-    private boolean openStopped;
-    // reply scanner state
-    private boolean inData;
-    private long skip;
-    private int values;
 
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-      ch = ctx.channel();
-      ctx.fireChannelActive();
+    /** Closed loop: answers each slot's request still waits for (one per connection written). */
+    private int[] awaited;
+
+    /** Requests issued and not yet complete. */
+    private int inFlight;
+
+    private boolean openStopped;
+
+    Loop(Conn[] conns) {
+      this.conns = conns;
     }
 
     void begin(Workload w, KeySpace ks, Measurement m, long seed, CountDownLatch done) {
@@ -156,11 +172,11 @@ final class RawNetty implements AutoCloseable {
       setSuffix = (" 0 0 " + value.length + "\r\n").getBytes(StandardCharsets.US_ASCII);
       keysPerGet = ks.keysPerGet();
       int cap = w.open ? 1 << 18 : w.concurrency;
-      slot = new int[cap];
-      intended = new long[cap];
-      sent = new long[cap];
-      op = new byte[cap];
-      head = tail = count = 0;
+      for (Conn c : conns) {
+        c.reset(cap);
+      }
+      awaited = new int[w.open ? 1 : w.concurrency];
+      inFlight = 0;
       openStopped = false;
       rnd = new SplittableRandom[w.open ? 1 : w.concurrency];
       for (int i = 0; i < rnd.length; i++) {
@@ -178,7 +194,7 @@ final class RawNetty implements AutoCloseable {
 
     void sendOpen(long first, long interval, int n, long sentAt) {
       for (int i = 0; i < n; i++) {
-        if (count == slot.length) {
+        if (conns[0].count == conns[0].slot.length) {
           break; // the server is stalled: drop rather than overflow the ring (reported as fewer
           // ops)
         }
@@ -189,35 +205,106 @@ final class RawNetty implements AutoCloseable {
 
     void openStopped() {
       openStopped = true;
-      if (count == 0) {
+      if (inFlight == 0) {
         done.countDown();
       }
     }
 
     private void issue(int s, long intendedAt, long sentAt) {
-      if (out == null) {
-        out = ch.alloc().ioBuffer(16 * 1024);
-      }
       SplittableRandom r = rnd[s];
       boolean get = r.nextInt(100) < w.getPercent;
       int k = r.nextInt(keyBytes.length);
-      byte o;
+      inFlight++;
       if (get) {
+        Conn c = conns[0];
+        ByteBuf out = c.out();
         out.writeBytes(GET);
         int n = keyBytes.length;
         for (int j = 0; j < keysPerGet; j++) {
           out.writeByte(' ').writeBytes(keyBytes[(k + j) % n]);
         }
         out.writeShort(0x0d0a);
-        o = keysPerGet > 1 ? Measurement.OP_MULTI : Measurement.OP_GET;
-      } else {
-        out.writeBytes(SET)
+        awaited[s] = 1;
+        c.push(s, keysPerGet > 1 ? Measurement.OP_MULTI : Measurement.OP_GET, intendedAt, sentAt);
+        return;
+      }
+      for (Conn c : conns) {
+        c.out()
+            .writeBytes(SET)
             .writeBytes(keyBytes[k])
             .writeBytes(setSuffix)
             .writeBytes(value)
             .writeShort(0x0d0a);
-        o = Measurement.OP_SET;
+        c.push(s, Measurement.OP_SET, intendedAt, sentAt);
       }
+      awaited[s] = conns.length;
+    }
+
+    /** One answer to a request of slot {@code s}; the request completes with its last answer. */
+    void answered(int s, byte op, long intendedAt, long sentAt, int scanned) {
+      if (--awaited[s] > 0) {
+        return;
+      }
+      long now = System.nanoTime();
+      m.complete(op, intendedAt, sentAt, now, scanned == 1 ? Boolean.TRUE : null, null);
+      inFlight--;
+      if (!w.open && m.phase != Measurement.STOP) {
+        issue(s, now, now);
+      }
+    }
+
+    void afterRead() {
+      if (inFlight == 0 && (!w.open ? m.phase == Measurement.STOP : openStopped)) {
+        done.countDown();
+      }
+    }
+
+    void flush() {
+      for (Conn c : conns) {
+        c.flush();
+      }
+    }
+  }
+
+  /** One connection: its requests in flight, in order, and the scanner of its replies. */
+  private static final class Conn extends ChannelInboundHandlerAdapter {
+    private final Loop loop;
+    private Channel ch;
+    private ByteBuf out;
+    private ByteBuf cumulation;
+    // FIFO of requests in flight
+    private int[] slot;
+    private long[] intended;
+    private long[] sent;
+    private byte[] op;
+    private int head;
+    private int tail;
+    private int count;
+    // reply scanner state
+    private boolean inData;
+    private long skip;
+    private int values;
+
+    Conn(Loop loop) {
+      this.loop = loop;
+    }
+
+    void reset(int cap) {
+      slot = new int[cap];
+      intended = new long[cap];
+      sent = new long[cap];
+      op = new byte[cap];
+      head = tail = count = 0;
+    }
+
+    ByteBuf out() {
+      if (out == null) {
+        out = ch.alloc().ioBuffer(16 * 1024);
+      }
+      return out;
+    }
+
+    void push(int s, byte o, long intendedAt, long sentAt) {
       int i = tail;
       slot[i] = s;
       intended[i] = intendedAt;
@@ -227,7 +314,7 @@ final class RawNetty implements AutoCloseable {
       count++;
     }
 
-    private void flush() {
+    void flush() {
       if (out != null) {
         ch.writeAndFlush(out, ch.voidPromise());
         out = null;
@@ -245,33 +332,27 @@ final class RawNetty implements AutoCloseable {
       }
       int r;
       while (count > 0 && (r = scan(in, op[head])) > 0) {
-        long now = System.nanoTime();
         int i = head;
-        m.complete(op[i], intended[i], sent[i], now, r == 1 ? Boolean.TRUE : null, null);
         head = (head + 1) % slot.length;
         count--;
-        if (!w.open && m.phase != Measurement.STOP) {
-          issue(slot[i], now, now);
-        }
+        loop.answered(slot[i], op[i], intended[i], sent[i], r);
       }
       if (in.isReadable()) {
         cumulation = ctx.alloc().ioBuffer(Math.max(4096, in.readableBytes() * 2));
         cumulation.writeBytes(in);
       }
       in.release();
-      if (count == 0 && (!w.open ? m.phase == Measurement.STOP : openStopped)) {
-        done.countDown();
-      }
+      loop.afterRead();
     }
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-      flush();
+      loop.flush();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      m.firstError.compareAndSet(null, String.valueOf(cause));
+      loop.m.firstError.compareAndSet(null, String.valueOf(cause));
       ctx.close();
     }
 
@@ -304,7 +385,7 @@ final class RawNetty implements AutoCloseable {
         if (c0 == 'E' && c1 == 'N') {
           int got = values;
           values = 0;
-          return got >= (o == Measurement.OP_MULTI ? keysPerGet : 1) ? 1 : 2;
+          return got >= (o == Measurement.OP_MULTI ? loop.keysPerGet : 1) ? 1 : 2;
         }
         if (c0 == 'V' && c1 == 'A') {
           long size = 0;

@@ -416,6 +416,7 @@ public final class Report {
                   + " vs "
                   + fmt0(single.num("cpuNsPerOp"))
                   + " ns/op)"
+                  + floor(w)
             });
       }
       if (!w.open) {
@@ -442,6 +443,22 @@ public final class Report {
       out.add(new String[] {"n/a", "no memroute run with a peer to compare", ""});
     }
     return out;
+  }
+
+  /** The same ratio for the raw loop, when it ran: what replication costs with no library. */
+  private String floor(Workload w) {
+    RunResult single = find(w, "raw");
+    RunResult fanOut = find(w, "raw-allsync3");
+    if (!valid(single) || !valid(fanOut)) {
+      return "";
+    }
+    return "; raw loop "
+        + fmt2(fanOut.num("cpuNsPerOp") / single.num("cpuNsPerOp"))
+        + "x ("
+        + fmt0(fanOut.num("cpuNsPerOp"))
+        + " vs "
+        + fmt0(single.num("cpuNsPerOp"))
+        + ")";
   }
 
   private static String status(boolean met) {

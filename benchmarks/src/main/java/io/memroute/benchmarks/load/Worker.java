@@ -149,7 +149,9 @@ public final class Worker {
   private void open() throws Exception {
     String c = baseClient();
     if (c.equals("raw")) {
-      rawNetty = new RawNetty(host, port);
+      rawNetty = new RawNetty(host, port, 1);
+    } else if (c.equals("raw-allsync3")) {
+      rawNetty = new RawNetty(host, port, 3);
     } else if (c.equals("raw-socket")) {
       new RawPipeline(host, port).close(); // probe now; each run opens its own connection
       rawSocket = true;
@@ -178,14 +180,14 @@ public final class Worker {
       throw new IllegalArgumentException(
           "client: '"
               + client
-              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, memroute-decoder, memroute-nomerge, spymemcached, xmemcached, folsom, raw or raw-socket, optionally +nutcracker)");
+              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, memroute-decoder, memroute-nomerge, spymemcached, xmemcached, folsom, raw, raw-allsync3 or raw-socket, optionally +nutcracker)");
     }
   }
 
   private String describe() {
     return driver != null
         ? driver.describe()
-        : rawNetty != null ? RawNetty.describe() : RawPipeline.describe();
+        : rawNetty != null ? rawNetty.describe() : RawPipeline.describe();
   }
 
   private void close() {
