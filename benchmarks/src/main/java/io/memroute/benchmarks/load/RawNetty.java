@@ -53,18 +53,23 @@ final class RawNetty implements AutoCloseable {
             },
             f);
     loop = new Loop(new Conn[connections]);
-    for (int i = 0; i < connections; i++) {
-      Conn c = new Conn(loop);
-      loop.conns[i] = c;
-      c.ch =
-          new Bootstrap()
-              .group(group)
-              .channel(cls)
-              .option(ChannelOption.TCP_NODELAY, true)
-              .handler(c)
-              .connect(host, port)
-              .sync()
-              .channel();
+    try {
+      for (int i = 0; i < connections; i++) {
+        Conn c = new Conn(loop);
+        loop.conns[i] = c;
+        c.ch =
+            new Bootstrap()
+                .group(group)
+                .channel(cls)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(c)
+                .connect(host, port)
+                .sync()
+                .channel();
+      }
+    } catch (Throwable e) { // connect failures are thrown unchecked by Netty
+      close(); // the connections made so far and the event loop
+      throw e;
     }
   }
 
@@ -129,7 +134,7 @@ final class RawNetty implements AutoCloseable {
   @Override
   public void close() {
     for (Conn c : loop.conns) {
-      if (c.ch != null) {
+      if (c != null && c.ch != null) {
         c.ch.close().awaitUninterruptibly(2000);
       }
     }

@@ -70,6 +70,22 @@ class RawNettyTest {
     }
   }
 
+  @Test
+  void failedConnectClosesWhatItOpened() throws Exception {
+    int closedPort;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      closedPort = s.getLocalPort();
+    }
+    assertThatThrownBy(() -> new RawNetty("127.0.0.1", closedPort, 3))
+        .isInstanceOf(java.net.ConnectException.class);
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("raw-netty-io")) {
+        t.join(10_000); // an event loop left running never ends
+        assertThat(t.isAlive()).as("event-loop thread still running").isFalse();
+      }
+    }
+  }
+
   /** Runs a closed-loop workload until {@code target} requests completed, then stops it. */
   private static long runUntil(int connections, String workload, long target) throws Exception {
     Workload w = Workload.parse(workload);
