@@ -22,6 +22,7 @@ public final class ProcStats {
   private static final com.sun.management.ThreadMXBean THREADS =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
   private static final long TICK_NANOS = 10_000_000L; // USER_HZ is 100 on Linux
+  private static final int MACHINE_CPUS = machineCpus();
 
   /** Process CPU time (all threads, user + kernel), from the JVM. */
   public long cpuNanos;
@@ -156,13 +157,41 @@ public final class ProcStats {
     if (wall <= 0 || s1.machineBusyNanos == 0) {
       return Double.NaN;
     }
-    long others = (s1.machineBusyNanos - s0.machineBusyNanos) - (s1.cpuNanos - s0.cpuNanos);
+    long watched = s1.cpuNanos - s0.cpuNanos;
     for (int i = 0; i < s0.otherCpuNanos.length; i++) {
-      others -= s1.otherCpuNanos[i] - s0.otherCpuNanos[i];
+      watched += s1.otherCpuNanos[i] - s0.otherCpuNanos[i];
     }
-    return Math.min(
-        100,
-        Math.max(0, 100.0 * others / ((double) wall * Runtime.getRuntime().availableProcessors())));
+    return othersPercent(s1.machineBusyNanos - s0.machineBusyNanos, watched, wall, MACHINE_CPUS);
+  }
+
+  /**
+   * The share (0-100%) of {@code cpus} CPUs over {@code wallNanos} that the machine was busy with
+   * something other than the watched processes.
+   */
+  static double othersPercent(long machineBusyNanos, long watchedNanos, long wallNanos, int cpus) {
+    double others = machineBusyNanos - watchedNanos;
+    return Math.min(100, Math.max(0, 100.0 * others / ((double) wallNanos * cpus)));
+  }
+
+  /**
+   * CPUs of the machine, from {@code /proc/stat}: a client pinned with taskset sees only its own in
+   * {@link Runtime#availableProcessors()}, while {@link #machineBusyNanos()} counts every CPU.
+   */
+  static int machineCpus() {
+    try {
+      int n = 0;
+      for (String line : Files.readAllLines(Paths.get("/proc/stat"), StandardCharsets.US_ASCII)) {
+        if (line.startsWith("cpu") && line.length() > 3 && Character.isDigit(line.charAt(3))) {
+          n++;
+        }
+      }
+      if (n > 0) {
+        return n;
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux
+    }
+    return Runtime.getRuntime().availableProcessors();
   }
 
   /** [utime, stime] in clock ticks of /proc/PID/stat, or zeros. */
