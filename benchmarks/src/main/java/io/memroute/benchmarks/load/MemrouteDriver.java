@@ -20,7 +20,7 @@ final class MemrouteDriver extends Driver {
   private final String transport;
   private final boolean allSync3;
   private final ValueDecoder<Integer> decoder;
-  private final boolean mergeGets;
+  private final BackendOptions options;
 
   /**
    * The {@code memroute-decoder} client's decoder: reads values where they arrive and keeps only
@@ -34,8 +34,8 @@ final class MemrouteDriver extends Driver {
    *     three by {@code Routes.allSync} and everything else sent to the first: the fan-out cost
    * @param decode gets through {@code get(key, decoder)} and {@code getMulti(keys, decoder)} with a
    *     decoder that keeps the length only
-   * @param mergeGets {@link BackendOptions#mergeGets()}: off for the {@code memroute-nomerge}
-   *     client
+   * @param options the backends' options: gets not merged for {@code memroute-nomerge}, quiet sets
+   *     for {@code memroute-quiet} and {@code memroute-allsync3-quiet}
    */
   MemrouteDriver(
       String host,
@@ -43,15 +43,12 @@ final class MemrouteDriver extends Driver {
       String transportName,
       boolean allSync3,
       boolean decode,
-      boolean mergeGets)
+      BackendOptions options)
       throws Exception {
     this.allSync3 = allSync3;
     this.decoder = decode ? LENGTH : null;
-    this.mergeGets = mergeGets;
-    MemcacheRouter.Builder b =
-        MemcacheRouter.builder()
-            .eventLoopThreads(1)
-            .backendOptions(BackendOptions.builder().mergeGets(mergeGets).build());
+    this.options = options;
+    MemcacheRouter.Builder b = MemcacheRouter.builder().eventLoopThreads(1).backendOptions(options);
     String address = host + ":" + port;
     if (allSync3) {
       b.config(
@@ -114,7 +111,8 @@ final class MemrouteDriver extends Driver {
         + (decoder != null
             ? ", gets and multigets read values in place with a ValueDecoder that keeps their length (no byte[])"
             : "")
-        + (mergeGets ? "" : ", gets not merged (BackendOptions.mergeGets(false))")
+        + (options.mergeGets() ? "" : ", gets not merged (BackendOptions.mergeGets(false))")
+        + (options.quietSets() ? ", sets as quiet meta sets (BackendOptions.quietSets(true))" : "")
         + ", futures complete on the event loop";
   }
 

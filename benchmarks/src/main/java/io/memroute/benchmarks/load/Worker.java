@@ -1,5 +1,6 @@
 package io.memroute.benchmarks.load;
 
+import io.memroute.core.BackendOptions;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -155,12 +156,12 @@ public final class Worker {
     } else if (c.equals("raw-socket")) {
       new RawPipeline(host, port).close(); // probe now; each run opens its own connection
       rawSocket = true;
-    } else if (c.equals("memroute-allsync3")) {
-      driver = new MemrouteDriver(host, port, null, true, false, true);
+    } else if (c.equals("memroute-allsync3") || c.equals("memroute-allsync3-quiet")) {
+      driver = new MemrouteDriver(host, port, null, true, false, options(c));
     } else if (c.equals("memroute-decoder")) {
-      driver = new MemrouteDriver(host, port, null, false, true, true);
-    } else if (c.equals("memroute-nomerge")) {
-      driver = new MemrouteDriver(host, port, null, false, false, false);
+      driver = new MemrouteDriver(host, port, null, false, true, options(c));
+    } else if (c.equals("memroute-nomerge") || c.equals("memroute-quiet")) {
+      driver = new MemrouteDriver(host, port, null, false, false, options(c));
     } else if (c.equals("memroute") || c.startsWith("memroute-")) {
       driver =
           new MemrouteDriver(
@@ -169,7 +170,7 @@ public final class Worker {
               c.equals("memroute") ? null : c.substring("memroute-".length()),
               false,
               false,
-              true);
+              BackendOptions.defaults());
     } else if (c.equals("spymemcached")) {
       driver = new SpyDriver(host, port, directCallbacks);
     } else if (c.equals("xmemcached")) {
@@ -180,8 +181,15 @@ public final class Worker {
       throw new IllegalArgumentException(
           "client: '"
               + client
-              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, memroute-decoder, memroute-nomerge, spymemcached, xmemcached, folsom, raw, raw-allsync3 or raw-socket, optionally +nutcracker)");
+              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, memroute-allsync3-quiet, memroute-decoder, memroute-nomerge, memroute-quiet, spymemcached, xmemcached, folsom, raw, raw-allsync3 or raw-socket, optionally +nutcracker)");
     }
+  }
+
+  private static BackendOptions options(String client) {
+    return BackendOptions.builder()
+        .mergeGets(!client.equals("memroute-nomerge"))
+        .quietSets(client.endsWith("-quiet"))
+        .build();
   }
 
   private String describe() {

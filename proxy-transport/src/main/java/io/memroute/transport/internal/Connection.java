@@ -58,6 +58,7 @@ final class Connection implements ReplySink {
   private final ChannelFutureListener writeListener = this::onWritten;
   private final OutcomeCounters.Recorder recorder; // written on the loop only
   private final ArrayList<Pending> gets = new ArrayList<>(); // of the batch being written
+  private final ArrayList<Pending> sets = new ArrayList<>(); // a run of sets, written at its end
   private int getKeys;
   private int getBytes;
 
@@ -172,7 +173,8 @@ final class Connection implements ReplySink {
 
   /**
    * Encodes every request of both queues into as few buffers as possible, then flushes once.
-   * Consecutive gets go out as one multi-key get (see {@link MergedGets}).
+   * Consecutive gets go out as one multi-key get (see {@link MergedGets}); with quiet sets on, sets
+   * go out as quiet meta sets ended by one {@code mn} (see {@link QuietSets}).
    */
   private void writeBatch(Queue<Pending> first, Queue<Pending> second) {
     Channel ch = channel;
@@ -183,6 +185,7 @@ final class Connection implements ReplySink {
     long now = 0;
     long timeout = 0;
     boolean merge = backend.options().mergeGets();
+    boolean quiet = backend.options().quietSets();
     while ((p = source.poll()) != null
         || (source != second && (p = (source = second).poll()) != null)) {
       Request r = p.request;
@@ -208,11 +211,20 @@ final class Connection implements ReplySink {
         continue;
       }
       buf = writeGets(buf, ch);
+      if (quiet && QuietSets.quiet(r)) {
+        if (sets.size() == QuietSets.MAX_SETS) {
+          buf = endQuietSets(buf);
+        }
+        sets.add(p);
+        continue;
+      }
+      buf = endQuietSets(buf);
       buf = RequestWriter.write(r, buf, ch);
       inflight.add(p);
     }
     if (n > 0) {
       buf = writeGets(buf, ch);
+      buf = endQuietSets(buf);
       ch.writeAndFlush(buf).addListener(writeListener);
     } else if (buf != null) {
       buf.release();
@@ -225,6 +237,7 @@ final class Connection implements ReplySink {
     if (size == 0) {
       return buf;
     }
+    buf = endQuietSets(buf); // the sets came first
     MergedGets merged = size > 1 ? MergedGets.of(gets) : null;
     if (merged != null) {
       buf = RequestWriter.write(merged.request, buf, ch);
@@ -238,6 +251,33 @@ final class Connection implements ReplySink {
     gets.clear();
     getKeys = 0;
     getBytes = 0;
+    return buf;
+  }
+
+  /**
+   * Writes the run of sets collected so far: as quiet sets and one {@code mn}, in flight as one,
+   * when there are enough of them for the {@code mn} to pay; otherwise as they are.
+   */
+  private ByteBuf endQuietSets(ByteBuf buf) {
+    int size = sets.size();
+    if (size == 0) {
+      return buf;
+    }
+    Channel ch = channel;
+    if (size < QuietSets.MIN_SETS) {
+      for (Pending p : sets) {
+        buf = RequestWriter.write(p.request, buf, ch);
+        inflight.add(p);
+      }
+    } else {
+      for (Pending p : sets) {
+        buf = RequestWriter.writeQuietSet(p.request, buf, ch);
+      }
+      QuietSets run = QuietSets.of(sets);
+      inflight.add(run);
+      buf.writeBytes(run.request.wireLine());
+    }
+    sets.clear();
     return buf;
   }
 
@@ -328,6 +368,11 @@ final class Connection implements ReplySink {
     Pending head = inflight.poll();
     if (head == validation) {
       return onValidationReply(r);
+    }
+    if (r.status() == ResponseStatus.SERVER_ERROR && head instanceof QuietSets) {
+      ((QuietSets) head).error(r); // one of its sets; the MN is still to come
+      inflight.addFirst(head);
+      return true;
     }
     finish(head, r);
     if (r.status() == ResponseStatus.ERROR || r.status() == ResponseStatus.CLIENT_ERROR) {
@@ -452,11 +497,11 @@ final class Connection implements ReplySink {
   }
 
   private void finish(Pending p, Response r) {
-    if (p instanceof MergedGets) {
-      MergedGets m = (MergedGets) p;
-      Response[] each = m.split(r);
+    if (p instanceof Batch) {
+      Batch b = (Batch) p;
+      Response[] each = b.split(r);
       for (int i = 0; i < each.length; i++) {
-        finish(m.parts[i], each[i]);
+        finish(b.parts[i], each[i]);
       }
       return;
     }

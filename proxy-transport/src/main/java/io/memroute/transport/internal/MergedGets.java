@@ -17,18 +17,15 @@ import java.util.List;
  * the same decoder: the values are still decoded where they arrive. Touching gets merge only with
  * touching gets of the same TTL.
  */
-final class MergedGets extends Pending {
+final class MergedGets extends Batch {
   /** At most this many keys in one line... */
   static final int MAX_KEYS = 100;
 
   /** ...and at most this many bytes of keys: well inside memcached's line limits. */
   static final int MAX_BYTES = 4096;
 
-  final Pending[] parts;
-
   private MergedGets(Request merged, Pending[] parts) {
-    super(merged, true);
-    this.parts = parts;
+    super(merged, parts);
   }
 
   /**
@@ -77,21 +74,14 @@ final class MergedGets extends Pending {
     } catch (IllegalArgumentException e) {
       return null;
     }
-    MergedGets m = new MergedGets(merged, parts);
-    m.stamped = true;
-    m.startNanos = parts[0].startNanos;
-    m.deadlineNanos = parts[0].deadlineNanos;
-    for (Pending p : parts) { // a get that waited for the connection is older than the others
-      m.startNanos = Math.min(m.startNanos, p.startNanos);
-      m.deadlineNanos = Math.min(m.deadlineNanos, p.deadlineNanos);
-    }
-    return m;
+    return new MergedGets(merged, parts);
   }
 
   /**
    * Each get's response to the merged reply {@code r}: memcached answers the keys in the order they
    * were asked, so each get's hits are the next run of items whose keys are its own.
    */
+  @Override
   Response[] split(Response r) {
     Response[] out = new Response[parts.length];
     if (r.status() != ResponseStatus.HIT) {

@@ -7,8 +7,8 @@ import io.memroute.core.internal.GuardedFuture;
 /**
  * A request on its way: the future the caller holds, with its start time and deadline. The
  * connection stamps both when it takes the request (writes it, or parks it until a connection is
- * up), with one clock read per batch instead of one per request. {@link MergedGets} is the one
- * subclass: several gets in flight as one.
+ * up), with one clock read per batch instead of one per request. {@link Batch} is several requests
+ * in flight as one.
  */
 class Pending extends GuardedFuture<Response> {
   final Request request;

@@ -67,6 +67,51 @@ class RequestWriterTest {
   }
 
   @Test
+  void setsAsQuietMetaSets() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ByteBuf buf = ch.alloc().ioBuffer(64);
+    for (Request r :
+        Arrays.asList(
+            Request.set("a", "xyz".getBytes(UTF_8), 0), // zero flags and TTL: memcached's defaults
+            Request.set("b", 7, 300, "v".getBytes(UTF_8)),
+            Request.set("c", -1, 10, new byte[0]),
+            Request.set("d", 10, 0, "dd".getBytes(UTF_8)),
+            Request.parse("set e 0 -1 1", "e".getBytes(UTF_8)), // parsed: any TTL memcached takes
+            Request.parse("set f 0 0 1 noreply", "f".getBytes(UTF_8)))) {
+      buf = RequestWriter.writeQuietSet(r, buf, ch);
+    }
+    ch.writeAndFlush(buf);
+    assertThat(written(ch))
+        .isEqualTo(
+            "ms a 3 q\r\nxyz\r\n"
+                + "ms b 1 F7 T300 q\r\nv\r\n"
+                + "ms c 0 F4294967295 T10 q\r\n\r\n"
+                + "ms d 2 F10 q\r\ndd\r\n"
+                + "ms e 1 T-1 q\r\ne\r\n"
+                + "ms f 1 q\r\nf\r\n");
+    assertThat(ch.finish()).isFalse();
+  }
+
+  @Test
+  void largeQuietSetValuesAreNotCopied() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    byte[] big = new byte[RequestWriter.ZERO_COPY_THRESHOLD];
+    ByteBuf buf =
+        RequestWriter.writeQuietSet(Request.set("big", big, 0), ch.alloc().ioBuffer(64), ch);
+    ch.writeAndFlush(buf);
+    ByteBuf line = ch.readOutbound();
+    ByteBuf value = ch.readOutbound();
+    ByteBuf crlf = ch.readOutbound();
+    assertThat(line.toString(UTF_8)).isEqualTo("ms big 16384 q\r\n");
+    assertThat(value.hasArray() && value.array() == big).as("the caller's array, wrapped").isTrue();
+    assertThat(crlf.toString(UTF_8)).isEqualTo("\r\n");
+    line.release();
+    value.release();
+    crlf.release();
+    assertThat(ch.finish()).isFalse();
+  }
+
+  @Test
   void encodeWritesLineValueAndCrlf() {
     ByteBuf buf = Unpooled.buffer();
     RequestWriter.encode(Request.parse("cas k 5 0 2 99 noreply", "hi".getBytes(UTF_8)), buf);

@@ -1,0 +1,237 @@
+package io.memroute.transport.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.BackendListener;
+import io.memroute.core.BackendOptions;
+import io.memroute.core.Command;
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.testkit.Fault;
+import io.memroute.testkit.FaultServer;
+import io.memroute.testkit.MemcachedExtension;
+import io.memroute.transport.ManagedBackend;
+import io.memroute.transport.Transport;
+import io.memroute.transport.TransportResources;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Sets written in one batch go out as quiet meta sets and one {@code mn}, and each caller still
+ * gets its own answer: against real memcached (values, flags and TTLs as written, sets between gets
+ * and deletes, a large value) and against the fault server (lines counted, error replies, a dropped
+ * connection, a timeout). Batches are made deterministic by sending from the connection's own event
+ * loop, which drains once afterwards.
+ */
+class QuietSetsTest {
+  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
+
+  private static final BackendOptions QUIET = BackendOptions.builder().quietSets(true).build();
+
+  private TransportResources resources;
+  private final List<ManagedBackend> backends = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    resources = TransportResources.builder().transport(Transport.NIO).eventLoopThreads(1).build();
+  }
+
+  @AfterEach
+  void stop() {
+    backends.forEach(ManagedBackend::close);
+    resources.close();
+  }
+
+  private ManagedBackend up(int port, BackendOptions options) throws Exception {
+    ManagedBackend b =
+        resources.createBackend("q", "127.0.0.1", port, options, BackendListener.NOOP);
+    backends.add(b);
+    b.ready().get(5, TimeUnit.SECONDS);
+    return b;
+  }
+
+  /** Sends every request from the event loop, so that they are written in one batch. */
+  private List<Response> batch(ManagedBackend b, List<Request> requests) throws Exception {
+    List<CompletableFuture<Response>> futures =
+        resources
+            .eventLoopGroup()
+            .next()
+            .submit(
+                () -> {
+                  List<CompletableFuture<Response>> out = new ArrayList<>();
+                  for (Request r : requests) {
+                    out.add(b.send(r));
+                  }
+                  return out;
+                })
+            .get(5, TimeUnit.SECONDS);
+    List<Response> out = new ArrayList<>();
+    for (CompletableFuture<Response> f : futures) {
+      out.add(f.get(5, TimeUnit.SECONDS));
+    }
+    return out;
+  }
+
+  private static List<Request> sets(String prefix, int n) {
+    List<Request> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(Request.set(prefix + i, ("v" + i).getBytes(UTF_8), 0));
+    }
+    return out;
+  }
+
+  @Test
+  void quietSetsStoreWhatWasWrittenOnRealMemcached() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port(), QUIET);
+    byte[] big = new byte[RequestWriter.ZERO_COPY_THRESHOLD + 5]; // written from the array
+    Arrays.fill(big, (byte) 'b');
+    List<Request> requests =
+        Arrays.asList(
+            Request.set("plain", "p".getBytes(UTF_8), 0),
+            Request.set("flagged", -1, 0, "f".getBytes(UTF_8)),
+            Request.set("ttl", 7, 100, "t".getBytes(UTF_8)),
+            Request.get("plain"), // ends the run: answered after the MN
+            Request.set("plain", "p2".getBytes(UTF_8), 0),
+            Request.parse("set nr 3 0 2 noreply", "nr".getBytes(UTF_8)),
+            Request.delete("ttl"),
+            Request.set("big", big, 0),
+            Request.set("after-big", "a".getBytes(UTF_8), 0),
+            Request.get("plain"),
+            Request.get("ttl"));
+    // runs: the first three sets, the two after the get, big and after-big
+    List<Response> replies = batch(b, requests);
+    for (int i : new int[] {0, 1, 2, 4, 5, 7, 8}) {
+      assertThat(replies.get(i).status()).as("set %d", i).isEqualTo(ResponseStatus.STORED);
+      assertThat(replies.get(i).backend()).isEqualTo("q");
+    }
+    assertThat(replies.get(3).valueAsString()).isEqualTo("p");
+    assertThat(replies.get(6).status()).isEqualTo(ResponseStatus.DELETED);
+    assertThat(replies.get(9).valueAsString()).isEqualTo("p2");
+    assertThat(replies.get(10).status()).isEqualTo(ResponseStatus.MISS);
+
+    Response flagged = b.send(Request.get("flagged")).get(5, TimeUnit.SECONDS);
+    assertThat(flagged.flags()).isEqualTo(-1); // 4294967295 as written
+    Response nr = b.send(Request.get("nr")).get(5, TimeUnit.SECONDS);
+    assertThat(nr.valueAsString()).isEqualTo("nr");
+    assertThat(nr.flags()).isEqualTo(3);
+    assertThat(b.send(Request.get("big")).get(5, TimeUnit.SECONDS).value()).isEqualTo(big);
+    // a TTL as written: stored again and read back with mg's remaining-TTL flag
+    b.send(Request.set("ttl", 0, 100, "t".getBytes(UTF_8))).get(5, TimeUnit.SECONDS);
+    Response t = b.send(Request.metaGet("ttl", "t")).get(5, TimeUnit.SECONDS);
+    assertThat(Integer.parseInt(t.flagToken('t'))).isBetween(90, 100);
+    Response p = b.send(Request.metaGet("plain", "t")).get(5, TimeUnit.SECONDS);
+    assertThat(p.flagToken('t')).isEqualTo("-1"); // no TTL
+    assertThat(b.requests().count(Command.SET)).isEqualTo(8); // seven in the batch, one after
+  }
+
+  @Test
+  void oneMnPerRunOfSets() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), QUIET);
+      List<Request> requests = new ArrayList<>(sets("a", 3));
+      requests.add(Request.get("a0")); // ends the run
+      requests.addAll(sets("b", 2));
+      requests.add(Request.add("c", "c".getBytes(UTF_8), 0)); // not a set: ends the run
+      requests.addAll(sets("d", 1)); // a run of one: a plain set
+      List<Response> replies = batch(b, requests);
+      assertThat(replies.get(3).valueAsString()).isEqualTo("v0");
+      assertThat(replies.get(6).status()).isEqualTo(ResponseStatus.STORED);
+      assertThat(replies.get(0).status()).isEqualTo(ResponseStatus.STORED);
+      assertThat(server.requestCount("ms")).isEqualTo(5);
+      assertThat(server.requestCount("mn")).isEqualTo(2);
+      assertThat(server.requestCount("set")).isEqualTo(1);
+
+      server.resetCounters(); // more than QuietSets.MAX_SETS: several runs
+      assertThat(batch(b, sets("m", 250)))
+          .allSatisfy(r -> assertThat(r.status()).isEqualTo(ResponseStatus.STORED));
+      assertThat(server.requestCount("ms")).isEqualTo(250);
+      assertThat(server.requestCount("mn")).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void offByDefault() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), BackendOptions.defaults());
+      batch(b, sets("a", 3));
+      assertThat(server.requestCount("set")).isEqualTo(3);
+      assertThat(server.requestCount("ms") + server.requestCount("mn")).isZero();
+    }
+  }
+
+  @Test
+  void errorRepliesAreAttributedWhereTheyCanBe() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), QUIET);
+      server.faultWhen(FaultServer.keyStartsWith("bad"), Fault.serverError("out of memory"));
+
+      // a run of one is a plain set, with its own error
+      Response alone = batch(b, List.of(Request.set("bad1", new byte[1], 0))).get(0);
+      assertThat(alone.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+      assertThat(alone.message()).isEqualTo("out of memory");
+
+      // every set of the run failed: each its own error
+      List<Response> both = batch(b, sets("bad", 2));
+      assertThat(both).allSatisfy(r -> assertThat(r.message()).isEqualTo("out of memory"));
+
+      // one of three: memcached does not say which, so all three fail and say so
+      List<Response> three =
+          batch(
+              b,
+              List.of(
+                  Request.set("ok1", new byte[1], 0),
+                  Request.set("bad3", new byte[1], 0),
+                  Request.set("ok2", new byte[1], 0)));
+      assertThat(three)
+          .allSatisfy(
+              r -> {
+                assertThat(r.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+                assertThat(r.message())
+                    .startsWith("1 of 3 quiet sets were not stored")
+                    .endsWith("SERVER_ERROR out of memory");
+              });
+
+      // the connection stays: the next run is stored
+      assertThat(batch(b, sets("fine", 4)))
+          .allSatisfy(r -> assertThat(r.status()).isEqualTo(ResponseStatus.STORED));
+      assertThat(b.openConnections()).isEqualTo(1);
+      assertThat(b.depth()).isZero();
+    }
+  }
+
+  @Test
+  void aFailureAnswersEverySetOfTheRun() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b =
+          up(server.port(), QUIET.toBuilder().readTimeout(Duration.ofMillis(300)).build());
+      server.faultWhen(line -> line.startsWith("mn"), Fault.closeAfter(0));
+      assertThat(batch(b, sets("x", 5)))
+          .allSatisfy(
+              r -> {
+                assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);
+                assertThat(r.failureReason()).isEqualTo(FailureReason.DISCONNECTED);
+              });
+      server.clearFaults();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (b.openConnections() == 0 && System.nanoTime() < deadline) {
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // polls the reconnect
+      }
+      server.faultWhen(line -> line.startsWith("mn"), Fault.hang());
+      assertThat(batch(b, sets("y", 5)))
+          .allSatisfy(r -> assertThat(r.failureReason()).isEqualTo(FailureReason.TIMEOUT));
+      assertThat(b.depth()).isZero(); // every set released its slot
+    }
+  }
+}
