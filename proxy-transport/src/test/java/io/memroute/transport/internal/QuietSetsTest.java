@@ -97,29 +97,37 @@ class QuietSetsTest {
     ManagedBackend b = up(memcached.server(0).port(), QUIET);
     byte[] big = new byte[RequestWriter.ZERO_COPY_THRESHOLD + 5]; // written from the array
     Arrays.fill(big, (byte) 'b');
-    List<Request> requests =
-        Arrays.asList(
-            Request.set("plain", "p".getBytes(UTF_8), 0),
-            Request.set("flagged", -1, 0, "f".getBytes(UTF_8)),
-            Request.set("ttl", 7, 100, "t".getBytes(UTF_8)),
-            Request.get("plain"), // ends the run: answered after the MN
-            Request.set("plain", "p2".getBytes(UTF_8), 0),
-            Request.parse("set nr 3 0 2 noreply", "nr".getBytes(UTF_8)),
-            Request.delete("ttl"),
-            Request.set("big", big, 0),
-            Request.set("after-big", "a".getBytes(UTF_8), 0),
-            Request.get("plain"),
-            Request.get("ttl"));
-    // runs: the first three sets, the two after the get, big and after-big
-    List<Response> replies = batch(b, requests);
-    for (int i : new int[] {0, 1, 2, 4, 5, 7, 8}) {
-      assertThat(replies.get(i).status()).as("set %d", i).isEqualTo(ResponseStatus.STORED);
-      assertThat(replies.get(i).backend()).isEqualTo("q");
+    List<Request> requests = new ArrayList<>();
+    requests.add(Request.set("plain", "p".getBytes(UTF_8), 0));
+    requests.add(Request.set("flagged", -1, 0, "f".getBytes(UTF_8)));
+    requests.add(Request.set("ttl", 7, 100, "t".getBytes(UTF_8)));
+    requests.add(Request.set("ttl2", 0, 100, "t".getBytes(UTF_8)));
+    requests.addAll(sets("r1-", QuietSets.MIN_SETS - 4));
+    int firstGet = requests.size();
+    requests.add(Request.get("plain")); // ends the run: answered after the MN
+    requests.add(Request.set("plain", "p2".getBytes(UTF_8), 0));
+    requests.add(Request.parse("set nr 3 0 2 noreply", "nr".getBytes(UTF_8)));
+    requests.addAll(sets("r2-", QuietSets.MIN_SETS - 2));
+    int delete = requests.size();
+    requests.add(Request.delete("ttl"));
+    requests.add(Request.set("big", big, 0));
+    requests.add(Request.set("after-big", "a".getBytes(UTF_8), 0));
+    requests.addAll(sets("r3-", QuietSets.MIN_SETS - 2));
+    int lastGets = requests.size();
+    requests.add(Request.get("plain"));
+    requests.add(Request.get("ttl"));
+    List<Response> replies = batch(b, requests); // three runs of quiet sets, a request after each
+    for (int i = 0; i < lastGets; i++) {
+      if (i != firstGet && i != delete) {
+        assertThat(replies.get(i).status()).as("set %d", i).isEqualTo(ResponseStatus.STORED);
+        assertThat(replies.get(i).backend()).isEqualTo("q");
+      }
     }
-    assertThat(replies.get(3).valueAsString()).isEqualTo("p");
-    assertThat(replies.get(6).status()).isEqualTo(ResponseStatus.DELETED);
-    assertThat(replies.get(9).valueAsString()).isEqualTo("p2");
-    assertThat(replies.get(10).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(replies.get(firstGet).valueAsString()).isEqualTo("p");
+    assertThat(replies.get(delete).status()).isEqualTo(ResponseStatus.DELETED);
+    assertThat(replies.get(lastGets).valueAsString()).isEqualTo("p2");
+    assertThat(replies.get(lastGets + 1).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(b.requests().count(Command.SET)).isEqualTo(lastGets - 2);
 
     Response flagged = b.send(Request.get("flagged")).get(5, TimeUnit.SECONDS);
     assertThat(flagged.flags()).isEqualTo(-1); // 4294967295 as written
@@ -127,31 +135,32 @@ class QuietSetsTest {
     assertThat(nr.valueAsString()).isEqualTo("nr");
     assertThat(nr.flags()).isEqualTo(3);
     assertThat(b.send(Request.get("big")).get(5, TimeUnit.SECONDS).value()).isEqualTo(big);
-    // a TTL as written: stored again and read back with mg's remaining-TTL flag
-    b.send(Request.set("ttl", 0, 100, "t".getBytes(UTF_8))).get(5, TimeUnit.SECONDS);
-    Response t = b.send(Request.metaGet("ttl", "t")).get(5, TimeUnit.SECONDS);
+    assertThat(b.send(Request.get("r3-0")).get(5, TimeUnit.SECONDS).valueAsString())
+        .isEqualTo("v0");
+    // TTLs as written, read back with mg's remaining-TTL flag
+    Response t = b.send(Request.metaGet("ttl2", "t")).get(5, TimeUnit.SECONDS);
     assertThat(Integer.parseInt(t.flagToken('t'))).isBetween(90, 100);
     Response p = b.send(Request.metaGet("plain", "t")).get(5, TimeUnit.SECONDS);
     assertThat(p.flagToken('t')).isEqualTo("-1"); // no TTL
-    assertThat(b.requests().count(Command.SET)).isEqualTo(8); // seven in the batch, one after
   }
 
   @Test
   void oneMnPerRunOfSets() throws Exception {
     try (FaultServer server = FaultServer.start()) {
       ManagedBackend b = up(server.port(), QUIET);
-      List<Request> requests = new ArrayList<>(sets("a", 3));
+      int min = QuietSets.MIN_SETS;
+      List<Request> requests = new ArrayList<>(sets("a", min));
       requests.add(Request.get("a0")); // ends the run
-      requests.addAll(sets("b", 2));
+      requests.addAll(sets("b", min + 1));
       requests.add(Request.add("c", "c".getBytes(UTF_8), 0)); // not a set: ends the run
-      requests.addAll(sets("d", 1)); // a run of one: a plain set
+      requests.addAll(sets("d", min - 1)); // too short a run: plain sets
       List<Response> replies = batch(b, requests);
-      assertThat(replies.get(3).valueAsString()).isEqualTo("v0");
-      assertThat(replies.get(6).status()).isEqualTo(ResponseStatus.STORED);
+      assertThat(replies.get(min).valueAsString()).isEqualTo("v0");
       assertThat(replies.get(0).status()).isEqualTo(ResponseStatus.STORED);
-      assertThat(server.requestCount("ms")).isEqualTo(5);
+      assertThat(replies.get(2 * min + 2).status()).isEqualTo(ResponseStatus.STORED); // the add
+      assertThat(server.requestCount("ms")).isEqualTo(2 * min + 1);
       assertThat(server.requestCount("mn")).isEqualTo(2);
-      assertThat(server.requestCount("set")).isEqualTo(1);
+      assertThat(server.requestCount("set")).isEqualTo(min - 1);
 
       server.resetCounters(); // more than QuietSets.MAX_SETS: several runs
       assertThat(batch(b, sets("m", 250)))
@@ -165,8 +174,8 @@ class QuietSetsTest {
   void offByDefault() throws Exception {
     try (FaultServer server = FaultServer.start()) {
       ManagedBackend b = up(server.port(), BackendOptions.defaults());
-      batch(b, sets("a", 3));
-      assertThat(server.requestCount("set")).isEqualTo(3);
+      batch(b, sets("a", QuietSets.MIN_SETS));
+      assertThat(server.requestCount("set")).isEqualTo(QuietSets.MIN_SETS);
       assertThat(server.requestCount("ms") + server.requestCount("mn")).isZero();
     }
   }
@@ -183,28 +192,23 @@ class QuietSetsTest {
       assertThat(alone.message()).isEqualTo("out of memory");
 
       // every set of the run failed: each its own error
-      List<Response> both = batch(b, sets("bad", 2));
-      assertThat(both).allSatisfy(r -> assertThat(r.message()).isEqualTo("out of memory"));
+      List<Response> all = batch(b, sets("bad", QuietSets.MIN_SETS));
+      assertThat(all).allSatisfy(r -> assertThat(r.message()).isEqualTo("out of memory"));
 
-      // one of three: memcached does not say which, so all three fail and say so
-      List<Response> three =
-          batch(
-              b,
-              List.of(
-                  Request.set("ok1", new byte[1], 0),
-                  Request.set("bad3", new byte[1], 0),
-                  Request.set("ok2", new byte[1], 0)));
-      assertThat(three)
+      // one of the run: memcached does not say which, so every set fails and says so
+      List<Request> run = sets("ok", QuietSets.MIN_SETS - 1);
+      run.add(1, Request.set("bad-too", new byte[1], 0));
+      assertThat(batch(b, run))
           .allSatisfy(
               r -> {
                 assertThat(r.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
                 assertThat(r.message())
-                    .startsWith("1 of 3 quiet sets were not stored")
+                    .startsWith("1 of " + QuietSets.MIN_SETS + " quiet sets were not stored")
                     .endsWith("SERVER_ERROR out of memory");
               });
 
       // the connection stays: the next run is stored
-      assertThat(batch(b, sets("fine", 4)))
+      assertThat(batch(b, sets("fine", QuietSets.MIN_SETS)))
           .allSatisfy(r -> assertThat(r.status()).isEqualTo(ResponseStatus.STORED));
       assertThat(b.openConnections()).isEqualTo(1);
       assertThat(b.depth()).isZero();
@@ -217,7 +221,7 @@ class QuietSetsTest {
       ManagedBackend b =
           up(server.port(), QUIET.toBuilder().readTimeout(Duration.ofMillis(300)).build());
       server.faultWhen(line -> line.startsWith("mn"), Fault.closeAfter(0));
-      assertThat(batch(b, sets("x", 5)))
+      assertThat(batch(b, sets("x", QuietSets.MIN_SETS)))
           .allSatisfy(
               r -> {
                 assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);
@@ -229,7 +233,7 @@ class QuietSetsTest {
         java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // polls the reconnect
       }
       server.faultWhen(line -> line.startsWith("mn"), Fault.hang());
-      assertThat(batch(b, sets("y", 5)))
+      assertThat(batch(b, sets("y", QuietSets.MIN_SETS)))
           .allSatisfy(r -> assertThat(r.failureReason()).isEqualTo(FailureReason.TIMEOUT));
       assertThat(b.depth()).isZero(); // every set released its slot
     }
