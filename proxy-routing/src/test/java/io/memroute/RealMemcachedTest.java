@@ -38,6 +38,11 @@ class RealMemcachedTest {
   private MemcacheRouter router;
 
   private MemcacheRouter router(Transport transport) throws Exception {
+    return router(transport, io.memroute.core.BackendOptions.defaults());
+  }
+
+  private MemcacheRouter router(Transport transport, io.memroute.core.BackendOptions options)
+      throws Exception {
     Assumptions.assumeTrue(
         transport.isAvailable(),
         () -> transport + " unavailable: " + transport.unavailabilityCause());
@@ -47,6 +52,7 @@ class RealMemcachedTest {
             .servers(memcached.addresses())
             .transport(transport)
             .eventLoopThreads(1)
+            .backendOptions(options)
             .build();
     router.ready().get(10, TimeUnit.SECONDS);
     return router;
@@ -234,6 +240,49 @@ class RealMemcachedTest {
         .hasMessageContaining("CLIENT_ERROR cannot increment or decrement non-numeric value");
     // the connection was replaced after CLIENT_ERROR and the router keeps working
     assertThat(await(r.get("text"))).isEqualTo(b("abc"));
+  }
+
+  /**
+   * Sets from many threads go out in quiet runs among gets and deletes; each answers for itself.
+   */
+  @ParameterizedTest
+  @EnumSource(Transport.class)
+  void quietSetsFromManyThreads(Transport transport) throws Exception {
+    MemcacheRouter r =
+        router(transport, io.memroute.core.BackendOptions.builder().quietSets(true).build());
+    int n = 3000; // about 12k in flight at most: under the default depth limit
+    List<CompletableFuture<?>> all = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<Thread> ts = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      String id = "q" + t + ":";
+      Thread th =
+          new Thread(
+              () -> {
+                for (int i = 0; i < n; i++) {
+                  all.add(r.set(id + i, b(id + i), 0));
+                  if (i % 97 == 0) { // ends a run: an absent key, answered in order
+                    all.add(r.delete(id + "absent").thenApply(d -> assertThat(d).isFalse()));
+                  }
+                }
+              });
+      ts.add(th);
+      th.start();
+    }
+    for (Thread th : ts) {
+      th.join(60_000);
+    }
+    for (CompletableFuture<?> f : all) {
+      Object v = f.get(10, TimeUnit.SECONDS);
+      if (v instanceof Boolean) {
+        assertThat((Boolean) v).isTrue(); // every set STORED
+      }
+    }
+    for (int t = 0; t < 4; t++) {
+      String id = "q" + t + ":";
+      for (int i = 0; i < n; i += 499) {
+        assertThat(new String(await(r.get(id + i)), UTF_8)).isEqualTo(id + i);
+      }
+    }
   }
 
   @ParameterizedTest
