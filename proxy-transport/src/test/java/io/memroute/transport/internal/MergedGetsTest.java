@@ -3,7 +3,6 @@ package io.memroute.transport.internal;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.FailureReason;
 import io.memroute.core.Request;
@@ -13,8 +12,6 @@ import io.memroute.testkit.Fault;
 import io.memroute.testkit.FaultServer;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.ManagedBackend;
-import io.memroute.transport.Transport;
-import io.memroute.transport.TransportResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,18 +32,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class MergedGetsTest {
   @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
 
-  private TransportResources resources;
-  private final List<ManagedBackend> backends = new ArrayList<>();
-
-  @BeforeEach
-  void start() {
-    resources = TransportResources.builder().transport(Transport.NIO).eventLoopThreads(1).build();
-  }
+  private final OneBatch batches = new OneBatch("m");
 
   @AfterEach
   void stop() {
-    backends.forEach(ManagedBackend::close);
-    resources.close();
+    batches.close();
   }
 
   private ManagedBackend up(int port, Duration readTimeout) throws Exception {
@@ -55,36 +44,16 @@ class MergedGetsTest {
   }
 
   private ManagedBackend up(int port, BackendOptions options) throws Exception {
-    ManagedBackend b =
-        resources.createBackend("m", "127.0.0.1", port, options, BackendListener.NOOP);
-    backends.add(b);
-    b.ready().get(5, TimeUnit.SECONDS);
-    return b;
+    return batches.up(port, options);
   }
 
-  /** Sends every request from the event loop, so that they are written in one batch. */
   private List<CompletableFuture<Response>> batch(ManagedBackend b, List<Request> requests)
       throws Exception {
-    return resources
-        .eventLoopGroup()
-        .next()
-        .submit(
-            () -> {
-              List<CompletableFuture<Response>> out = new ArrayList<>();
-              for (Request r : requests) {
-                out.add(b.send(r));
-              }
-              return out;
-            })
-        .get(5, TimeUnit.SECONDS);
+    return batches.send(b, requests);
   }
 
   private static List<Response> all(List<CompletableFuture<Response>> futures) throws Exception {
-    List<Response> out = new ArrayList<>();
-    for (CompletableFuture<Response> f : futures) {
-      out.add(f.get(5, TimeUnit.SECONDS));
-    }
-    return out;
+    return OneBatch.all(futures);
   }
 
   @Test

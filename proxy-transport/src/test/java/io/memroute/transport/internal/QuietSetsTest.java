@@ -3,7 +3,6 @@ package io.memroute.transport.internal;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
 import io.memroute.core.FailureReason;
@@ -14,16 +13,12 @@ import io.memroute.testkit.Fault;
 import io.memroute.testkit.FaultServer;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.ManagedBackend;
-import io.memroute.transport.Transport;
-import io.memroute.transport.TransportResources;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -39,48 +34,20 @@ class QuietSetsTest {
 
   private static final BackendOptions QUIET = BackendOptions.builder().quietSets(true).build();
 
-  private TransportResources resources;
-  private final List<ManagedBackend> backends = new ArrayList<>();
-
-  @BeforeEach
-  void start() {
-    resources = TransportResources.builder().transport(Transport.NIO).eventLoopThreads(1).build();
-  }
+  private final OneBatch batches = new OneBatch("q");
 
   @AfterEach
   void stop() {
-    backends.forEach(ManagedBackend::close);
-    resources.close();
+    batches.close();
   }
 
   private ManagedBackend up(int port, BackendOptions options) throws Exception {
-    ManagedBackend b =
-        resources.createBackend("q", "127.0.0.1", port, options, BackendListener.NOOP);
-    backends.add(b);
-    b.ready().get(5, TimeUnit.SECONDS);
-    return b;
+    return batches.up(port, options);
   }
 
   /** Sends every request from the event loop, so that they are written in one batch. */
   private List<Response> batch(ManagedBackend b, List<Request> requests) throws Exception {
-    List<CompletableFuture<Response>> futures =
-        resources
-            .eventLoopGroup()
-            .next()
-            .submit(
-                () -> {
-                  List<CompletableFuture<Response>> out = new ArrayList<>();
-                  for (Request r : requests) {
-                    out.add(b.send(r));
-                  }
-                  return out;
-                })
-            .get(5, TimeUnit.SECONDS);
-    List<Response> out = new ArrayList<>();
-    for (CompletableFuture<Response> f : futures) {
-      out.add(f.get(5, TimeUnit.SECONDS));
-    }
-    return out;
+    return OneBatch.all(batches.send(b, requests));
   }
 
   private static List<Request> sets(String prefix, int n) {
