@@ -483,11 +483,7 @@ class MergedGetsTest {
         assertThat(r.failureReason()).isEqualTo(FailureReason.DISCONNECTED);
       }
       server.clearFaults();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (b.openConnections() == 0 && System.nanoTime() < deadline) {
-        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // polls the reconnect
-      }
-      assertThat(b.openConnections()).isEqualTo(1);
+      OneBatch.awaitReconnected(b);
       server.faultWhen(line -> line.startsWith("get "), Fault.hang());
       for (Response r : all(batch(b, gets.apply(5)))) {
         assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);

@@ -195,10 +195,7 @@ class QuietSetsTest {
                 assertThat(r.failureReason()).isEqualTo(FailureReason.DISCONNECTED);
               });
       server.clearFaults();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (b.openConnections() == 0 && System.nanoTime() < deadline) {
-        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // polls the reconnect
-      }
+      OneBatch.awaitReconnected(b);
       server.faultWhen(line -> line.startsWith("mn"), Fault.hang());
       assertThat(batch(b, sets("y", QuietSets.MIN_SETS)))
           .allSatisfy(r -> assertThat(r.failureReason()).isEqualTo(FailureReason.TIMEOUT));
