@@ -162,10 +162,10 @@ public final class BackendOptions {
   }
 
   /**
-   * Returns whether {@code set} requests written to a connection in one batch go out as quiet meta
-   * sets ({@code ms <key> <bytes> F<flags> T<ttl> q}) followed by one {@code mn}: memcached then
-   * answers a batch of stored sets with one {@code MN} instead of a {@code STORED} each. See {@link
-   * Builder#quietSets(boolean)}.
+   * Returns whether runs of {@code set} requests (8 to 100 in a row in one write batch of a
+   * connection) go out as quiet meta sets ({@code ms <key> <bytes> F<flags> T<ttl> q}) followed by
+   * one {@code mn}: memcached then answers a run of stored sets with one {@code MN} instead of a
+   * {@code STORED} each. See {@link Builder#quietSets(boolean)}.
    */
   public boolean quietSets() {
     return quietSets;

@@ -40,7 +40,7 @@ final class QuietSets extends Batch {
     return r.command() == Command.SET;
   }
 
-  /** The run of stamped sets just written, each as a quiet meta set, then the {@code mn}. */
+  /** The run of stamped sets being written, each as a quiet meta set, then the {@code mn}. */
   static QuietSets of(List<Pending> sets) {
     return new QuietSets(sets.toArray(new Pending[0]));
   }
