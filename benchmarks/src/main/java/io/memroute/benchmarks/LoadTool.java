@@ -568,9 +568,7 @@ public final class LoadTool {
       long t0 = System.nanoTime();
       Thread.sleep(300);
       double busy =
-          100.0
-              * (ProcStats.machineBusyNanos() - b0)
-              / ((System.nanoTime() - t0) * (double) Runtime.getRuntime().availableProcessors());
+          ProcStats.busyPercent(ProcStats.machineBusyNanos() - b0, System.nanoTime() - t0);
       if (busy < 10 || System.nanoTime() > deadline) {
         if (told) {
           System.out.println(

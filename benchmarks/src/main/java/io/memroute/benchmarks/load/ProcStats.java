@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -129,23 +130,36 @@ public final class ProcStats {
 
   /** Busy (non-idle, non-iowait) CPU time of the machine from /proc/stat, or 0. */
   public static long machineBusyNanos() {
-    try {
-      for (String line : Files.readAllLines(Paths.get("/proc/stat"), StandardCharsets.US_ASCII)) {
-        if (line.startsWith("cpu ")) {
-          String[] f = line.trim().split("\\s+");
-          long busy = 0;
-          for (int i = 1; i < f.length && i <= 8; i++) {
-            if (i != 4 && i != 5) { // idle, iowait
-              busy += Long.parseLong(f[i]);
-            }
+    for (String line : procStat()) {
+      if (line.startsWith("cpu ")) {
+        String[] f = line.trim().split("\\s+");
+        long busy = 0;
+        for (int i = 1; i < f.length && i <= 8; i++) {
+          if (i != 4 && i != 5) { // idle, iowait
+            busy += Long.parseLong(f[i]);
           }
-          return busy * TICK_NANOS;
         }
+        return busy * TICK_NANOS;
       }
-    } catch (IOException | RuntimeException e) {
-      // not Linux
     }
     return 0;
+  }
+
+  /** The lines of {@code /proc/stat}; none where there is none (not Linux). */
+  private static List<String> procStat() {
+    try {
+      return Files.readAllLines(Paths.get("/proc/stat"), StandardCharsets.US_ASCII);
+    } catch (IOException | RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  /**
+   * The share (0-100%) of the machine's CPUs that was busy over {@code wallNanos}, from two
+   * readings of {@link #machineBusyNanos()} that far apart.
+   */
+  public static double busyPercent(long machineBusyNanos, long wallNanos) {
+    return othersPercent(machineBusyNanos, 0, wallNanos, MACHINE_CPUS);
   }
 
   /**
@@ -178,20 +192,13 @@ public final class ProcStats {
    * {@link Runtime#availableProcessors()}, while {@link #machineBusyNanos()} counts every CPU.
    */
   static int machineCpus() {
-    try {
-      int n = 0;
-      for (String line : Files.readAllLines(Paths.get("/proc/stat"), StandardCharsets.US_ASCII)) {
-        if (line.startsWith("cpu") && line.length() > 3 && Character.isDigit(line.charAt(3))) {
-          n++;
-        }
+    int n = 0;
+    for (String line : procStat()) {
+      if (line.startsWith("cpu") && line.length() > 3 && Character.isDigit(line.charAt(3))) {
+        n++;
       }
-      if (n > 0) {
-        return n;
-      }
-    } catch (IOException | RuntimeException e) {
-      // not Linux
     }
-    return Runtime.getRuntime().availableProcessors();
+    return n > 0 ? n : Runtime.getRuntime().availableProcessors();
   }
 
   /** [utime, stime] in clock ticks of /proc/PID/stat, or zeros. */
