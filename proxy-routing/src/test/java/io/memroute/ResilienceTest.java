@@ -14,6 +14,7 @@ import io.memroute.core.ResponseStatus;
 import io.memroute.testkit.Fault;
 import io.memroute.testkit.FaultServer;
 import io.memroute.testkit.MemcachedExtension;
+import io.memroute.transport.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,6 +32,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Nothing hangs, nothing is misdelivered, limits hold: the router under faults and real server
@@ -63,8 +66,14 @@ class ResilienceTest {
     }
   }
 
-  @Test
-  void realServerKilledAndRestartedUnderLoad() throws Exception {
+  /** The default transport, and the direct one whose callers write to the sockets themselves. */
+  private static Transport transport(String name) {
+    return name.equals("auto") ? Transport.auto() : Transport.parse(name);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"auto", "direct"})
+  void realServerKilledAndRestartedUnderLoad(String transport) throws Exception {
     memcached.flushAll();
     Duration readTimeout = Duration.ofMillis(500);
     States states = new States();
@@ -80,6 +89,7 @@ class ResilienceTest {
             .servers(memcached.addresses())
             .backendOptions(options)
             .backendListener(states)
+            .transport(transport(transport))
             .build()) {
       router.ready().get(10, TimeUnit.SECONDS);
       String killed = memcached.server(1).address();
@@ -209,8 +219,9 @@ class ResilienceTest {
     }
   }
 
-  @Test
-  void noMisdeliveryUnderFaults() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"auto", "direct"})
+  void noMisdeliveryUnderFaults(String transport) throws Exception {
     try (FaultServer a = FaultServer.start();
         FaultServer b = FaultServer.start()) {
       BackendOptions options =
@@ -223,6 +234,7 @@ class ResilienceTest {
           MemcacheRouter.builder()
               .servers(a.address() + "," + b.address())
               .backendOptions(options)
+              .transport(transport(transport))
               .build()) {
         router.ready().get(5, TimeUnit.SECONDS);
         int workers = 4;

@@ -94,7 +94,9 @@ public final class LoadTool {
     o.println("  --quick                 5 workloads, 1 s warm-up + 2 s per run (about 2 minutes)");
     o.println("  --clients a,b,...       default " + String.join(",", DEFAULT_CLIENTS));
     o.println(
-        "                          also: memroute-nio, memroute-epoll, memroute-io_uring; memroute-allsync3");
+        "                          also: memroute-nio, memroute-epoll, memroute-io_uring, memroute-direct");
+    o.println(
+        "                          (Transport.DIRECT: the caller writes to the socket); memroute-allsync3");
     o.println(
         "                          (sets replicated to 3 pools with Routes.allSync: run it with c64-g0, 100% sets);");
     o.println(
@@ -110,7 +112,8 @@ public final class LoadTool {
     o.println(
         "                          suffix +nutcracker sends through a nutcracker sidecar (e.g. memroute+nutcracker)");
     o.println(
-        "  --transports            replace memroute with memroute-nio, memroute-epoll, memroute-io_uring");
+        "  --transports            replace memroute with memroute-nio, memroute-epoll, memroute-io_uring,");
+    o.println("                          memroute-direct");
     o.println("  --sidecar               add memroute+nutcracker");
     o.println(
         "  --workloads w,w,...     workload names: c<N> closed loop with N outstanding | r<N> open loop at N req/s");
@@ -315,7 +318,8 @@ public final class LoadTool {
     List<String> list = new ArrayList<>(clients);
     if (transports) {
       int i = list.indexOf("memroute");
-      List<String> t = List.of("memroute-nio", "memroute-epoll", "memroute-io_uring");
+      List<String> t =
+          List.of("memroute-nio", "memroute-epoll", "memroute-io_uring", "memroute-direct");
       if (i >= 0) {
         list.remove(i);
         list.addAll(i, t);

@@ -9,13 +9,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The socket transport under memroute's Netty event loops.
+ * How memroute's connections reach their sockets: through Netty event loops on one of three socket
+ * transports, or {@link #DIRECT}ly from the calling thread.
  *
  * <p>The native transports are detected by class name, so their jars are optional: without them (or
  * on a kernel without the feature) memroute runs on {@link #NIO}. {@link #auto()} picks the first
  * available in the default order {@link #EPOLL}, {@link #IO_URING}, {@link #NIO} (see
  * docs/performance.md for the measurements behind it), unless the system property {@value
- * #PROPERTY} names one ({@code epoll}, {@code io_uring}, {@code nio} or {@code auto}).
+ * #PROPERTY} names one ({@code epoll}, {@code io_uring}, {@code nio}, {@code direct} or {@code
+ * auto}). {@link #DIRECT} is never chosen automatically.
  */
 public enum Transport {
   /** Linux io_uring ({@code netty-transport-native-io_uring}). */
@@ -23,11 +25,22 @@ public enum Transport {
   /** Linux epoll ({@code netty-transport-native-epoll}). */
   EPOLL("io.netty.channel.epoll.Epoll"),
   /** Java NIO: always available. */
-  NIO(null);
+  NIO(null),
+  /**
+   * No event loop between the caller and the socket: the calling thread writes its request to the
+   * socket itself (taking along what other threads queued meanwhile), and one reader thread per
+   * connection takes the replies and completes the futures. One hand-off and one wake-up fewer per
+   * request than the event-loop transports: the lowest latency when requests travel alone (at low
+   * concurrency); at high concurrency the event-loop transports batch better. The sockets are the
+   * JDK's own non-blocking channels, whose close is safe against a write in progress on another
+   * thread. The event loops only run deadline checks. Always available; never chosen by {@link
+   * #auto()}.
+   */
+  DIRECT(null);
 
   /**
    * The system property that overrides {@link #auto()}: {@code epoll}, {@code io_uring}, {@code
-   * nio} or {@code auto}.
+   * nio}, {@code direct} or {@code auto}.
    */
   public static final String PROPERTY = "memroute.transport";
 
@@ -121,7 +134,8 @@ public enum Transport {
   }
 
   /**
-   * Parses a transport name: {@code io_uring} (or {@code iouring}), {@code epoll}, {@code nio}.
+   * Parses a transport name: {@code io_uring} (or {@code iouring}), {@code epoll}, {@code nio},
+   * {@code direct}.
    *
    * @throws IllegalArgumentException for any other name
    */
@@ -134,9 +148,11 @@ public enum Transport {
         return EPOLL;
       case "nio":
         return NIO;
+      case "direct":
+        return DIRECT;
       default:
         throw new IllegalArgumentException(
-            "transport: '" + name + "' (expected: io_uring, epoll, nio or auto)");
+            "transport: '" + name + "' (expected: io_uring, epoll, nio, direct or auto)");
     }
   }
 

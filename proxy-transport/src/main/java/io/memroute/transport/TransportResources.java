@@ -104,7 +104,16 @@ public final class TransportResources implements AutoCloseable {
     if (closed.get()) {
       throw new IllegalStateException("TransportResources closed");
     }
-    return new NettyBackend(name, host, port, options, listener, group, channelClass, ticker);
+    return new NettyBackend(
+        name,
+        host,
+        port,
+        options,
+        listener,
+        group,
+        channelClass,
+        transport == Transport.DIRECT,
+        ticker);
   }
 
   /** Shuts the event loops down if these resources own them. Idempotent. */

@@ -181,7 +181,7 @@ public final class Worker {
       throw new IllegalArgumentException(
           "client: '"
               + client
-              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-allsync3, memroute-allsync3-quiet, memroute-decoder, memroute-nomerge, memroute-quiet, spymemcached, xmemcached, folsom, raw, raw-allsync3 or raw-socket, optionally +nutcracker)");
+              + "' (expected: memroute, memroute-nio, memroute-epoll, memroute-io_uring, memroute-direct, memroute-allsync3, memroute-allsync3-quiet, memroute-decoder, memroute-nomerge, memroute-quiet, spymemcached, xmemcached, folsom, raw, raw-allsync3 or raw-socket, optionally +nutcracker)");
     }
   }
 

@@ -17,8 +17,9 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -35,7 +36,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * yet written stay queued for the replacement connection until their deadline, unless the backend
  * is marked bad (then they fail with {@code MARKED_BAD}).
  */
-final class Connection implements ReplySink {
+final class Connection implements BackendConnection, ReplySink {
   private final NettyBackend backend;
   final EventLoop loop;
   private final Bootstrap bootstrap;
@@ -57,13 +58,10 @@ final class Connection implements ReplySink {
   private ScheduledFuture<?> connectTask;
   private final ChannelFutureListener writeListener = this::onWritten;
   private final OutcomeCounters.Recorder recorder; // written on the loop only
-  private final ArrayList<Pending> gets = new ArrayList<>(); // of the batch being written
-  private final ArrayList<Pending> sets = new ArrayList<>(); // a run of sets, written at its end
-  private int getKeys;
-  private int getBytes;
+  private final BatchEncoder encoder = new BatchEncoder();
 
   /** Written on the loop, read by the backend when it aggregates state. */
-  volatile boolean ready;
+  private volatile boolean ready;
 
   Connection(NettyBackend backend, EventLoop loop, Bootstrap bootstrap, int maxValueSize) {
     this.backend = backend;
@@ -87,8 +85,8 @@ final class Connection implements ReplySink {
     this.recorder = backend.requests().recorder();
   }
 
-  /** Starts the deadline check and, unless the backend is down, the first connect. */
-  void start(boolean connect) {
+  @Override
+  public void start(boolean connect) {
     loop.execute(
         () -> {
           scheduleTick();
@@ -104,12 +102,18 @@ final class Connection implements ReplySink {
         loop.scheduleAtFixedRate(this::checkDeadlines, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
   }
 
-  long tickNanos() {
+  @Override
+  public long tickNanos() {
     return tickNanos;
   }
 
-  /** Follows a change of the timeouts: the deadline check runs at the new period. */
-  void retick() {
+  @Override
+  public boolean ready() {
+    return ready;
+  }
+
+  @Override
+  public void retick() {
     loop.execute(
         () -> {
           if (!closed && tickTask != null && backend.tickNanos() != tickNanos) {
@@ -121,7 +125,8 @@ final class Connection implements ReplySink {
 
   // ------------------------------------------------------------------ submission (any thread)
 
-  void enqueue(Pending p) {
+  @Override
+  public void enqueue(Pending p) {
     if (loop.inEventLoop()) {
       // Issued from a completion callback on this loop: no queue handoff or atomic flag needed.
       local.add(p);
@@ -172,15 +177,13 @@ final class Connection implements ReplySink {
   }
 
   /**
-   * Encodes every request of both queues into as few buffers as possible, then flushes once.
-   * Consecutive gets go out as one multi-key get (see {@link MergedGets}); with quiet sets on, sets
-   * go out as quiet meta sets ended by one {@code mn} (see {@link QuietSets}).
+   * Encodes every request of both queues into as few buffers as possible (see {@link
+   * BatchEncoder}), then flushes once.
    */
   private void writeBatch(Queue<Pending> first, Queue<Pending> second) {
     Channel ch = channel;
     ByteBuf buf = null;
     Pending p;
-    int n = 0;
     Queue<Pending> source = first;
     long now = 0;
     long timeout = 0;
@@ -188,97 +191,18 @@ final class Connection implements ReplySink {
     boolean quiet = backend.options().quietSets();
     while ((p = source.poll()) != null
         || (source != second && (p = (source = second).poll()) != null)) {
-      Request r = p.request;
       if (buf == null) {
-        buf = ch.alloc().ioBuffer(Math.max(512, r.wireSize()));
+        buf = ch.alloc().ioBuffer(Math.max(512, p.request.wireSize()));
         now = backend.now(); // one clock read per batch
         timeout = backend.readTimeoutNanos();
       }
       p.stamp(now, timeout);
-      n++;
-      if (merge && MergedGets.mergeable(r)) {
-        int keys = r.keyCount();
-        int bytes = MergedGets.keyBytes(r);
-        if (!gets.isEmpty()
-            && (getKeys + keys > MergedGets.MAX_KEYS
-                || getBytes + bytes > MergedGets.MAX_BYTES
-                || !MergedGets.sameLine(gets.get(0).request, r))) {
-          buf = writeGets(buf, ch);
-        }
-        gets.add(p);
-        getKeys += keys;
-        getBytes += bytes;
-        continue;
-      }
-      buf = writeGets(buf, ch);
-      if (quiet && QuietSets.quiet(r)) {
-        if (sets.size() == QuietSets.MAX_SETS) {
-          buf = endQuietSets(buf);
-        }
-        sets.add(p);
-        continue;
-      }
-      buf = endQuietSets(buf);
-      buf = RequestWriter.write(r, buf, ch);
-      inflight.add(p);
+      buf = encoder.add(p, buf, ch, inflight, merge, quiet);
     }
-    if (n > 0) {
-      buf = writeGets(buf, ch);
-      buf = endQuietSets(buf);
+    if (buf != null) {
+      buf = encoder.finish(buf, ch, inflight);
       ch.writeAndFlush(buf).addListener(writeListener);
-    } else if (buf != null) {
-      buf.release();
     }
-  }
-
-  /** Writes the gets collected so far: one alone as it is, several as one multi-key get. */
-  private ByteBuf writeGets(ByteBuf buf, Channel ch) {
-    int size = gets.size();
-    if (size == 0) {
-      return buf;
-    }
-    buf = endQuietSets(buf); // the sets came first
-    MergedGets merged = size > 1 ? MergedGets.of(gets) : null;
-    if (merged != null) {
-      buf = RequestWriter.write(merged.request, buf, ch);
-      inflight.add(merged);
-    } else {
-      for (Pending g : gets) {
-        buf = RequestWriter.write(g.request, buf, ch);
-        inflight.add(g);
-      }
-    }
-    gets.clear();
-    getKeys = 0;
-    getBytes = 0;
-    return buf;
-  }
-
-  /**
-   * Writes the run of sets collected so far: as quiet sets and one {@code mn}, in flight as one,
-   * when there are enough of them for the {@code mn} to pay; otherwise as they are.
-   */
-  private ByteBuf endQuietSets(ByteBuf buf) {
-    int size = sets.size();
-    if (size == 0) {
-      return buf;
-    }
-    Channel ch = channel;
-    if (size < QuietSets.MIN_SETS) {
-      for (Pending p : sets) {
-        buf = RequestWriter.write(p.request, buf, ch);
-        inflight.add(p);
-      }
-    } else {
-      for (Pending p : sets) {
-        buf = RequestWriter.writeQuietSet(p.request, buf, ch);
-      }
-      QuietSets run = QuietSets.of(sets);
-      inflight.add(run);
-      buf.writeBytes(run.request.wireLine());
-    }
-    sets.clear();
-    return buf;
   }
 
   private void onWritten(ChannelFuture f) {
@@ -481,8 +405,13 @@ final class Connection implements ReplySink {
     }
   }
 
+  @Override
+  public void failWaitingLater(FailureReason reason) {
+    loop.execute(() -> failWaiting(reason));
+  }
+
   /** Fails every queued, unwritten request (the backend went bad or down). */
-  void failWaiting(FailureReason reason) {
+  private void failWaiting(FailureReason reason) {
     Pending p;
     while ((p = waiting.poll()) != null) {
       finish(p, backend.failure(reason, null));
@@ -497,53 +426,46 @@ final class Connection implements ReplySink {
   }
 
   private void finish(Pending p, Response r) {
-    if (p instanceof Batch) {
-      Batch b = (Batch) p;
-      Response[] each = b.split(r);
-      for (int i = 0; i < each.length; i++) {
-        finish(b.parts[i], each[i]);
-      }
-      return;
-    }
-    if (p.internal) {
-      p.complete(r);
-      return;
-    }
-    backend.release();
-    recorder.record(p.request.command(), r.status(), r.elapsedNanos());
-    p.complete(r);
+    backend.finish(p, r, recorder);
   }
 
-  /** Takes the connection down (administrative down) or closes it for good. */
-  void shutdown(FailureReason reason, boolean forever) {
-    loop.execute(
-        () -> {
-          if (forever) {
-            closed = true;
-            if (tickTask != null) {
-              tickTask.cancel(false);
+  @Override
+  public CompletableFuture<Void> shutdown(FailureReason reason, boolean forever) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    try {
+      loop.execute(
+          () -> {
+            if (forever) {
+              closed = true;
+              if (tickTask != null) {
+                tickTask.cancel(false);
+              }
             }
-          }
-          if (connectTask != null) {
-            connectTask.cancel(false);
-            connectTask = null;
-          }
-          Channel ch = channel;
-          channel = null;
-          ready = false;
-          validation = null;
-          if (ch != null) {
-            ch.close();
-          }
-          failQueue(inflight, reason, null);
-          failQueue(waiting, reason, null);
-          failQueue(local, reason, null);
-          failQueue(submitted, reason, null);
-        });
+            if (connectTask != null) {
+              connectTask.cancel(false);
+              connectTask = null;
+            }
+            Channel ch = channel;
+            channel = null;
+            ready = false;
+            validation = null;
+            if (ch != null) {
+              ch.close();
+            }
+            failQueue(inflight, reason, null);
+            failQueue(waiting, reason, null);
+            failQueue(local, reason, null);
+            failQueue(submitted, reason, null);
+            done.complete(null);
+          });
+    } catch (RejectedExecutionException e) {
+      done.complete(null); // the event loop is already gone, and its channels with it
+    }
+    return done;
   }
 
-  /** Reconnects after an administrative down ends. */
-  void resume() {
+  @Override
+  public void resume() {
     loop.execute(() -> scheduleConnect(0));
   }
 }

@@ -16,7 +16,6 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -46,7 +45,7 @@ public final class NettyBackend implements ManagedBackend {
   private final int port;
   private final BackendListener listener;
   private final Ticker ticker;
-  private final Connection[] connections;
+  private final BackendConnection[] connections;
   private final AtomicInteger depth = new AtomicInteger();
   private final OutcomeCounters requests = new OutcomeCounters();
   private final LongAdder[] failureCounts = new LongAdder[FailureReason.values().length];
@@ -65,7 +64,12 @@ public final class NettyBackend implements ManagedBackend {
   private long upSinceNanos;
   private int flaps;
 
-  /** Creates the backend and starts connecting (unless {@code options.down()}). */
+  /**
+   * Creates the backend and starts connecting (unless {@code options.down()}).
+   *
+   * @param direct whether callers write to the sockets themselves ({@link DirectConnection}); the
+   *     event loops then only run deadline checks
+   */
   public NettyBackend(
       String name,
       String host,
@@ -74,6 +78,7 @@ public final class NettyBackend implements ManagedBackend {
       BackendListener listener,
       EventLoopGroup group,
       Class<? extends SocketChannel> channelClass,
+      boolean direct,
       Ticker ticker) {
     this.name = name;
     this.host = host;
@@ -92,11 +97,14 @@ public final class NettyBackend implements ManagedBackend {
     for (int i = 0; i < failureCounts.length; i++) {
       failureCounts[i] = new LongAdder();
     }
-    this.connections = new Connection[options.connections()];
+    this.connections = new BackendConnection[options.connections()];
     for (int i = 0; i < connections.length; i++) {
-      connections[i] = new Connection(this, group.next(), bootstrap, options.maxValueSize());
+      connections[i] =
+          direct
+              ? new DirectConnection(this, i, group.next())
+              : new Connection(this, group.next(), bootstrap, options.maxValueSize());
     }
-    for (Connection c : connections) {
+    for (BackendConnection c : connections) {
       c.start(!options.down());
     }
   }
@@ -146,8 +154,8 @@ public final class NettyBackend implements ManagedBackend {
   @Override
   public int openConnections() {
     int n = 0;
-    for (Connection c : connections) {
-      n += c.ready ? 1 : 0;
+    for (BackendConnection c : connections) {
+      n += c.ready() ? 1 : 0;
     }
     return n;
   }
@@ -203,8 +211,9 @@ public final class NettyBackend implements ManagedBackend {
           failure(FailureReason.DEPTH_LIMIT, "depth limit " + options.depthLimit() + " reached"));
       return p;
     }
-    Connection[] cs = connections;
-    Connection c = cs.length == 1 ? cs[0] : cs[(int) (Thread.currentThread().getId() % cs.length)];
+    BackendConnection[] cs = connections;
+    BackendConnection c =
+        cs.length == 1 ? cs[0] : cs[(int) (Thread.currentThread().getId() % cs.length)];
     c.enqueue(p);
     return p;
   }
@@ -240,6 +249,33 @@ public final class NettyBackend implements ManagedBackend {
     return Math.max(
         TimeUnit.MILLISECONDS.toNanos(1),
         Math.min(TimeUnit.MILLISECONDS.toNanos(100), shortest / 10));
+  }
+
+  /**
+   * Completes a request with its reply, or each part of a batch with its share, counting it in the
+   * connection's recorder ({@code null}: the shared counters, for completions off the recorder's
+   * thread).
+   */
+  void finish(Pending p, Response r, OutcomeCounters.Recorder recorder) {
+    if (p instanceof Batch) {
+      Batch b = (Batch) p;
+      Response[] each = b.split(r);
+      for (int i = 0; i < each.length; i++) {
+        finish(b.parts[i], each[i], recorder);
+      }
+      return;
+    }
+    if (p.internal) {
+      p.complete(r);
+      return;
+    }
+    release();
+    if (recorder != null) {
+      recorder.record(p.request.command(), r.status(), r.elapsedNanos());
+    } else {
+      requests.record(p.request.command(), r.status(), r.elapsedNanos());
+    }
+    p.complete(r);
   }
 
   /** Completes a caller's request that never reached a connection, counting it. */
@@ -315,15 +351,15 @@ public final class NettyBackend implements ManagedBackend {
           reason.text(),
           message,
           TimeUnit.NANOSECONDS.toMillis(retryDelayNanos(o)));
-      for (Connection c : connections) {
-        c.loop.execute(() -> c.failWaiting(FailureReason.MARKED_BAD));
+      for (BackendConnection c : connections) {
+        c.failWaitingLater(FailureReason.MARKED_BAD);
       }
       return retryDelayNanos(o);
     }
     if (state == BackendState.UP || state == BackendState.VALIDATING) {
       boolean anyReady = false;
-      for (Connection c : connections) {
-        anyReady |= c.ready;
+      for (BackendConnection c : connections) {
+        anyReady |= c.ready();
       }
       if (!anyReady) {
         transition(BackendState.CONNECTING, reason);
@@ -401,7 +437,7 @@ public final class NettyBackend implements ManagedBackend {
         transition(BackendState.CONNECTING, null);
       }
     }
-    for (Connection c : connections) {
+    for (BackendConnection c : connections) {
       c.retick(); // a shorter timeout is checked more often from now on
       if (goDown) {
         c.shutdown(FailureReason.DOWN, false);
@@ -420,14 +456,7 @@ public final class NettyBackend implements ManagedBackend {
       ready.completeExceptionally(new RouterClosedException("backend " + name + " closed"));
       CompletableFuture<?>[] done = new CompletableFuture<?>[connections.length];
       for (int i = 0; i < connections.length; i++) {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        try {
-          connections[i].shutdown(FailureReason.CLOSED, true);
-          connections[i].loop.execute(() -> f.complete(null));
-        } catch (RejectedExecutionException e) {
-          f.complete(null); // the event loop is already gone, and its channels with it
-        }
-        done[i] = f;
+        done[i] = connections[i].shutdown(FailureReason.CLOSED, true);
       }
       CompletableFuture.allOf(done).whenComplete((v, e) -> closeFuture.complete(null));
     }

@@ -30,6 +30,17 @@ final class ReplyDecoder extends ByteToMessageDecoder {
       in.skipBytes(in.readableBytes());
       return;
     }
+    failed = !feed(in, sink, parser);
+  }
+
+  /**
+   * Parses every reply in {@code in} and hands each to the sink; a reply cut short by the end of
+   * the input is carried by the parser into the next call. On a desync the rest of the input is
+   * dropped and the sink told.
+   *
+   * @return {@code false} when the connection must stop reading
+   */
+  static boolean feed(ByteBuf in, ReplySink sink, ReplyParser parser) {
     long now = sink.now();
     try {
       while (in.isReadable()) {
@@ -41,18 +52,18 @@ final class ReplyDecoder extends ByteToMessageDecoder {
         }
         Response r = parser.parse(in, head, now - sink.oldestStartNanos());
         if (r == null) {
-          return;
+          return true;
         }
         if (!sink.onReply(r)) {
-          failed = true;
           in.skipBytes(in.readableBytes());
-          return;
+          return false;
         }
       }
+      return true;
     } catch (ReplyParser.ProtocolError e) {
-      failed = true;
       in.skipBytes(in.readableBytes());
       sink.onProtocolError(e);
+      return false;
     }
   }
 }

@@ -34,8 +34,9 @@ final class RequestWriter {
   }
 
   /**
-   * Appends one request to the batch buffer, or, for a large value, writes the batch so far and the
-   * value to the channel (unflushed) and returns a new batch buffer.
+   * Appends one request to the batch buffer, or, for a large value and a channel, writes the batch
+   * so far and the value to the channel (unflushed) and returns a new batch buffer. Without a
+   * channel ({@code null}) every value is copied into the buffer.
    */
   static ByteBuf write(Request r, ByteBuf buf, Channel ch) {
     buf.writeBytes(r.wireLine());
@@ -68,7 +69,7 @@ final class RequestWriter {
   }
 
   private static ByteBuf value(byte[] value, ByteBuf buf, Channel ch) {
-    if (value.length < ZERO_COPY_THRESHOLD) {
+    if (value.length < ZERO_COPY_THRESHOLD || ch == null) {
       return buf.writeBytes(value).writeBytes(CRLF);
     }
     ch.write(buf, ch.voidPromise());

@@ -3,6 +3,7 @@ package io.memroute.transport.internal;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
@@ -34,13 +35,20 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The backend health model against a scriptable fault server: one test per failure reason
  * (asserting the reason, the state and the failure count), the failure limit, fast-fail, recovery,
  * and the proxy's "accepts TCP but fails validation" flapping bug, fixed.
  */
+@ParameterizedClass
+@EnumSource(names = {"NIO", "DIRECT"})
 class BackendHealthTest {
+  @Parameter Transport transport;
+
   private static final Duration SHORT = Duration.ofMillis(300);
 
   private FaultServer server;
@@ -68,7 +76,7 @@ class BackendHealthTest {
   @BeforeEach
   void start() {
     server = FaultServer.start();
-    resources = TransportResources.builder().transport(Transport.NIO).eventLoopThreads(1).build();
+    resources = TransportResources.builder().transport(transport).eventLoopThreads(1).build();
   }
 
   @AfterEach
@@ -553,6 +561,7 @@ class BackendHealthTest {
   }
 
   private ManagedBackend flaky() throws Exception {
+    assumeTrue(transport == Transport.NIO, "injects faults into a Netty channel");
     FlakyChannel.failWrites = false;
     FlakyChannel.failReads = false;
     EventLoopGroup group = resources.eventLoopGroup();
@@ -565,6 +574,7 @@ class BackendHealthTest {
             events,
             group,
             FlakyChannel.class,
+            false,
             Ticker.system());
     backends.add(b);
     b.ready().get(5, TimeUnit.SECONDS);

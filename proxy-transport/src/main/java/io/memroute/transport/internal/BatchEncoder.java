@@ -1,0 +1,117 @@
+package io.memroute.transport.internal;
+
+import io.memroute.core.Request;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import java.util.ArrayList;
+import java.util.Queue;
+
+/**
+ * Encodes one connection's batch of requests, merging what can go out together: consecutive gets as
+ * one multi-key get (see {@link MergedGets}) and, with quiet sets on, runs of sets as quiet meta
+ * sets ended by one {@code mn} (see {@link QuietSets}). What it writes goes to the in-flight queue
+ * in wire order. Used by one thread at a time: the connection's writer.
+ */
+final class BatchEncoder {
+  private final ArrayList<Pending> gets = new ArrayList<>(); // of the batch being written
+  private final ArrayList<Pending> sets = new ArrayList<>(); // a run of sets, written at its end
+  private int getKeys;
+  private int getBytes;
+
+  /**
+   * Adds one request to the batch.
+   *
+   * @param ch where large values are written ahead of the batch buffer, or {@code null} to copy
+   *     them
+   * @return the buffer to go on with
+   */
+  ByteBuf add(
+      Pending p,
+      ByteBuf buf,
+      Channel ch,
+      Queue<Pending> inflight,
+      boolean mergeGets,
+      boolean quietSets) {
+    Request r = p.request;
+    if (mergeGets && MergedGets.mergeable(r)) {
+      int keys = r.keyCount();
+      int bytes = MergedGets.keyBytes(r);
+      if (!gets.isEmpty()
+          && (getKeys + keys > MergedGets.MAX_KEYS
+              || getBytes + bytes > MergedGets.MAX_BYTES
+              || !MergedGets.sameLine(gets.get(0).request, r))) {
+        buf = writeGets(buf, ch, inflight);
+      }
+      gets.add(p);
+      getKeys += keys;
+      getBytes += bytes;
+      return buf;
+    }
+    buf = writeGets(buf, ch, inflight);
+    if (quietSets && QuietSets.quiet(r)) {
+      if (sets.size() == QuietSets.MAX_SETS) {
+        buf = endQuietSets(buf, ch, inflight);
+      }
+      sets.add(p);
+      return buf;
+    }
+    buf = endQuietSets(buf, ch, inflight);
+    inflight.add(p);
+    return RequestWriter.write(r, buf, ch);
+  }
+
+  /** Writes what the batch still holds back; call once after the last {@link #add}. */
+  ByteBuf finish(ByteBuf buf, Channel ch, Queue<Pending> inflight) {
+    buf = writeGets(buf, ch, inflight);
+    return endQuietSets(buf, ch, inflight);
+  }
+
+  /** Writes the gets collected so far: one alone as it is, several as one multi-key get. */
+  private ByteBuf writeGets(ByteBuf buf, Channel ch, Queue<Pending> inflight) {
+    int size = gets.size();
+    if (size == 0) {
+      return buf;
+    }
+    buf = endQuietSets(buf, ch, inflight); // the sets came first
+    MergedGets merged = size > 1 ? MergedGets.of(gets) : null;
+    if (merged != null) {
+      inflight.add(merged);
+      buf = RequestWriter.write(merged.request, buf, ch);
+    } else {
+      for (Pending g : gets) {
+        inflight.add(g);
+        buf = RequestWriter.write(g.request, buf, ch);
+      }
+    }
+    gets.clear();
+    getKeys = 0;
+    getBytes = 0;
+    return buf;
+  }
+
+  /**
+   * Writes the run of sets collected so far: as quiet sets and one {@code mn}, in flight as one,
+   * when there are enough of them for the {@code mn} to pay; otherwise as they are.
+   */
+  private ByteBuf endQuietSets(ByteBuf buf, Channel ch, Queue<Pending> inflight) {
+    int size = sets.size();
+    if (size == 0) {
+      return buf;
+    }
+    if (size < QuietSets.MIN_SETS) {
+      for (Pending p : sets) {
+        inflight.add(p);
+        buf = RequestWriter.write(p.request, buf, ch);
+      }
+    } else {
+      QuietSets run = QuietSets.of(sets);
+      inflight.add(run);
+      for (Pending p : sets) {
+        buf = RequestWriter.writeQuietSet(p.request, buf, ch);
+      }
+      buf.writeBytes(run.request.wireLine());
+    }
+    sets.clear();
+    return buf;
+  }
+}

@@ -1,0 +1,740 @@
+package io.memroute.transport.internal;
+
+import io.memroute.core.FailureReason;
+import io.memroute.core.OutcomeCounters;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.NonBlockingThread;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.PlatformDependent;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One pipelined connection whose callers write to the socket themselves ({@code Transport.DIRECT}):
+ * no hand-off to an event loop on the way out. A caller appends its request to a lock-free queue
+ * and, if no other thread is writing, takes the write lock, encodes everything queued (merging as
+ * {@link BatchEncoder} does) and writes it. The socket is non-blocking, so no writer ever waits on
+ * the network: what the socket does not take is kept, in order, and written by the reader thread
+ * when the socket has room again.
+ *
+ * <p>One reader thread per connection connects, validates with {@code version}, then waits for
+ * replies, parses them and completes the futures (so callbacks run on it, as they would on an event
+ * loop; blocking calls on it fail fast). It is the only thread that takes requests out of the
+ * in-flight queue: a failure seen anywhere else (a deadline, a write error, a shutdown) only marks
+ * the socket's session failed and closes the socket, and the reader then fails what was in flight.
+ * The JDK's channel keeps its file descriptor until no thread is inside a read or write on it, so a
+ * close from another thread can never make a write land on a reused descriptor.
+ *
+ * <p>Deadlines are checked by a periodic task on an event loop, as for {@link Connection}.
+ */
+final class DirectConnection implements BackendConnection {
+  private static final long NEVER = Long.MIN_VALUE;
+  private static final int READ_BUFFER = 64 * 1024;
+
+  private final NettyBackend backend;
+  private final EventLoop timer;
+  private final ReplyParser parser;
+  private final Thread reader;
+  private final Queue<Pending> submitted = PlatformDependent.newMpscQueue();
+  private final CompletableFuture<Void> terminated = new CompletableFuture<>();
+  private final OutcomeCounters.Recorder recorder; // the reader thread's
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition connectDue = lock.newCondition();
+
+  // Guarded by lock.
+  private final BatchEncoder encoder = new BatchEncoder();
+  private final ArrayDeque<Pending> waiting = new ArrayDeque<>(); // until the connection is up
+  private final ArrayList<Runnable> completions = new ArrayList<>(); // run after unlocking
+  private Session session;
+  private boolean closed;
+  private boolean down;
+  private long connectAtNanos = NEVER;
+  private ScheduledFuture<?> tickTask;
+
+  private volatile boolean ready;
+  private volatile long tickNanos;
+
+  DirectConnection(NettyBackend backend, int index, EventLoop timer) {
+    this.backend = backend;
+    this.timer = timer;
+    this.parser = new ReplyParser(backend.name(), backend.options().maxValueSize());
+    this.recorder = backend.requests().recorder();
+    this.reader =
+        new ReaderThread(this::readerLoop, "memroute-direct-" + backend.name() + "-" + index);
+    this.reader.setDaemon(true);
+  }
+
+  /** The reader: a daemon thread on which blocking on an unfinished request fails fast. */
+  private static final class ReaderThread extends Thread implements NonBlockingThread {
+    ReaderThread(Runnable r, String name) {
+      super(r, name);
+    }
+  }
+
+  @Override
+  public void start(boolean connect) {
+    lock.lock();
+    try {
+      scheduleTick();
+      if (connect) {
+        connectAtNanos = System.nanoTime();
+      }
+    } finally {
+      lock.unlock();
+    }
+    reader.start();
+  }
+
+  private void scheduleTick() {
+    tickNanos = backend.tickNanos();
+    tickTask =
+        timer.scheduleAtFixedRate(this::checkDeadlines, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public long tickNanos() {
+    return tickNanos;
+  }
+
+  @Override
+  public void retick() {
+    lock.lock();
+    try {
+      if (!closed && tickTask != null && backend.tickNanos() != tickNanos) {
+        tickTask.cancel(false);
+        scheduleTick();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public boolean ready() {
+    return ready;
+  }
+
+  // ------------------------------------------------------------------ writing (any thread)
+
+  @Override
+  public void enqueue(Pending p) {
+    submitted.offer(p);
+    writeIfFree();
+  }
+
+  /**
+   * Writes what is queued unless another thread holds the lock; that thread then writes it, as
+   * every holder looks at the queue again after letting go.
+   */
+  private void writeIfFree() {
+    while (!submitted.isEmpty() && lock.tryLock()) {
+      drainSubmitted();
+      unlock();
+    }
+  }
+
+  /** Releases the lock, completes what was failed under it, and writes what others queued. */
+  private void unlock() {
+    ArrayList<Runnable> done = null;
+    if (!completions.isEmpty()) {
+      done = new ArrayList<>(completions);
+      completions.clear();
+    }
+    lock.unlock();
+    if (done != null) {
+      for (Runnable r : done) {
+        r.run();
+      }
+    }
+    writeIfFree();
+  }
+
+  /** With the lock held: writes, parks or fails everything submitted. */
+  private void drainSubmitted() {
+    Session s = session;
+    if (ready && s != null) {
+      write(s, submitted);
+      return;
+    }
+    FailureReason reason = closed ? FailureReason.CLOSED : backend.fastFailReason();
+    Pending p;
+    long now = 0;
+    while ((p = submitted.poll()) != null) {
+      if (reason != null) {
+        failLater(p, reason, closed ? "backend closed" : null);
+      } else {
+        if (!p.stamped) {
+          now = now == 0 ? backend.now() : now;
+          p.stamp(now, backend.readTimeoutNanos());
+        }
+        waiting.add(p);
+      }
+    }
+  }
+
+  private void failLater(Pending p, FailureReason reason, String message) {
+    Response r = backend.failure(reason, message);
+    completions.add(() -> backend.finish(p, r, null));
+  }
+
+  /** With the lock held: encodes every request of the queue and writes them to the session. */
+  private void write(Session s, Queue<Pending> source) {
+    ByteBuf buf = null;
+    Pending p;
+    long now = 0;
+    long timeout = 0;
+    boolean merge = backend.options().mergeGets();
+    boolean quiet = backend.options().quietSets();
+    while ((p = source.poll()) != null) {
+      if (buf == null) {
+        buf = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(512, p.request.wireSize()));
+        now = backend.now(); // one clock read per batch
+        timeout = backend.readTimeoutNanos();
+      }
+      p.stamp(now, timeout);
+      buf = encoder.add(p, buf, null, s.inflight, merge, quiet);
+    }
+    if (buf != null) {
+      s.send(encoder.finish(buf, null, s.inflight));
+    }
+  }
+
+  // ------------------------------------------------------------------ the reader thread
+
+  private void readerLoop() {
+    ByteBuf in = PooledByteBufAllocator.DEFAULT.directBuffer(READ_BUFFER);
+    try {
+      while (awaitConnectTime()) {
+        Session s = connect();
+        if (s != null) {
+          read(s, in);
+          afterSession(s);
+        }
+        in.clear();
+        parser.reset();
+      }
+    } finally {
+      in.release();
+      terminated.complete(null);
+    }
+  }
+
+  /** Waits until a connect is due; returns {@code false} once the connection is closed. */
+  private boolean awaitConnectTime() {
+    lock.lock();
+    try {
+      while (!closed) {
+        try {
+          if (connectAtNanos != NEVER && !down) {
+            long wait = connectAtNanos - System.nanoTime();
+            if (wait <= 0) {
+              connectAtNanos = NEVER;
+              return true;
+            }
+            connectDue.awaitNanos(wait);
+          } else {
+            connectDue.await();
+          }
+        } catch (InterruptedException e) {
+          // Not ours to interrupt: the reader ends with the connection, and only then.
+        }
+      }
+      return false;
+    } finally {
+      unlock();
+    }
+  }
+
+  /** Connects (blocking, within the connect timeout) and sends {@code version}. */
+  private Session connect() {
+    SocketChannel ch;
+    try {
+      ch = SocketChannel.open();
+    } catch (IOException e) {
+      connectFailed(FailureReason.CONNECT_FAILED, String.valueOf(e));
+      return null;
+    }
+    Session s = new Session(ch);
+    lock.lock();
+    try {
+      if (closed || down) {
+        s.close();
+        return null;
+      }
+      session = s; // from here a shutdown closes the socket, ending a connect in progress
+    } finally {
+      unlock();
+    }
+    try {
+      ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+      ch.setOption(StandardSocketOptions.SO_KEEPALIVE, backend.options().tcpKeepAlive());
+      ch.socket()
+          .connect(
+              new InetSocketAddress(backend.host(), backend.port()),
+              backend.connectTimeoutMillis());
+      ch.configureBlocking(false);
+      s.open();
+    } catch (IOException | RuntimeException e) { // RuntimeException: an unresolvable host
+      boolean ours;
+      lock.lock();
+      try {
+        ours = s.failReason == null;
+        s.fail(
+            e instanceof SocketTimeoutException
+                ? FailureReason.CONNECT_TIMEOUT
+                : FailureReason.CONNECT_FAILED,
+            String.valueOf(e),
+            true);
+      } finally {
+        unlock();
+      }
+      s.release();
+      if (ours) {
+        connectFailed(s.failReason, s.failMessage);
+      }
+      return null;
+    }
+    backend.onValidating();
+    lock.lock();
+    try {
+      if (s.failReason == null) {
+        s.validation = new Pending(Request.version(), true);
+        s.validation.stamp(backend.now(), backend.readTimeoutNanos());
+        s.inflight.add(s.validation);
+        s.send(
+            PooledByteBufAllocator.DEFAULT
+                .directBuffer(16)
+                .writeBytes(s.validation.request.wireLine()));
+      }
+    } finally {
+      unlock();
+    }
+    return s;
+  }
+
+  private void connectFailed(FailureReason reason, String message) {
+    afterFailure(backend.onConnectionFailure(reason, message));
+  }
+
+  /** Reads and parses replies until the session fails. */
+  private void read(Session s, ByteBuf in) {
+    try {
+      while (s.failReason == null) {
+        s.selector.select();
+        s.selector.selectedKeys().clear();
+        if (s.key.isValid() && s.key.isWritable()) {
+          lock.lock();
+          try {
+            s.flush();
+          } finally {
+            unlock();
+          }
+        }
+        for (; ; ) {
+          if (!in.isWritable()) {
+            in.ensureWritable(READ_BUFFER); // a reply line longer than what is left
+          }
+          int room = in.writableBytes();
+          int n = in.writeBytes(s.channel, room);
+          if (n < 0) {
+            failFromReader(s, FailureReason.DISCONNECTED, "connection closed by peer", true);
+            return;
+          }
+          if (n == 0) {
+            break;
+          }
+          if (!ReplyDecoder.feed(in, s, parser)) {
+            return;
+          }
+          if (in.isReadable()) {
+            in.discardReadBytes();
+          } else {
+            in.clear();
+          }
+          if (n < room) {
+            break;
+          }
+        }
+      }
+    } catch (IOException e) {
+      failFromReader(s, FailureReason.READING, String.valueOf(e), true);
+    } catch (OutOfMemoryError e) {
+      failFromReader(s, FailureReason.OUT_OF_MEMORY, String.valueOf(e), true);
+    } catch (RuntimeException e) {
+      failFromReader(s, FailureReason.PARSING, String.valueOf(e), true);
+    }
+  }
+
+  private void failFromReader(Session s, FailureReason reason, String message, boolean counted) {
+    lock.lock();
+    try {
+      s.fail(reason, message, counted);
+    } finally {
+      unlock();
+    }
+  }
+
+  /**
+   * After a session failed (its socket is closed and no writer appends to it any more): counts the
+   * failure, fails what was in flight, and schedules the reconnect.
+   */
+  private void afterSession(Session s) {
+    FailureReason reason = s.failReason;
+    String message = s.failMessage;
+    long delay = 0;
+    if (s.counted) {
+      FailureReason effective =
+          s.validation != null
+                  && (reason == FailureReason.DISCONNECTED
+                      || reason == FailureReason.PARSING
+                      || reason == FailureReason.UNEXPECTED_RESPONSE
+                      || reason == FailureReason.TRAILING_DATA)
+              ? FailureReason.VALIDATION_FAILED
+              : reason;
+      // Count the failure first, so that listeners and metrics know of it before any caller does.
+      delay = backend.onConnectionFailure(effective, message);
+    }
+    Response failure = backend.failure(reason, message);
+    Pending p;
+    while ((p = s.inflight.poll()) != null) {
+      backend.finish(p, failure, recorder);
+    }
+    s.release();
+    afterFailure(delay);
+  }
+
+  /** Schedules the next connect ({@code delay} -1: none) and fails parked requests if bad. */
+  private void afterFailure(long delay) {
+    lock.lock();
+    try {
+      if (!closed && !down && delay >= 0) {
+        connectAtNanos = System.nanoTime() + delay;
+      }
+      FailureReason fastFail = backend.fastFailReason();
+      if (fastFail != null) {
+        failWaiting(fastFail, null);
+      }
+    } finally {
+      unlock();
+    }
+  }
+
+  // ------------------------------------------------------------------ deadlines and lifecycle
+
+  private void checkDeadlines() {
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      long now = backend.now();
+      Session s = session;
+      Pending head = s == null ? null : s.inflight.peek();
+      if (head != null && now - head.deadlineNanos >= 0) {
+        s.fail(
+            FailureReason.TIMEOUT,
+            head == s.validation
+                ? "no reply to the version check within readTimeout"
+                : "no reply within readTimeout",
+            true);
+      }
+      Pending w;
+      while ((w = waiting.peek()) != null && now - w.deadlineNanos >= 0) {
+        waiting.poll();
+        failLater(w, FailureReason.TIMEOUT, "not sent: no usable connection within readTimeout");
+      }
+    } finally {
+      unlock();
+    }
+  }
+
+  /** With the lock held: fails every parked request. */
+  private void failWaiting(FailureReason reason, String message) {
+    Pending p;
+    while ((p = waiting.poll()) != null) {
+      failLater(p, reason, message);
+    }
+  }
+
+  @Override
+  public void failWaitingLater(FailureReason reason) {
+    try {
+      timer.execute(
+          () -> {
+            lock.lock();
+            try {
+              failWaiting(reason, null);
+            } finally {
+              unlock();
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      // The event loops are gone: the backend is closing, and its close fails what is parked.
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> shutdown(FailureReason reason, boolean forever) {
+    lock.lock();
+    try {
+      if (forever) {
+        closed = true;
+        if (tickTask != null) {
+          tickTask.cancel(false);
+        }
+      } else {
+        down = true;
+      }
+      connectAtNanos = NEVER;
+      Session s = session;
+      if (s != null) {
+        s.fail(reason, null, false);
+      }
+      failWaiting(reason, null);
+      Pending p;
+      while ((p = submitted.poll()) != null) {
+        failLater(p, reason, null);
+      }
+      connectDue.signalAll();
+    } finally {
+      unlock();
+    }
+    if (!forever || !reader.isAlive()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return terminated;
+  }
+
+  @Override
+  public void resume() {
+    lock.lock();
+    try {
+      if (!closed) {
+        down = false;
+        connectAtNanos = System.nanoTime();
+        connectDue.signalAll();
+      }
+    } finally {
+      unlock();
+    }
+  }
+
+  // ------------------------------------------------------------------ one socket
+
+  /**
+   * One socket, from connect to failure. Its in-flight queue is appended to under the lock, in wire
+   * order, before the bytes are written, and emptied only by the reader thread.
+   */
+  private final class Session implements ReplySink {
+    final SocketChannel channel;
+    final ConcurrentLinkedQueue<Pending> inflight = new ConcurrentLinkedQueue<>();
+    Selector selector;
+    SelectionKey key;
+    volatile Pending validation; // in flight until the version reply; read by the timer too
+
+    // Guarded by lock.
+    private ByteBuf unwritten; // what the socket did not take, written when it has room
+    boolean counted;
+
+    /** The first failure; set under the lock, read by the reader without it. */
+    volatile FailureReason failReason;
+
+    String failMessage;
+
+    Session(SocketChannel channel) {
+      this.channel = channel;
+    }
+
+    /** After connecting: registers for reads. */
+    void open() throws IOException {
+      selector = Selector.open();
+      key = channel.register(selector, SelectionKey.OP_READ);
+    }
+
+    /** With the lock held: writes {@code buf} (released here) after anything still unwritten. */
+    void send(ByteBuf buf) {
+      if (failReason != null) {
+        buf.release(); // its requests fail with the session, from the in-flight queue
+        return;
+      }
+      if (unwritten != null) {
+        unwritten.writeBytes(buf);
+        buf.release();
+        return;
+      }
+      unwritten = buf;
+      flush();
+    }
+
+    /** With the lock held: writes what it can of the unwritten bytes without waiting. */
+    void flush() {
+      ByteBuf buf = unwritten;
+      if (buf == null || failReason != null) {
+        return;
+      }
+      try {
+        while (buf.isReadable()) {
+          if (buf.readBytes(channel, buf.readableBytes()) == 0) {
+            break;
+          }
+        }
+      } catch (IOException e) {
+        fail(FailureReason.WRITING, String.valueOf(e), true);
+        return;
+      }
+      if (buf.isReadable()) {
+        buf.discardReadBytes();
+        if ((key.interestOps() & SelectionKey.OP_WRITE) == 0) {
+          key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
+          selector.wakeup();
+        }
+        return;
+      }
+      buf.release();
+      unwritten = null;
+      if ((key.interestOps() & SelectionKey.OP_WRITE) != 0) {
+        key.interestOps(SelectionKey.OP_READ);
+      }
+    }
+
+    /**
+     * With the lock held: marks this socket failed (the first reason wins) and closes it; the
+     * reader thread fails what is in flight.
+     */
+    void fail(FailureReason reason, String message, boolean counted) {
+      if (failReason != null) {
+        return;
+      }
+      this.failMessage = message;
+      this.counted = counted && !closed && !down;
+      this.failReason = reason;
+      if (session == this) {
+        session = null;
+        ready = false;
+      }
+      close();
+    }
+
+    void close() {
+      try {
+        channel.close();
+      } catch (IOException e) {
+        // closing anyway
+      }
+      if (selector != null) {
+        selector.wakeup();
+      }
+    }
+
+    /** After the reader is done with this socket: frees its buffer and selector. */
+    void release() {
+      lock.lock();
+      try {
+        if (unwritten != null) {
+          unwritten.release();
+          unwritten = null;
+        }
+      } finally {
+        unlock();
+      }
+      if (selector != null) {
+        try {
+          selector.close();
+        } catch (IOException e) {
+          // nothing left to do
+        }
+      }
+    }
+
+    // ---------------------------------------------------------------- replies (reader thread)
+
+    @Override
+    public Request oldest() {
+      Pending head = inflight.peek();
+      return head == null ? null : head.request;
+    }
+
+    @Override
+    public long oldestStartNanos() {
+      return inflight.peek().startNanos;
+    }
+
+    @Override
+    public long now() {
+      return backend.now();
+    }
+
+    @Override
+    public boolean onReply(Response r) {
+      Pending head = inflight.peek();
+      if (head == validation) {
+        inflight.poll();
+        return onValidationReply(r);
+      }
+      if (r.status() == ResponseStatus.SERVER_ERROR && head instanceof QuietSets) {
+        ((QuietSets) head).error(r); // one of its sets; the MN is still to come
+        return true;
+      }
+      inflight.poll();
+      if (r.status() == ResponseStatus.ERROR || r.status() == ResponseStatus.CLIENT_ERROR) {
+        // The server may have misread our stream: nothing after this reply can be trusted. Failed
+        // before the caller hears of it, so that what it sends next waits for the new socket.
+        failFromReader(
+            this, FailureReason.CONNECTION_REPLACED, "replaced after " + r.line(), false);
+        backend.finish(head, r, recorder);
+        return false;
+      }
+      backend.finish(head, r, recorder);
+      return true;
+    }
+
+    private boolean onValidationReply(Response r) {
+      if (r.status() != ResponseStatus.VERSION) {
+        failFromReader(
+            this,
+            FailureReason.VALIDATION_FAILED,
+            "version check answered '" + r.line() + "'",
+            true);
+        return false;
+      }
+      validation = null;
+      lock.lock();
+      try {
+        if (failReason != null) {
+          return false;
+        }
+        ready = true;
+        write(this, waiting);
+        write(this, submitted);
+      } finally {
+        unlock();
+      }
+      backend.onUp();
+      return true;
+    }
+
+    @Override
+    public void onProtocolError(ReplyParser.ProtocolError e) {
+      failFromReader(this, e.reason(), e.getMessage(), true);
+    }
+  }
+}

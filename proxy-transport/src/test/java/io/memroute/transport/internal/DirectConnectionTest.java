@@ -1,0 +1,259 @@
+package io.memroute.transport.internal;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.BackendListener;
+import io.memroute.core.BackendOptions;
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.NonBlockingThread;
+import io.memroute.testkit.Fault;
+import io.memroute.testkit.FaultServer;
+import io.memroute.testkit.MemcachedExtension;
+import io.memroute.transport.ManagedBackend;
+import io.memroute.transport.Transport;
+import io.memroute.transport.TransportResources;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The direct transport: callers write to the socket themselves and one reader thread per connection
+ * answers them. Against real memcached: nothing on the request path waits for an event loop, large
+ * pipelined writes issued from the reader's own callbacks do not deadlock when the socket is full,
+ * callbacks run on a thread that refuses blocking calls. Against the fault server: a close fails
+ * everything and ends the reader thread. (Health, timeouts and every failure reason are covered for
+ * this transport by {@link BackendHealthTest}.)
+ */
+class DirectConnectionTest {
+  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
+
+  private TransportResources resources;
+  private final List<ManagedBackend> backends = new ArrayList<>();
+
+  @BeforeEach
+  void start() {
+    resources =
+        TransportResources.builder().transport(Transport.DIRECT).eventLoopThreads(1).build();
+  }
+
+  @AfterEach
+  void stop() {
+    backends.forEach(ManagedBackend::close);
+    resources.close();
+  }
+
+  private ManagedBackend up(int port, BackendOptions options) throws Exception {
+    ManagedBackend b =
+        resources.createBackend("d", "127.0.0.1", port, options, BackendListener.NOOP);
+    backends.add(b);
+    b.ready().get(5, TimeUnit.SECONDS);
+    return b;
+  }
+
+  private static Response await(CompletableFuture<Response> f) throws Exception {
+    return f.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void requestsNeedNoEventLoop() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port(), BackendOptions.defaults());
+    CountDownLatch release = new CountDownLatch(1);
+    resources.eventLoopGroup().next().execute(() -> awaitQuietly(release));
+    try {
+      assertThat(await(b.send(Request.set("k", "v".getBytes(UTF_8), 0))).status())
+          .isEqualTo(ResponseStatus.STORED);
+      // The reply's callback runs on the reader thread, unless the reply came before the callback
+      // was registered (then on this one): try until one did not.
+      Thread answeredOn = currentThread();
+      for (int i = 0; i < 1000 && answeredOn == currentThread(); i++) {
+        AtomicReference<Thread> on = new AtomicReference<>();
+        Response hit =
+            await(b.send(Request.get("k")).whenComplete((r, e) -> on.set(currentThread())));
+        assertThat(hit.value()).isEqualTo("v".getBytes(UTF_8));
+        answeredOn = on.get();
+      }
+      assertThat(answeredOn.getName()).startsWith("memroute-direct-d-");
+      assertThat(answeredOn).isInstanceOf(NonBlockingThread.class);
+    } finally {
+      release.countDown();
+    }
+  }
+
+  private static Thread currentThread() {
+    return Thread.currentThread();
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Chains of 512 KiB sets and gets, each issued from the previous reply's callback on the reader
+   * thread: megabytes in flight at once, so the socket fills and writes go out in parts. A reader
+   * that waited for the socket to take its write would stop reading, and memcached, unable to send
+   * its replies, would stop reading too.
+   */
+  @Test
+  void largePipelinedWritesFromCallbacksDoNotDeadlock() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b =
+        up(
+            memcached.server(0).port(),
+            BackendOptions.builder().readTimeout(Duration.ofSeconds(20)).build());
+    int chains = 32;
+    int steps = 8;
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    AtomicInteger verified = new AtomicInteger();
+    for (int c = 0; c < chains; c++) {
+      CompletableFuture<Void> chain = new CompletableFuture<>();
+      done.add(chain);
+      step(b, c, 0, steps, chain, verified);
+    }
+    CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
+    assertThat(verified.get()).isEqualTo(chains * steps);
+  }
+
+  private static byte[] value(int chain, int step) {
+    byte[] v = new byte[512 * 1024];
+    Arrays.fill(v, (byte) ('a' + (chain + step) % 26));
+    v[0] = (byte) chain;
+    v[1] = (byte) step;
+    return v;
+  }
+
+  private static void step(
+      ManagedBackend b,
+      int chain,
+      int step,
+      int steps,
+      CompletableFuture<Void> done,
+      AtomicInteger verified) {
+    if (step == steps) {
+      done.complete(null);
+      return;
+    }
+    String key = "chain" + chain;
+    byte[] v = value(chain, step);
+    b.send(Request.set(key, v, 0))
+        .thenCompose(stored -> expect(stored, ResponseStatus.STORED, b.send(Request.get(key))))
+        .whenComplete(
+            (r, e) -> {
+              if (e != null) {
+                done.completeExceptionally(e);
+              } else if (r.status() != ResponseStatus.HIT || !Arrays.equals(r.value(), v)) {
+                done.completeExceptionally(new AssertionError(key + " step " + step + ": " + r));
+              } else {
+                verified.incrementAndGet();
+                step(b, chain, step + 1, steps, done, verified);
+              }
+            });
+  }
+
+  private static CompletableFuture<Response> expect(
+      Response r, ResponseStatus status, CompletableFuture<Response> next) {
+    if (r.status() != status) {
+      next.cancel(false);
+      return CompletableFuture.failedFuture(new AssertionError("expected " + status + ": " + r));
+    }
+    return next;
+  }
+
+  /**
+   * A server that validates the connection and then stops reading: the socket fills, and callers
+   * still never wait for it. What the socket did not take stays queued in order until the socket
+   * has room, the deadline passes, or the backend closes.
+   */
+  @Test
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+  void aFullSocketNeverBlocksTheCaller() throws Exception {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Thread acceptor =
+          new Thread(
+              () -> {
+                try (Socket s = server.accept()) {
+                  s.getInputStream().readNBytes("version\r\n".length());
+                  s.getOutputStream().write("VERSION 1.6\r\n".getBytes(UTF_8));
+                  s.getOutputStream().flush();
+                  awaitQuietly(new CountDownLatch(1)); // and read nothing more
+                } catch (IOException e) {
+                  // the test closed the backend
+                }
+              },
+              "stalled-server");
+      acceptor.setDaemon(true);
+      acceptor.start();
+      ManagedBackend b =
+          up(
+              server.getLocalPort(),
+              BackendOptions.builder().readTimeout(Duration.ofSeconds(60)).build());
+      byte[] mib = new byte[1024 * 1024 - 100];
+      List<CompletableFuture<Response>> sent = new ArrayList<>();
+      for (int i = 0; i < 64; i++) { // more than any socket buffer takes
+        sent.add(b.send(Request.set("k" + i, mib, 0)));
+      }
+      assertThat(sent).noneMatch(CompletableFuture::isDone);
+      assertThat(b.depth()).isEqualTo(64);
+      b.close();
+      for (CompletableFuture<Response> f : sent) {
+        assertThat(await(f).failureReason()).isEqualTo(FailureReason.CLOSED);
+      }
+      acceptor.interrupt();
+    }
+  }
+
+  @Test
+  void closeFailsEverythingAndEndsTheReaderThread() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b =
+          up(server.port(), BackendOptions.builder().readTimeout(Duration.ofSeconds(30)).build());
+      server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+      List<CompletableFuture<Response>> hung = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        hung.add(b.send(Request.get("k" + i)));
+      }
+      b.close();
+      for (CompletableFuture<Response> f : hung) {
+        Response r = await(f);
+        assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);
+        assertThat(r.failureReason()).isEqualTo(FailureReason.CLOSED);
+      }
+      assertThat(b.depth()).isZero();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (readerThreadsAlive() && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(1_000_000);
+      }
+      assertThat(readerThreadsAlive()).as("reader threads left running").isFalse();
+      assertThat(await(b.send(Request.get("k"))).failureReason()).isEqualTo(FailureReason.CLOSED);
+    }
+  }
+
+  private static boolean readerThreadsAlive() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .anyMatch(t -> t.getName().startsWith("memroute-direct-d-") && t.isAlive());
+  }
+}
