@@ -49,6 +49,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class DirectConnection implements BackendConnection {
   private static final long NEVER = Long.MIN_VALUE;
   private static final int READ_BUFFER = 64 * 1024;
+  private static final int OUT_BUFFER = 8 * 1024;
+  private static final int MAX_KEPT_OUT_BUFFER = 1024 * 1024;
 
   private final NettyBackend backend;
   private final EventLoop timer;
@@ -196,26 +198,26 @@ final class DirectConnection implements BackendConnection {
     completions.add(() -> backend.finish(p, r, null));
   }
 
-  /** With the lock held: encodes every request of the queue and writes them to the session. */
+  /**
+   * With the lock held: encodes every request of the queue into the session's output buffer, after
+   * whatever the socket has not taken yet, and writes what the socket takes now.
+   */
   private void write(Session s, Queue<Pending> source) {
-    ByteBuf buf = null;
-    Pending p;
-    long now = 0;
-    long timeout = 0;
+    ByteBuf buf = s.out;
+    Pending p = source.poll();
+    if (p == null) {
+      return;
+    }
+    long now = backend.now(); // one clock read per batch
+    long timeout = backend.readTimeoutNanos();
     boolean merge = backend.options().mergeGets();
     boolean quiet = backend.options().quietSets();
-    while ((p = source.poll()) != null) {
-      if (buf == null) {
-        buf = PooledByteBufAllocator.DEFAULT.directBuffer(Math.max(512, p.request.wireSize()));
-        now = backend.now(); // one clock read per batch
-        timeout = backend.readTimeoutNanos();
-      }
+    do {
       p.stamp(now, timeout);
       buf = encoder.add(p, buf, null, s.inflight, merge, quiet);
-    }
-    if (buf != null) {
-      s.send(encoder.finish(buf, null, s.inflight));
-    }
+    } while ((p = source.poll()) != null);
+    s.out = encoder.finish(buf, null, s.inflight);
+    s.flush();
   }
 
   // ------------------------------------------------------------------ the reader thread
@@ -320,10 +322,8 @@ final class DirectConnection implements BackendConnection {
         s.validation = new Pending(Request.version(), true);
         s.validation.stamp(backend.now(), backend.readTimeoutNanos());
         s.inflight.add(s.validation);
-        s.send(
-            PooledByteBufAllocator.DEFAULT
-                .directBuffer(16)
-                .writeBytes(s.validation.request.wireLine()));
+        s.out.writeBytes(s.validation.request.wireLine());
+        s.flush();
       }
     } finally {
       unlock();
@@ -338,42 +338,10 @@ final class DirectConnection implements BackendConnection {
   /** Reads and parses replies until the session fails. */
   private void read(Session s, ByteBuf in) {
     try {
-      while (s.failReason == null) {
-        s.selector.select();
-        s.selector.selectedKeys().clear();
-        if (s.key.isValid() && s.key.isWritable()) {
-          lock.lock();
-          try {
-            s.flush();
-          } finally {
-            unlock();
-          }
-        }
-        for (; ; ) {
-          if (!in.isWritable()) {
-            in.ensureWritable(READ_BUFFER); // a reply line longer than what is left
-          }
-          int room = in.writableBytes();
-          int n = in.writeBytes(s.channel, room);
-          if (n < 0) {
-            failFromReader(s, FailureReason.DISCONNECTED, "connection closed by peer", true);
-            return;
-          }
-          if (n == 0) {
-            break;
-          }
-          if (!ReplyDecoder.feed(in, s, parser)) {
-            return;
-          }
-          if (in.isReadable()) {
-            in.discardReadBytes();
-          } else {
-            in.clear();
-          }
-          if (n < room) {
-            break;
-          }
-        }
+      // The loop stays trivial: a method that never returns runs only as on-stack-replaced code,
+      // and every deoptimization would leave the hot path interpreted for a while.
+      while (s.failReason == null && readOnce(s, in)) {
+        // next wake-up
       }
     } catch (IOException e) {
       failFromReader(s, FailureReason.READING, String.valueOf(e), true);
@@ -381,6 +349,50 @@ final class DirectConnection implements BackendConnection {
       failFromReader(s, FailureReason.OUT_OF_MEMORY, String.valueOf(e), true);
     } catch (RuntimeException e) {
       failFromReader(s, FailureReason.PARSING, String.valueOf(e), true);
+    }
+  }
+
+  /**
+   * Waits for the socket, writes what was waiting for room in it, then reads and parses all that
+   * arrived.
+   *
+   * @return {@code false} when the session ended
+   */
+  private boolean readOnce(Session s, ByteBuf in) throws IOException {
+    s.selector.select();
+    s.selector.selectedKeys().clear();
+    if (s.key.isValid() && s.key.isWritable()) {
+      lock.lock();
+      try {
+        s.flush();
+      } finally {
+        unlock();
+      }
+    }
+    for (; ; ) {
+      if (!in.isWritable()) {
+        in.ensureWritable(READ_BUFFER); // a reply line longer than what is left
+      }
+      int room = in.writableBytes();
+      int n = in.writeBytes(s.channel, room);
+      if (n < 0) {
+        failFromReader(s, FailureReason.DISCONNECTED, "connection closed by peer", true);
+        return false;
+      }
+      if (n == 0) {
+        return true;
+      }
+      if (!ReplyDecoder.feed(in, s, parser)) {
+        return false;
+      }
+      if (in.isReadable()) {
+        in.discardReadBytes();
+      } else {
+        in.clear();
+      }
+      if (n < room) {
+        return true;
+      }
     }
   }
 
@@ -552,7 +564,8 @@ final class DirectConnection implements BackendConnection {
     volatile Pending validation; // in flight until the version reply; read by the timer too
 
     // Guarded by lock.
-    private ByteBuf unwritten; // what the socket did not take, written when it has room
+    ByteBuf out; // encoded requests the socket has not taken yet; reused from batch to batch
+    private boolean writeInterest; // waiting for room in the socket
     boolean counted;
 
     /** The first failure; set under the lock, read by the reader without it. */
@@ -568,50 +581,47 @@ final class DirectConnection implements BackendConnection {
     void open() throws IOException {
       selector = Selector.open();
       key = channel.register(selector, SelectionKey.OP_READ);
+      lock.lock();
+      try {
+        out = PooledByteBufAllocator.DEFAULT.directBuffer(OUT_BUFFER);
+      } finally {
+        unlock();
+      }
     }
 
-    /** With the lock held: writes {@code buf} (released here) after anything still unwritten. */
-    void send(ByteBuf buf) {
-      if (failReason != null) {
-        buf.release(); // its requests fail with the session, from the in-flight queue
-        return;
-      }
-      if (unwritten != null) {
-        unwritten.writeBytes(buf);
-        buf.release();
-        return;
-      }
-      unwritten = buf;
-      flush();
-    }
-
-    /** With the lock held: writes what it can of the unwritten bytes without waiting. */
+    /**
+     * With the lock held: writes what the socket takes of the output buffer without waiting; the
+     * rest stays, and the reader writes it when the socket has room.
+     */
     void flush() {
-      ByteBuf buf = unwritten;
-      if (buf == null || failReason != null) {
+      ByteBuf buf = out;
+      if (failReason != null || !buf.isReadable()) {
         return;
       }
       try {
-        while (buf.isReadable()) {
-          if (buf.readBytes(channel, buf.readableBytes()) == 0) {
-            break;
-          }
+        while (buf.isReadable() && buf.readBytes(channel, buf.readableBytes()) > 0) {
+          // the socket took some: offer it the rest
         }
       } catch (IOException e) {
         fail(FailureReason.WRITING, String.valueOf(e), true);
         return;
       }
       if (buf.isReadable()) {
-        buf.discardReadBytes();
-        if ((key.interestOps() & SelectionKey.OP_WRITE) == 0) {
+        buf.discardSomeReadBytes();
+        if (!writeInterest) {
+          writeInterest = true;
           key.interestOps(SelectionKey.OP_READ | SelectionKey.OP_WRITE);
           selector.wakeup();
         }
         return;
       }
-      buf.release();
-      unwritten = null;
-      if ((key.interestOps() & SelectionKey.OP_WRITE) != 0) {
+      buf.clear();
+      if (buf.capacity() > MAX_KEPT_OUT_BUFFER) { // a burst of large values is over
+        buf.release();
+        out = PooledByteBufAllocator.DEFAULT.directBuffer(OUT_BUFFER);
+      }
+      if (writeInterest) {
+        writeInterest = false;
         key.interestOps(SelectionKey.OP_READ);
       }
     }
@@ -649,9 +659,9 @@ final class DirectConnection implements BackendConnection {
     void release() {
       lock.lock();
       try {
-        if (unwritten != null) {
-          unwritten.release();
-          unwritten = null;
+        if (out != null) {
+          out.release();
+          out = null;
         }
       } finally {
         unlock();
