@@ -29,7 +29,7 @@ final class MemrouteDriver extends Driver {
   private static final ValueDecoder<Integer> LENGTH = (data, flags) -> data.remaining();
 
   /**
-   * @param transportName nio, epoll, io_uring, or null for the automatic choice
+   * @param transportName nio, epoll, io_uring, direct, or null for the automatic choice
    * @param allSync3 three pools (three backends on the same server) with sets replicated to all
    *     three by {@code Routes.allSync} and everything else sent to the first: the fan-out cost
    * @param decode gets through {@code get(key, decoder)} and {@code getMulti(keys, decoder)} with a
@@ -102,9 +102,12 @@ final class MemrouteDriver extends Driver {
 
   @Override
   public String describe() {
+    boolean direct = transport.equals("direct");
     return "memroute typed API, transport "
         + transport
-        + ", 1 event-loop thread, "
+        + (direct
+            ? " (callers write to the socket; 1 event-loop thread for deadlines), "
+            : ", 1 event-loop thread, ")
         + (allSync3
             ? "3 pools of 1 backend (3 connections to the same server), sets replicated with Routes.allSync, other commands to pool a"
             : "1 connection")
@@ -113,7 +116,9 @@ final class MemrouteDriver extends Driver {
             : "")
         + (options.mergeGets() ? "" : ", gets not merged (BackendOptions.mergeGets(false))")
         + (options.quietSets() ? ", sets as quiet meta sets (BackendOptions.quietSets(true))" : "")
-        + ", futures complete on the event loop";
+        + (direct
+            ? ", futures complete on the connection's reader thread"
+            : ", futures complete on the event loop");
   }
 
   @Override

@@ -42,10 +42,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * {@code route}. Every other property is optional; unset means memroute's default (see {@link
  * BackendOptions}): {@code connect-timeout}, {@code read-timeout}, {@code retry-timeout} (durations
  * such as {@code 500ms} or {@code 2s}), {@code failure-limit}, {@code connections}, {@code
- * transport} ({@code auto}, {@code epoll}, {@code io_uring} or {@code nio}; default {@code auto}),
- * {@code shutdown-timeout} (default 5 s), {@code active-request-limit}, {@code buffer-memory-limit}
- * (bytes; 0 unlimited) and {@code per-backend-metrics} (default {@code true}: meters carry a {@code
- * backend} tag).
+ * transport} ({@code auto}, {@code epoll}, {@code io_uring}, {@code nio} or {@code direct}; default
+ * {@code auto}), {@code shutdown-timeout} (default 5 s), {@code active-request-limit}, {@code
+ * buffer-memory-limit} (bytes; 0 unlimited) and {@code per-backend-metrics} (default {@code true}:
+ * meters carry a {@code backend} tag).
  *
  * <p>The constructor checks everything with memroute's own validation, so a bad value fails the
  * application's startup with an {@link IllegalArgumentException} that names every offending
@@ -61,7 +61,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param retryTimeout wait before a bad backend is tried again, {@code null} for the default (3 s)
  * @param failureLimit failures tolerated before a backend is marked bad, {@code null} for 3
  * @param connections connections per backend (1-8), {@code null} for 1
- * @param transport {@code auto}, {@code epoll}, {@code io_uring} or {@code nio}
+ * @param transport {@code auto}, {@code epoll}, {@code io_uring}, {@code nio} or {@code direct}
  * @param shutdownTimeout how long closing waits for requests in flight
  * @param activeRequestLimit requests running at once, {@code null} or 0 for unlimited
  * @param bufferMemoryLimit request bytes in flight, {@code null} or 0 for unlimited
@@ -296,7 +296,9 @@ public record MemrouteProperties(
       t = Transport.parse(transport);
     } catch (IllegalArgumentException e) {
       problems.add(
-          "memroute.transport: '" + transport + "' (expected: auto, epoll, io_uring or nio)");
+          "memroute.transport: '"
+              + transport
+              + "' (expected: auto, epoll, io_uring, nio or direct)");
       return null;
     }
     if (!t.isAvailable()) {

@@ -67,7 +67,8 @@ class BadPropertiesTest {
         .contains("memroute.servers[1]: address: 'no-port:' (expected: a port 1-65535)")
         .contains("memroute.read-timeout: PT0S (expected: > 0 and <= PT24H)")
         .contains("memroute.connections: 9 (expected: 1-8)")
-        .contains("memroute.transport: 'carrier-pigeon' (expected: auto, epoll, io_uring or nio)")
+        .contains(
+            "memroute.transport: 'carrier-pigeon' (expected: auto, epoll, io_uring, nio or direct)")
         .contains("memroute.shutdown-timeout: PT1H (expected: 0-10 minutes)");
   }
 
