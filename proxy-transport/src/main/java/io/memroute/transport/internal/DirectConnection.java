@@ -530,7 +530,8 @@ final class DirectConnection implements BackendConnection {
     } finally {
       unlock();
     }
-    if (!forever || !reader.isAlive()) {
+    if (!forever || !reader.isAlive() || Thread.currentThread() == reader) {
+      // Closed from one of its own callbacks, the reader ends once the callback returns.
       return CompletableFuture.completedFuture(null);
     }
     return terminated;

@@ -12,7 +12,7 @@ import io.memroute.core.internal.GuardedFuture;
  */
 class Pending extends GuardedFuture<Response> {
   final Request request;
-  boolean stamped; // confined to the event loop, like the two times
+  boolean stamped; // confined to the connection's writer, like the two times
   long startNanos;
   long deadlineNanos;
 

@@ -252,6 +252,30 @@ class DirectConnectionTest {
     }
   }
 
+  /** A backend closed from a callback on its own reader thread does not wait for that thread. */
+  @Test
+  void closedFromItsOwnCallback() throws Exception {
+    ManagedBackend b = up(memcached.server(0).port(), BackendOptions.defaults());
+    // As above: retry until the callback was registered before the reply came.
+    CompletableFuture<Boolean> closeDone = new CompletableFuture<>();
+    for (int i = 0; i < 1000 && !closeDone.isDone(); i++) {
+      await(
+          b.send(Request.get("k"))
+              .whenComplete(
+                  (r, e) -> {
+                    if (currentThread() instanceof NonBlockingThread) {
+                      closeDone.complete(b.closeAsync().isDone());
+                    }
+                  }));
+    }
+    assertThat(closeDone.get(10, TimeUnit.SECONDS)).as("closeAsync done at once").isTrue();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (readerThreadsAlive() && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(1_000_000);
+    }
+    assertThat(readerThreadsAlive()).as("reader threads left running").isFalse();
+  }
+
   private static boolean readerThreadsAlive() {
     return Thread.getAllStackTraces().keySet().stream()
         .anyMatch(t -> t.getName().startsWith("memroute-direct-d-") && t.isAlive());
