@@ -105,6 +105,7 @@ public final class Worker {
     PrintStream protocol =
         new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
     System.setOut(System.err); // libraries that print must not corrupt the protocol
+    preloadLockClasses();
     Worker w = new Worker(args);
     try {
       w.open();
@@ -136,6 +137,23 @@ public final class Worker {
     }
     w.close();
     System.exit(0);
+  }
+
+  /**
+   * Loads the lock queue's node classes up front. The JDK loads each on first use (a latch wait,
+   * the first contended lock), and a class added to a hierarchy mid-run invalidates every compiled
+   * method that inlined lock code: seen as a burst of recompilation (and latency) when the
+   * harness's own first latch wait fell at the start of a measured window, for clients that take a
+   * lock on their request path.
+   */
+  private static void preloadLockClasses() {
+    for (String node : new String[] {"ExclusiveNode", "SharedNode", "ConditionNode"}) {
+      try {
+        Class.forName("java.util.concurrent.locks.AbstractQueuedSynchronizer$" + node);
+      } catch (ClassNotFoundException e) {
+        // another JDK's lock classes: nothing to preload
+      }
+    }
   }
 
   private static String oneLine(Throwable t) {
