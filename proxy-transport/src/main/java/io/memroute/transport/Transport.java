@@ -163,7 +163,7 @@ public enum Transport {
         return IoUringSupport.ioHandlerFactory();
       case EPOLL:
         return EpollSupport.ioHandlerFactory();
-      default:
+      default: // NIO, and DIRECT, whose event loops only run deadline checks
         return NioIoHandler.newFactory();
     }
   }

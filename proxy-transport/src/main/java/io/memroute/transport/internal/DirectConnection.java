@@ -32,9 +32,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * One pipelined connection whose callers write to the socket themselves ({@code Transport.DIRECT}):
  * no hand-off to an event loop on the way out. A caller appends its request to a lock-free queue
  * and, if no other thread is writing, takes the write lock, encodes everything queued (merging as
- * {@link BatchEncoder} does) and writes it. The socket is non-blocking, so no writer ever waits on
- * the network: what the socket does not take is kept, in order, and written by the reader thread
- * when the socket has room again.
+ * {@link BatchEncoder} does) and writes it. Requests issued from reply callbacks (on the reader
+ * thread) are written together once the read's replies are done: one write per read under pipelined
+ * load, as on an event loop. The socket is non-blocking, so no writer ever waits on the network:
+ * what the socket does not take is kept, in order, and written by the reader thread when the socket
+ * has room again.
  *
  * <p>One reader thread per connection connects, validates with {@code version}, then waits for
  * replies, parses them and completes the futures (so callbacks run on it, as they would on an event
@@ -74,6 +76,7 @@ final class DirectConnection implements BackendConnection {
 
   private volatile boolean ready;
   private volatile long tickNanos;
+  private boolean parsing; // the reader is completing replies; read and written by it alone
 
   DirectConnection(NettyBackend backend, int index, EventLoop timer) {
     this.backend = backend;
@@ -140,6 +143,9 @@ final class DirectConnection implements BackendConnection {
   @Override
   public void enqueue(Pending p) {
     submitted.offer(p);
+    if (parsing && Thread.currentThread() == reader) {
+      return; // issued from a reply's callback: written with the others after this read
+    }
     writeIfFree();
   }
 
@@ -382,7 +388,15 @@ final class DirectConnection implements BackendConnection {
       if (n == 0) {
         return true;
       }
-      if (!ReplyDecoder.feed(in, s, parser)) {
+      parsing = true;
+      boolean more;
+      try {
+        more = ReplyDecoder.feed(in, s, parser);
+      } finally {
+        parsing = false;
+      }
+      writeIfFree(); // what the callbacks of this read's replies sent, in one write
+      if (!more) {
         return false;
       }
       if (in.isReadable()) {

@@ -252,6 +252,41 @@ class DirectConnectionTest {
     }
   }
 
+  /**
+   * Requests issued from reply callbacks on the reader thread go out together after the read, as
+   * one batch (here: ten gets merged into one line), not one write each.
+   */
+  @Test
+  void requestsFromCallbacksAreWrittenTogether() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), BackendOptions.defaults());
+      for (int i = 0; i < 10; i++) {
+        assertThat(await(b.send(Request.set("k" + i, ("v" + i).getBytes(UTF_8), 0))).status())
+            .isEqualTo(ResponseStatus.STORED);
+      }
+      // Retry until the callback ran on the reader thread (see requestsNeedNoEventLoop).
+      List<CompletableFuture<Response>> fromCallback = new ArrayList<>();
+      for (int attempt = 0; attempt < 1000 && fromCallback.isEmpty(); attempt++) {
+        server.resetCounters();
+        await(
+            b.send(Request.get("k0"))
+                .whenComplete(
+                    (r, e) -> {
+                      if (currentThread() instanceof NonBlockingThread) {
+                        for (int i = 0; i < 10; i++) {
+                          fromCallback.add(b.send(Request.get("k" + i)));
+                        }
+                      }
+                    }));
+      }
+      assertThat(fromCallback).hasSize(10);
+      for (int i = 0; i < 10; i++) {
+        assertThat(await(fromCallback.get(i)).value()).isEqualTo(("v" + i).getBytes(UTF_8));
+      }
+      assertThat(server.requestCount("get")).as("the trigger, then one merged get").isEqualTo(2);
+    }
+  }
+
   /** A backend closed from a callback on its own reader thread does not wait for that thread. */
   @Test
   void closedFromItsOwnCallback() throws Exception {
