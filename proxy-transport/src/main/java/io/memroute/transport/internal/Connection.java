@@ -36,9 +36,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * yet written stay queued for the replacement connection until their deadline, unless the backend
  * is marked bad (then they fail with {@code MARKED_BAD}).
  */
-final class Connection implements BackendConnection, ReplySink {
-  private final NettyBackend backend;
+final class Connection extends InflightReplies<ArrayDeque<Pending>> implements BackendConnection {
   final EventLoop loop;
+  private final DeadlineTick tick; // on the loop
   private final Bootstrap bootstrap;
   private final int maxValueSize;
   private final Queue<Pending> submitted = PlatformDependent.newMpscQueue();
@@ -46,15 +46,12 @@ final class Connection implements BackendConnection, ReplySink {
   private final Runnable drainTask = this::drain;
 
   // Confined to the event loop.
-  private final ArrayDeque<Pending> inflight = new ArrayDeque<>();
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private final ArrayDeque<Pending> local = new ArrayDeque<>(); // submitted from the loop itself
   private boolean localDrainScheduled;
   private Channel channel;
   private Pending validation;
   private boolean closed;
-  private ScheduledFuture<?> tickTask;
-  private volatile long tickNanos; // the deadline check's period; read by tests
   private ScheduledFuture<?> connectTask;
   private final ChannelFutureListener writeListener = this::onWritten;
   private final OutcomeCounters.Recorder recorder; // written on the loop only
@@ -64,8 +61,9 @@ final class Connection implements BackendConnection, ReplySink {
   private volatile boolean ready;
 
   Connection(NettyBackend backend, EventLoop loop, Bootstrap bootstrap, int maxValueSize) {
-    this.backend = backend;
+    super(backend, new ArrayDeque<>());
     this.loop = loop;
+    this.tick = new DeadlineTick(loop, backend, this::checkDeadlines);
     this.bootstrap =
         bootstrap
             .clone(loop)
@@ -89,22 +87,16 @@ final class Connection implements BackendConnection, ReplySink {
   public void start(boolean connect) {
     loop.execute(
         () -> {
-          scheduleTick();
+          tick.start();
           if (connect) {
             connect();
           }
         });
   }
 
-  private void scheduleTick() {
-    tickNanos = backend.tickNanos();
-    tickTask =
-        loop.scheduleAtFixedRate(this::checkDeadlines, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
-  }
-
   @Override
   public long tickNanos() {
-    return tickNanos;
+    return tick.nanos();
   }
 
   @Override
@@ -116,9 +108,8 @@ final class Connection implements BackendConnection, ReplySink {
   public void retick() {
     loop.execute(
         () -> {
-          if (!closed && tickTask != null && backend.tickNanos() != tickNanos) {
-            tickTask.cancel(false);
-            scheduleTick();
+          if (!closed) {
+            tick.follow();
           }
         });
   }
@@ -272,39 +263,13 @@ final class Connection implements BackendConnection, ReplySink {
   // ------------------------------------------------------------------ replies
 
   @Override
-  public Request oldest() {
-    Pending head = inflight.peek();
-    return head == null ? null : head.request;
+  Pending validation() {
+    return validation;
   }
 
   @Override
-  public long oldestStartNanos() {
-    return inflight.peek().startNanos;
-  }
-
-  @Override
-  public long now() {
-    return backend.now();
-  }
-
-  @Override
-  public boolean onReply(Response r) {
-    Pending head = inflight.poll();
-    if (head == validation) {
-      return onValidationReply(r);
-    }
-    if (r.status() == ResponseStatus.SERVER_ERROR && head instanceof QuietSets) {
-      ((QuietSets) head).error(r); // one of its sets; the MN is still to come
-      inflight.addFirst(head);
-      return true;
-    }
-    finish(head, r);
-    if (r.status() == ResponseStatus.ERROR || r.status() == ResponseStatus.CLIENT_ERROR) {
-      // The server may have misread our stream: nothing after this reply can be trusted.
-      fail(FailureReason.CONNECTION_REPLACED, "replaced after " + r.line(), false);
-      return false;
-    }
-    return true;
+  void replace(String message) {
+    fail(FailureReason.CONNECTION_REPLACED, message, false);
   }
 
   @Override
@@ -312,7 +277,8 @@ final class Connection implements BackendConnection, ReplySink {
     fail(e.reason(), e.getMessage(), true);
   }
 
-  private boolean onValidationReply(Response r) {
+  @Override
+  boolean onValidationReply(Response r) {
     validation = null;
     if (r.status() != ResponseStatus.VERSION) {
       fail(FailureReason.VALIDATION_FAILED, "version check answered '" + r.line() + "'", true);
@@ -355,15 +321,7 @@ final class Connection implements BackendConnection, ReplySink {
     // Count the failure first, so that listeners and metrics know of it before any caller does.
     long delay = 0;
     if (!closed && counted) {
-      FailureReason effective =
-          wasValidating
-                  && (reason == FailureReason.DISCONNECTED
-                      || reason == FailureReason.PARSING
-                      || reason == FailureReason.UNEXPECTED_RESPONSE
-                      || reason == FailureReason.TRAILING_DATA)
-              ? FailureReason.VALIDATION_FAILED
-              : reason;
-      delay = backend.onConnectionFailure(effective, message);
+      delay = backend.onConnectionFailure(reason, message, wasValidating);
     }
     Pending p;
     while ((p = inflight.poll()) != null) {
@@ -386,14 +344,9 @@ final class Connection implements BackendConnection, ReplySink {
       return;
     }
     long now = backend.now();
-    Pending head = inflight.peek();
-    if (head != null && now - head.deadlineNanos >= 0) {
-      fail(
-          FailureReason.TIMEOUT,
-          head == validation
-              ? "no reply to the version check within readTimeout"
-              : "no reply within readTimeout",
-          true);
+    String late = overdue(now);
+    if (late != null) {
+      fail(FailureReason.TIMEOUT, late, true);
     }
     Pending w;
     while ((w = waiting.peek()) != null && now - w.deadlineNanos >= 0) {
@@ -425,7 +378,8 @@ final class Connection implements BackendConnection, ReplySink {
     }
   }
 
-  private void finish(Pending p, Response r) {
+  @Override
+  void finish(Pending p, Response r) {
     backend.finish(p, r, recorder);
   }
 
@@ -437,9 +391,7 @@ final class Connection implements BackendConnection, ReplySink {
           () -> {
             if (forever) {
               closed = true;
-              if (tickTask != null) {
-                tickTask.cancel(false);
-              }
+              tick.cancel();
             }
             if (connectTask != null) {
               connectTask.cancel(false);

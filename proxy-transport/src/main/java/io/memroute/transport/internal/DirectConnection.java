@@ -9,7 +9,6 @@ import io.memroute.core.internal.NonBlockingThread;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -24,7 +23,6 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -66,21 +64,21 @@ final class DirectConnection implements BackendConnection {
 
   // Guarded by lock.
   private final BatchEncoder encoder = new BatchEncoder();
+  private final DeadlineTick tick;
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>(); // until the connection is up
   private final ArrayList<Runnable> completions = new ArrayList<>(); // run after unlocking
   private Session session;
   private boolean closed;
   private boolean down;
   private long connectAtNanos = NEVER;
-  private ScheduledFuture<?> tickTask;
 
   private volatile boolean ready;
-  private volatile long tickNanos;
   private boolean parsing; // the reader is completing replies; read and written by it alone
 
   DirectConnection(NettyBackend backend, int index, EventLoop timer) {
     this.backend = backend;
     this.timer = timer;
+    this.tick = new DeadlineTick(timer, backend, this::checkDeadlines);
     this.parser = new ReplyParser(backend.name(), backend.options().maxValueSize());
     this.recorder = backend.requests().recorder();
     this.reader =
@@ -99,7 +97,7 @@ final class DirectConnection implements BackendConnection {
   public void start(boolean connect) {
     lock.lock();
     try {
-      scheduleTick();
+      tick.start();
       if (connect) {
         connectAtNanos = System.nanoTime();
       }
@@ -109,24 +107,17 @@ final class DirectConnection implements BackendConnection {
     reader.start();
   }
 
-  private void scheduleTick() {
-    tickNanos = backend.tickNanos();
-    tickTask =
-        timer.scheduleAtFixedRate(this::checkDeadlines, tickNanos, tickNanos, TimeUnit.NANOSECONDS);
-  }
-
   @Override
   public long tickNanos() {
-    return tickNanos;
+    return tick.nanos();
   }
 
   @Override
   public void retick() {
     lock.lock();
     try {
-      if (!closed && tickTask != null && backend.tickNanos() != tickNanos) {
-        tickTask.cancel(false);
-        scheduleTick();
+      if (!closed) {
+        tick.follow();
       }
     } finally {
       lock.unlock();
@@ -428,16 +419,8 @@ final class DirectConnection implements BackendConnection {
     String message = s.failMessage;
     long delay = 0;
     if (s.counted) {
-      FailureReason effective =
-          s.validation != null
-                  && (reason == FailureReason.DISCONNECTED
-                      || reason == FailureReason.PARSING
-                      || reason == FailureReason.UNEXPECTED_RESPONSE
-                      || reason == FailureReason.TRAILING_DATA)
-              ? FailureReason.VALIDATION_FAILED
-              : reason;
       // Count the failure first, so that listeners and metrics know of it before any caller does.
-      delay = backend.onConnectionFailure(effective, message);
+      delay = backend.onConnectionFailure(reason, message, s.validation != null);
     }
     Response failure = backend.failure(reason, message);
     Pending p;
@@ -474,14 +457,9 @@ final class DirectConnection implements BackendConnection {
       }
       long now = backend.now();
       Session s = session;
-      Pending head = s == null ? null : s.inflight.peek();
-      if (head != null && now - head.deadlineNanos >= 0) {
-        s.fail(
-            FailureReason.TIMEOUT,
-            head == s.validation
-                ? "no reply to the version check within readTimeout"
-                : "no reply within readTimeout",
-            true);
+      String late = s == null ? null : s.overdue(now);
+      if (late != null) {
+        s.fail(FailureReason.TIMEOUT, late, true);
       }
       Pending w;
       while ((w = waiting.peek()) != null && now - w.deadlineNanos >= 0) {
@@ -524,9 +502,7 @@ final class DirectConnection implements BackendConnection {
     try {
       if (forever) {
         closed = true;
-        if (tickTask != null) {
-          tickTask.cancel(false);
-        }
+        tick.cancel();
       } else {
         down = true;
       }
@@ -571,9 +547,8 @@ final class DirectConnection implements BackendConnection {
    * One socket, from connect to failure. Its in-flight queue is appended to under the lock, in wire
    * order, before the bytes are written, and emptied only by the reader thread.
    */
-  private final class Session implements ReplySink {
+  private final class Session extends InflightReplies<ConcurrentLinkedQueue<Pending>> {
     final SocketChannel channel;
-    final ConcurrentLinkedQueue<Pending> inflight = new ConcurrentLinkedQueue<>();
     Selector selector;
     SelectionKey key;
     volatile Pending validation; // in flight until the version reply; read by the timer too
@@ -589,6 +564,7 @@ final class DirectConnection implements BackendConnection {
     String failMessage;
 
     Session(SocketChannel channel) {
+      super(DirectConnection.this.backend, new ConcurrentLinkedQueue<>());
       this.channel = channel;
     }
 
@@ -693,46 +669,22 @@ final class DirectConnection implements BackendConnection {
     // ---------------------------------------------------------------- replies (reader thread)
 
     @Override
-    public Request oldest() {
-      Pending head = inflight.peek();
-      return head == null ? null : head.request;
+    Pending validation() {
+      return validation;
     }
 
     @Override
-    public long oldestStartNanos() {
-      return inflight.peek().startNanos;
+    void finish(Pending p, Response r) {
+      backend.finish(p, r, recorder);
     }
 
     @Override
-    public long now() {
-      return backend.now();
+    void replace(String message) {
+      failFromReader(this, FailureReason.CONNECTION_REPLACED, message, false);
     }
 
     @Override
-    public boolean onReply(Response r) {
-      Pending head = inflight.peek();
-      if (head == validation) {
-        inflight.poll();
-        return onValidationReply(r);
-      }
-      if (r.status() == ResponseStatus.SERVER_ERROR && head instanceof QuietSets) {
-        ((QuietSets) head).error(r); // one of its sets; the MN is still to come
-        return true;
-      }
-      inflight.poll();
-      if (r.status() == ResponseStatus.ERROR || r.status() == ResponseStatus.CLIENT_ERROR) {
-        // The server may have misread our stream: nothing after this reply can be trusted. Failed
-        // before the caller hears of it, so that what it sends next waits for the new socket.
-        failFromReader(
-            this, FailureReason.CONNECTION_REPLACED, "replaced after " + r.line(), false);
-        backend.finish(head, r, recorder);
-        return false;
-      }
-      backend.finish(head, r, recorder);
-      return true;
-    }
-
-    private boolean onValidationReply(Response r) {
+    boolean onValidationReply(Response r) {
       if (r.status() != ResponseStatus.VERSION) {
         failFromReader(
             this,

@@ -324,6 +324,22 @@ public final class NettyBackend implements ManagedBackend {
   }
 
   /**
+   * Counts a failure of a connection that was validating (its version check in flight) or in use: a
+   * validating connection that broke or answered nonsense failed its validation.
+   *
+   * @return the delay before the next connect attempt, or -1 for none
+   */
+  long onConnectionFailure(FailureReason reason, String message, boolean validating) {
+    boolean invalid =
+        validating
+            && (reason == FailureReason.DISCONNECTED
+                || reason == FailureReason.PARSING
+                || reason == FailureReason.UNEXPECTED_RESPONSE
+                || reason == FailureReason.TRAILING_DATA);
+    return onConnectionFailure(invalid ? FailureReason.VALIDATION_FAILED : reason, message);
+  }
+
+  /**
    * Counts a connection failure and decides when to reconnect.
    *
    * @return the delay before the next connect attempt, or -1 for none

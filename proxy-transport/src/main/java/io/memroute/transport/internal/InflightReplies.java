@@ -1,0 +1,92 @@
+package io.memroute.transport.internal;
+
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import java.util.Queue;
+
+/**
+ * Matches one socket's replies to its requests in flight, in FIFO order: the part of {@link
+ * ReplySink} the event-loop {@link Connection} and the {@link DirectConnection}'s sockets share.
+ * Called by the one thread that reads the socket.
+ *
+ * @param <Q> the in-flight queue: confined to an event loop, or shared with writing threads
+ */
+abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
+  final NettyBackend backend;
+  final Q inflight;
+
+  InflightReplies(NettyBackend backend, Q inflight) {
+    this.backend = backend;
+    this.inflight = inflight;
+  }
+
+  @Override
+  public final Request oldest() {
+    Pending head = inflight.peek();
+    return head == null ? null : head.request;
+  }
+
+  @Override
+  public final long oldestStartNanos() {
+    return inflight.peek().startNanos;
+  }
+
+  @Override
+  public final long now() {
+    return backend.now();
+  }
+
+  @Override
+  public final boolean onReply(Response r) {
+    Pending head = inflight.peek();
+    if (head == validation()) {
+      inflight.poll();
+      return onValidationReply(r);
+    }
+    if (r.status() == ResponseStatus.SERVER_ERROR && head instanceof QuietSets) {
+      ((QuietSets) head).error(r); // one of its sets; the MN is still to come
+      return true;
+    }
+    inflight.poll();
+    if (r.status() == ResponseStatus.ERROR || r.status() == ResponseStatus.CLIENT_ERROR) {
+      // The server may have misread our stream: nothing after this reply can be trusted. Replaced
+      // before the caller hears of it, so that what it sends next waits for the new socket.
+      replace("replaced after " + r.line());
+      finish(head, r);
+      return false;
+    }
+    finish(head, r);
+    return true;
+  }
+
+  /**
+   * Returns why the oldest request in flight is overdue at {@code now} (its deadline passed), or
+   * {@code null} when nothing is.
+   */
+  final String overdue(long now) {
+    Pending head = inflight.peek();
+    if (head == null || now - head.deadlineNanos < 0) {
+      return null;
+    }
+    return head == validation()
+        ? "no reply to the version check within readTimeout"
+        : "no reply within readTimeout";
+  }
+
+  /** Returns the version check in flight, or {@code null} once the socket is validated. */
+  abstract Pending validation();
+
+  /**
+   * Takes the answer to the version check.
+   *
+   * @return {@code false} when the socket must stop reading
+   */
+  abstract boolean onValidationReply(Response r);
+
+  /** Completes a request, or each part of a batch, with its reply. */
+  abstract void finish(Pending p, Response r);
+
+  /** Replaces the socket, without counting a failure: the server answered ERROR or CLIENT_ERROR. */
+  abstract void replace(String message);
+}
