@@ -31,10 +31,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * no hand-off to an event loop on the way out. A caller appends its request to a lock-free queue
  * and, if no other thread is writing, takes the write lock, encodes everything queued (merging as
  * {@link BatchEncoder} does) and writes it. Requests issued from reply callbacks (on the reader
- * thread) are written together once the read's replies are done: one write per read under pipelined
- * load, as on an event loop. The socket is non-blocking, so no writer ever waits on the network:
- * what the socket does not take is kept, in order, and written by the reader thread when the socket
- * has room again.
+ * thread), and all requests while many are outstanding ({@link #BUSY_DEPTH}), are written together
+ * once the next read's replies are done: one write per read under load, as on an event loop. The
+ * socket is non-blocking, so no writer ever waits on the network: what the socket does not take is
+ * kept, in order, and written by the reader thread when the socket has room again.
  *
  * <p>One reader thread per connection connects, validates with {@code version}, then waits for
  * replies, parses them and completes the futures (so callbacks run on it, as they would on an event
@@ -52,6 +52,12 @@ final class DirectConnection implements BackendConnection {
   private static final int OUT_BUFFER = 8 * 1024;
   private static final int MAX_KEPT_OUT_BUFFER = 1024 * 1024;
 
+  /**
+   * With this many requests outstanding, callers leave their requests to the reader's next write
+   * instead of writing one system call each: the event loop's batching, where it pays.
+   */
+  static final int BUSY_DEPTH = 8;
+
   private final NettyBackend backend;
   private final EventLoop timer;
   private final ReplyParser parser;
@@ -67,7 +73,7 @@ final class DirectConnection implements BackendConnection {
   private final DeadlineTick tick;
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>(); // until the connection is up
   private final ArrayList<Runnable> completions = new ArrayList<>(); // run after unlocking
-  private Session session;
+  private volatile Session session; // read without the lock by callers, to see whether it is busy
   private boolean closed;
   private boolean down;
   private long connectAtNanos = NEVER;
@@ -136,6 +142,12 @@ final class DirectConnection implements BackendConnection {
     submitted.offer(p);
     if (parsing && Thread.currentThread() == reader) {
       return; // issued from a reply's callback: written with the others after this read
+    }
+    Session s = session;
+    if (s != null && backend.depth() >= BUSY_DEPTH && !s.inflight.isEmpty()) {
+      // Busy: a reply is on its way, and the reader writes everything queued after each read, in
+      // one write. Checked after the offer, so that read comes after it and cannot miss it.
+      return;
     }
     writeIfFree();
   }

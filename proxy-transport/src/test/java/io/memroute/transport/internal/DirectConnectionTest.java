@@ -287,6 +287,29 @@ class DirectConnectionTest {
     }
   }
 
+  /**
+   * With {@link DirectConnection#BUSY_DEPTH} requests outstanding, callers leave theirs for the
+   * reader to write after its next read: here the replies to the first requests are held back by
+   * the server, and everything sent meanwhile goes out as one merged get.
+   */
+  @Test
+  void busyConnectionsWriteCallersRequestsTogether() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), BackendOptions.defaults());
+      server.faultWhen(line -> line.startsWith("get d"), Fault.delay(Duration.ofMillis(500)));
+      server.resetCounters();
+      List<CompletableFuture<Response>> sent = new ArrayList<>();
+      for (int i = 0; i < DirectConnection.BUSY_DEPTH + 10; i++) {
+        sent.add(b.send(Request.get((i < DirectConnection.BUSY_DEPTH ? "d" : "k") + i)));
+      }
+      for (CompletableFuture<Response> f : sent) {
+        assertThat(await(f).status()).isEqualTo(ResponseStatus.MISS);
+      }
+      // The first BUSY_DEPTH - 1 went out alone; the rest waited for the first reply.
+      assertThat(server.requestCount("get")).isEqualTo(DirectConnection.BUSY_DEPTH);
+    }
+  }
+
   /** A backend closed from a callback on its own reader thread does not wait for that thread. */
   @Test
   void closedFromItsOwnCallback() throws Exception {
