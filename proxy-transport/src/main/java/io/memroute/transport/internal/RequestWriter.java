@@ -24,15 +24,6 @@ final class RequestWriter {
 
   private RequestWriter() {}
 
-  /** Appends one request to {@code buf}, which must hold small values; see {@link #write}. */
-  static void encode(Request r, ByteBuf buf) {
-    buf.writeBytes(r.wireLine());
-    byte[] value = r.value();
-    if (value != null) {
-      buf.writeBytes(value).writeBytes(CRLF);
-    }
-  }
-
   /**
    * Appends one request to the batch buffer, or, for a large value and a channel, writes the batch
    * so far and the value to the channel (unflushed) and returns a new batch buffer. Without a

@@ -111,9 +111,11 @@ class RequestWriterTest {
   }
 
   @Test
-  void encodeWritesLineValueAndCrlf() {
+  void withoutAChannelWritesLineValueAndCrlfIntoTheBuffer() {
     ByteBuf buf = Unpooled.buffer();
-    RequestWriter.encode(Request.parse("cas k 5 0 2 99 noreply", "hi".getBytes(UTF_8)), buf);
+    buf =
+        RequestWriter.write(
+            Request.parse("cas k 5 0 2 99 noreply", "hi".getBytes(UTF_8)), buf, null);
     assertThat(buf.toString(UTF_8)).isEqualTo("cas k 5 0 2 99\r\nhi\r\n");
     buf.release();
   }
