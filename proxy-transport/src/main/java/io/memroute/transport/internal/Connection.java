@@ -2,7 +2,6 @@ package io.memroute.transport.internal;
 
 import io.memroute.core.FailureReason;
 import io.memroute.core.OutcomeCounters;
-import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.netty.bootstrap.Bootstrap;
@@ -50,7 +49,6 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   private final ArrayDeque<Pending> local = new ArrayDeque<>(); // submitted from the loop itself
   private boolean localDrainScheduled;
   private Channel channel;
-  private Pending validation;
   private boolean closed;
   private ScheduledFuture<?> connectTask;
   private final ChannelFutureListener writeListener = this::onWritten;
@@ -241,10 +239,8 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   /** Sends {@code version}; the connection takes traffic only after a VERSION reply. */
   private void validate(Channel ch) {
     backend.onValidating();
-    validation = new Pending(Request.version(), true);
-    validation.stamp(backend.now(), backend.readTimeoutNanos());
-    inflight.addFirst(validation);
-    ByteBuf buf = ch.alloc().ioBuffer(16).writeBytes(validation.request.wireLine());
+    Pending check = startValidation();
+    ByteBuf buf = ch.alloc().ioBuffer(16).writeBytes(check.request.wireLine());
     ch.writeAndFlush(buf).addListener(writeListener);
   }
 
@@ -261,11 +257,6 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   }
 
   // ------------------------------------------------------------------ replies
-
-  @Override
-  Pending validation() {
-    return validation;
-  }
 
   @Override
   void replace(String message) {

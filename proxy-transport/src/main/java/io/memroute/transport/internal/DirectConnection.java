@@ -2,7 +2,6 @@ package io.memroute.transport.internal;
 
 import io.memroute.core.FailureReason;
 import io.memroute.core.OutcomeCounters;
-import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.NonBlockingThread;
@@ -328,10 +327,7 @@ final class DirectConnection implements BackendConnection {
     lock.lock();
     try {
       if (s.failReason == null) {
-        s.validation = new Pending(Request.version(), true);
-        s.validation.stamp(backend.now(), backend.readTimeoutNanos());
-        s.inflight.add(s.validation);
-        s.out.writeBytes(s.validation.request.wireLine());
+        s.out.writeBytes(s.startValidation().request.wireLine());
         s.flush();
       }
     } finally {
@@ -563,7 +559,6 @@ final class DirectConnection implements BackendConnection {
     final SocketChannel channel;
     Selector selector;
     SelectionKey key;
-    volatile Pending validation; // in flight until the version reply; read by the timer too
 
     // Guarded by lock.
     ByteBuf out; // encoded requests the socket has not taken yet; reused from batch to batch
@@ -681,11 +676,6 @@ final class DirectConnection implements BackendConnection {
     // ---------------------------------------------------------------- replies (reader thread)
 
     @Override
-    Pending validation() {
-      return validation;
-    }
-
-    @Override
     void finish(Pending p, Response r) {
       backend.finish(p, r, recorder);
     }
@@ -705,9 +695,9 @@ final class DirectConnection implements BackendConnection {
             true);
         return false;
       }
-      validation = null;
       lock.lock();
       try {
+        validation = null;
         if (failReason != null) {
           return false;
         }

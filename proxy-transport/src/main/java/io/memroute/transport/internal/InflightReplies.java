@@ -16,6 +16,13 @@ abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
   final NettyBackend backend;
   final Q inflight;
 
+  /**
+   * The version check in flight, or {@code null} once the socket is validated. Written by the
+   * thread that reads the socket (a direct connection's reader does so under its lock, as its
+   * deadline check reads it from an event loop).
+   */
+  Pending validation;
+
   InflightReplies(NettyBackend backend, Q inflight) {
     this.backend = backend;
     this.inflight = inflight;
@@ -40,7 +47,7 @@ abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
   @Override
   public final boolean onReply(Response r) {
     Pending head = inflight.peek();
-    if (head == validation()) {
+    if (head == validation) {
       inflight.poll();
       return onValidationReply(r);
     }
@@ -69,13 +76,23 @@ abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
     if (head == null || now - head.deadlineNanos < 0) {
       return null;
     }
-    return head == validation()
+    return head == validation
         ? "no reply to the version check within readTimeout"
         : "no reply within readTimeout";
   }
 
-  /** Returns the version check in flight, or {@code null} once the socket is validated. */
-  abstract Pending validation();
+  /**
+   * Puts a {@code version} check in flight on a new socket, whose queue is still empty; the socket
+   * takes traffic only after its {@code VERSION} reply.
+   *
+   * @return the check, to be written
+   */
+  final Pending startValidation() {
+    validation = new Pending(Request.version(), true);
+    validation.stamp(backend.now(), backend.readTimeoutNanos());
+    inflight.add(validation);
+    return validation;
+  }
 
   /**
    * Takes the answer to the version check.
