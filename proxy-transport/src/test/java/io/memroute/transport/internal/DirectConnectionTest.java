@@ -243,11 +243,7 @@ class DirectConnectionTest {
         assertThat(r.failureReason()).isEqualTo(FailureReason.CLOSED);
       }
       assertThat(b.depth()).isZero();
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-      while (readerThreadsAlive() && System.nanoTime() < deadline) {
-        LockSupport.parkNanos(1_000_000);
-      }
-      assertThat(readerThreadsAlive()).as("reader threads left running").isFalse();
+      assertReaderThreadsEnd();
       assertThat(await(b.send(Request.get("k"))).failureReason()).isEqualTo(FailureReason.CLOSED);
     }
   }
@@ -327,6 +323,11 @@ class DirectConnectionTest {
                   }));
     }
     assertThat(closeDone.get(10, TimeUnit.SECONDS)).as("closeAsync done at once").isTrue();
+    assertReaderThreadsEnd();
+  }
+
+  /** Waits (bounded) for the backend's reader threads to end, and fails if they do not. */
+  private static void assertReaderThreadsEnd() {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (readerThreadsAlive() && System.nanoTime() < deadline) {
       LockSupport.parkNanos(1_000_000);
