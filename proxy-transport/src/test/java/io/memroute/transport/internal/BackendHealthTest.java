@@ -1,5 +1,6 @@
 package io.memroute.transport.internal;
 
+import static io.memroute.transport.internal.Eventually.eventually;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -118,18 +119,6 @@ class BackendHealthTest {
     assertThat(r.status()).as("%s", r).isEqualTo(ResponseStatus.BACKEND_FAILURE);
     assertThat(r.failureReason()).isEqualTo(reason);
     assertThat(r.backend()).isEqualTo("fs");
-  }
-
-  /** Waits (bounded) until a condition holds, polling the backend's own state: no fixed sleeps. */
-  private static void eventually(java.util.function.BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 5 s");
-      }
-      Thread.onSpinWait();
-      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
-    }
   }
 
   // ------------------------------------------------------------------ one test per reason

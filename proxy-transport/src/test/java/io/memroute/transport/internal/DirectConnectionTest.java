@@ -29,7 +29,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -328,11 +327,7 @@ class DirectConnectionTest {
 
   /** Waits (bounded) for the backend's reader threads to end, and fails if they do not. */
   private static void assertReaderThreadsEnd() {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (readerThreadsAlive() && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(1_000_000);
-    }
-    assertThat(readerThreadsAlive()).as("reader threads left running").isFalse();
+    Eventually.eventually(() -> !readerThreadsAlive(), "reader threads ended");
   }
 
   private static boolean readerThreadsAlive() {

@@ -64,13 +64,7 @@ final class OneBatch implements AutoCloseable {
 
   /** Waits up to 5 s for {@code b} to have its connection again, after a fault closed it. */
   static void awaitReconnected(ManagedBackend b) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (b.openConnections() == 0 && System.nanoTime() < deadline) {
-      java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // polls the reconnect
-    }
-    if (b.openConnections() != 1) {
-      throw new AssertionError("not reconnected within 5 s: " + b.openConnections());
-    }
+    Eventually.eventually(() -> b.openConnections() == 1, "reconnected");
   }
 
   @Override
