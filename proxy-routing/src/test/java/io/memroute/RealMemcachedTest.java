@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
 import io.memroute.core.Item;
 import io.memroute.core.Request;
@@ -38,11 +39,10 @@ class RealMemcachedTest {
   private MemcacheRouter router;
 
   private MemcacheRouter router(Transport transport) throws Exception {
-    return router(transport, io.memroute.core.BackendOptions.defaults());
+    return router(transport, BackendOptions.defaults());
   }
 
-  private MemcacheRouter router(Transport transport, io.memroute.core.BackendOptions options)
-      throws Exception {
+  private MemcacheRouter router(Transport transport, BackendOptions options) throws Exception {
     Assumptions.assumeTrue(
         transport.isAvailable(),
         () -> transport + " unavailable: " + transport.unavailabilityCause());
@@ -248,8 +248,7 @@ class RealMemcachedTest {
   @ParameterizedTest
   @EnumSource(Transport.class)
   void quietSetsFromManyThreads(Transport transport) throws Exception {
-    MemcacheRouter r =
-        router(transport, io.memroute.core.BackendOptions.builder().quietSets(true).build());
+    MemcacheRouter r = router(transport, BackendOptions.builder().quietSets(true).build());
     int n = 3000; // about 12k in flight at most: under the default depth limit
     List<CompletableFuture<?>> all = new java.util.concurrent.CopyOnWriteArrayList<>();
     List<Thread> ts = new ArrayList<>();
