@@ -104,7 +104,7 @@ public final class LoadTool {
     o.println(
         "                          memroute-nomerge (BackendOptions.mergeGets(false): every get its own command);");
     o.println(
-        "                          memroute-quiet, memroute-allsync3-quiet (BackendOptions.quietSets(true));");
+        "                          memroute-quiet, memroute-allsync3-quiet (BackendOptions.quietWrites(true));");
     o.println(
         "                          raw-socket (a blocking raw loop, no event loop); raw-allsync3 (the raw loop");
     o.println(

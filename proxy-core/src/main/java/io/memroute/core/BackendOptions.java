@@ -18,7 +18,7 @@ import java.util.Objects;
  *   <tr><td>connections</td><td>1</td><td>pipelined connections per backend (1-8)</td></tr>
  *   <tr><td>tcpKeepAlive</td><td>false</td><td>SO_KEEPALIVE on backend sockets</td></tr>
  *   <tr><td>mergeGets</td><td>true</td><td>gets written together go out as one multi-key get</td></tr>
- *   <tr><td>quietSets</td><td>false</td><td>runs of 8+ sets go out as quiet meta sets, answered together by one {@code mn}</td></tr>
+ *   <tr><td>quietWrites</td><td>false</td><td>runs of 8+ writes (storage commands, deletes) go out as quiet meta commands, confirmed together by one {@code mn}</td></tr>
  *   <tr><td>flapTime</td><td>30 s</td><td>going bad again within this long after recovering counts as flapping</td></tr>
  *   <tr><td>flapBackoffRamp</td><td>1.2</td><td>each flap multiplies the retry wait by this</td></tr>
  *   <tr><td>flapBackoffMax</td><td>3600 s</td><td>cap on the backed-off retry wait</td></tr>
@@ -68,7 +68,7 @@ public final class BackendOptions {
   private final int connections;
   private final boolean tcpKeepAlive;
   private final boolean mergeGets;
-  private final boolean quietSets;
+  private final boolean quietWrites;
   private final Duration flapTime;
   private final double flapBackoffRamp;
   private final Duration flapBackoffMax;
@@ -84,7 +84,7 @@ public final class BackendOptions {
     this.connections = b.connections;
     this.tcpKeepAlive = b.tcpKeepAlive;
     this.mergeGets = b.mergeGets;
-    this.quietSets = b.quietSets;
+    this.quietWrites = b.quietWrites;
     this.flapTime = b.flapTime;
     this.flapBackoffRamp = b.flapBackoffRamp;
     this.flapBackoffMax = b.flapBackoffMax;
@@ -113,7 +113,7 @@ public final class BackendOptions {
     b.connections = connections;
     b.tcpKeepAlive = tcpKeepAlive;
     b.mergeGets = mergeGets;
-    b.quietSets = quietSets;
+    b.quietWrites = quietWrites;
     b.flapTime = flapTime;
     b.flapBackoffRamp = flapBackoffRamp;
     b.flapBackoffMax = flapBackoffMax;
@@ -162,13 +162,14 @@ public final class BackendOptions {
   }
 
   /**
-   * Returns whether runs of {@code set} requests (8 to 100 in a row in one write batch of a
-   * connection) go out as quiet meta sets ({@code ms <key> <bytes> F<flags> T<ttl> q}) followed by
-   * one {@code mn}: memcached then answers a run of stored sets with one {@code MN} instead of a
-   * {@code STORED} each. See {@link Builder#quietSets(boolean)}.
+   * Returns whether runs of writes ({@code set}, {@code add}, {@code replace}, {@code append},
+   * {@code prepend}, {@code cas}, {@code delete}; 8 to 100 in a row in one write batch of a
+   * connection) go out as quiet meta commands followed by one {@code mn}: memcached then answers
+   * the writes of a run that succeeded with one {@code MN} instead of a reply each. See {@link
+   * Builder#quietWrites(boolean)}.
    */
-  public boolean quietSets() {
-    return quietSets;
+  public boolean quietWrites() {
+    return quietWrites;
   }
 
   /** Returns the flap window. */
@@ -225,7 +226,7 @@ public final class BackendOptions {
         && connections == x.connections
         && tcpKeepAlive == x.tcpKeepAlive
         && mergeGets == x.mergeGets
-        && quietSets == x.quietSets
+        && quietWrites == x.quietWrites
         && flapTime.equals(x.flapTime)
         && Double.compare(flapBackoffRamp, x.flapBackoffRamp) == 0
         && flapBackoffMax.equals(x.flapBackoffMax)
@@ -244,7 +245,7 @@ public final class BackendOptions {
         connections,
         tcpKeepAlive,
         mergeGets,
-        quietSets,
+        quietWrites,
         flapTime,
         flapBackoffRamp,
         flapBackoffMax,
@@ -269,8 +270,8 @@ public final class BackendOptions {
         + tcpKeepAlive
         + ", mergeGets="
         + mergeGets
-        + ", quietSets="
-        + quietSets
+        + ", quietWrites="
+        + quietWrites
         + ", flapTime="
         + flapTime
         + ", flapBackoffRamp="
@@ -295,7 +296,7 @@ public final class BackendOptions {
     private int connections = DEFAULT_CONNECTIONS;
     private boolean tcpKeepAlive;
     private boolean mergeGets = true;
-    private boolean quietSets;
+    private boolean quietWrites;
     private Duration flapTime = DEFAULT_FLAP_TIME;
     private double flapBackoffRamp = DEFAULT_FLAP_BACKOFF_RAMP;
     private Duration flapBackoffMax = DEFAULT_FLAP_BACKOFF_MAX;
@@ -353,24 +354,28 @@ public final class BackendOptions {
     }
 
     /**
-     * Sends runs of {@code set} requests as quiet meta sets followed by one {@code mn} (default
-     * off). A run is 8 to 100 sets next to each other in one write batch of a connection; shorter
-     * runs go out as plain sets, because a short quiet run costs memcached more than it saves.
-     * memcached answers a stored quiet set with nothing and the {@code mn} with {@code MN}, so a
-     * run costs it one reply instead of one per set; each caller still gets its own {@code STORED},
-     * once the {@code MN} confirms it. On this project's benchmark machine a load of sets alone ran
-     * 1.16x as fast; a 50/50 mix of gets and sets, whose sets rarely come 8 in a row, was
-     * unchanged.
+     * Sends runs of writes as quiet meta commands followed by one {@code mn} (default off). Writes
+     * are the text storage commands ({@code set}, {@code add}, {@code replace}, {@code append},
+     * {@code prepend}, {@code cas}, sent as {@code ms} with the matching mode) and {@code delete}
+     * (sent as {@code md}). A run is 8 to 100 writes next to each other in one write batch of a
+     * connection; shorter runs go out as they are, because a short quiet run costs memcached more
+     * than it saves. memcached answers a quiet write that succeeded with nothing and the {@code mn}
+     * with {@code MN}, so a run of successful writes costs it one reply instead of one per write;
+     * each caller still gets its own {@code STORED} or {@code DELETED} once the {@code MN} confirms
+     * it. A write that did not succeed ({@code NOT_STORED}, {@code NOT_FOUND}, {@code EXISTS}) is
+     * answered at once with its opaque token, so its caller gets exactly that answer. On this
+     * project's benchmark machine a load of sets alone ran 1.16x as fast; a 50/50 mix of gets and
+     * sets, whose sets rarely come 8 in a row, was unchanged.
      *
      * <p>Needs a server that speaks the meta protocol (memcached 1.6 or later); proxies that only
-     * pass the text protocol (twemproxy) do not. Only {@code set} goes quiet; any other request
-     * ends a run and is sent as it is. An error reply names no key: when memcached rejects one set
-     * of a run ({@code SERVER_ERROR out of memory}, for example), every set of that run completes
-     * with a {@code SERVER_ERROR} saying how many were not stored, unless all of them failed, as
-     * the reply does not say which set it was.
+     * pass the text protocol (twemproxy) do not. Any other request ends a run and is sent as it is.
+     * An error line names no write: when memcached rejects one write of a run with {@code
+     * SERVER_ERROR} ({@code out of memory}, for example), every write of that run without an answer
+     * of its own completes with a {@code SERVER_ERROR} saying how many failed, unless all of them
+     * did, as the error line does not say which write it was.
      */
-    public Builder quietSets(boolean quietSets) {
-      this.quietSets = quietSets;
+    public Builder quietWrites(boolean quietWrites) {
+      this.quietWrites = quietWrites;
       return this;
     }
 

@@ -27,7 +27,7 @@ class BackendOptionsTest {
         .connections(4)
         .tcpKeepAlive(true)
         .mergeGets(false)
-        .quietSets(true)
+        .quietWrites(true)
         .flapTime(Duration.ofSeconds(45))
         .flapBackoffRamp(2.5)
         .flapBackoffMax(Duration.ofMinutes(20))
@@ -47,7 +47,7 @@ class BackendOptionsTest {
     assertThat(d.connections()).isEqualTo(1);
     assertThat(d.tcpKeepAlive()).isFalse();
     assertThat(d.mergeGets()).isTrue();
-    assertThat(d.quietSets()).isFalse();
+    assertThat(d.quietWrites()).isFalse();
     assertThat(d.flapTime()).isEqualTo(Duration.ofSeconds(30));
     assertThat(d.flapBackoffRamp()).isEqualTo(1.2);
     assertThat(d.flapBackoffMax()).isEqualTo(Duration.ofHours(1));
@@ -83,7 +83,7 @@ class BackendOptionsTest {
     assertThat(o.connections()).isEqualTo(4);
     assertThat(o.tcpKeepAlive()).isTrue();
     assertThat(o.mergeGets()).isFalse();
-    assertThat(o.quietSets()).isTrue();
+    assertThat(o.quietWrites()).isTrue();
     assertThat(o.flapTime()).isEqualTo(Duration.ofSeconds(45));
     assertThat(o.flapBackoffRamp()).isEqualTo(2.5);
     assertThat(o.flapBackoffMax()).isEqualTo(Duration.ofMinutes(20));
@@ -98,12 +98,12 @@ class BackendOptionsTest {
     assertThat(o.toString())
         .isEqualTo(
             "BackendOptions{connectTimeout=PT7S, readTimeout=PT0.25S, retryTimeout=PT11S, failureLimit=9, "
-                + "connections=4, tcpKeepAlive=true, mergeGets=false, quietSets=true, flapTime=PT45S, flapBackoffRamp=2.5, flapBackoffMax=PT20M, "
+                + "connections=4, tcpKeepAlive=true, mergeGets=false, quietWrites=true, flapTime=PT45S, flapBackoffRamp=2.5, flapBackoffMax=PT20M, "
                 + "depthLimit=500, maxValueSize=4096, down=true}");
     assertThat(BackendOptions.defaults().toString())
         .isEqualTo(
             "BackendOptions{connectTimeout=PT5S, readTimeout=PT3S, retryTimeout=PT3S, failureLimit=3, "
-                + "connections=1, tcpKeepAlive=false, mergeGets=true, quietSets=false, flapTime=PT30S, flapBackoffRamp=1.2, flapBackoffMax=PT1H, "
+                + "connections=1, tcpKeepAlive=false, mergeGets=true, quietWrites=false, flapTime=PT30S, flapBackoffRamp=1.2, flapBackoffMax=PT1H, "
                 + "depthLimit=16384, maxValueSize=1048576, down=false}");
   }
 
@@ -125,7 +125,8 @@ class BackendOptionsTest {
         Arguments.of(
             "tcpKeepAlive", (UnaryOperator<BackendOptions.Builder>) b -> b.tcpKeepAlive(false)),
         Arguments.of("mergeGets", (UnaryOperator<BackendOptions.Builder>) b -> b.mergeGets(true)),
-        Arguments.of("quietSets", (UnaryOperator<BackendOptions.Builder>) b -> b.quietSets(false)),
+        Arguments.of(
+            "quietWrites", (UnaryOperator<BackendOptions.Builder>) b -> b.quietWrites(false)),
         Arguments.of(
             "flapTime",
             (UnaryOperator<BackendOptions.Builder>) b -> b.flapTime(Duration.ofSeconds(46))),

@@ -34,8 +34,8 @@ final class MemrouteDriver extends Driver {
    *     three by {@code Routes.allSync} and everything else sent to the first: the fan-out cost
    * @param decode gets through {@code get(key, decoder)} and {@code getMulti(keys, decoder)} with a
    *     decoder that keeps the length only
-   * @param options the backends' options: gets not merged for {@code memroute-nomerge}, quiet sets
-   *     for {@code memroute-quiet} and {@code memroute-allsync3-quiet}
+   * @param options the backends' options: gets not merged for {@code memroute-nomerge}, quiet
+   *     writes for {@code memroute-quiet} and {@code memroute-allsync3-quiet}
    */
   MemrouteDriver(
       String host,
@@ -115,7 +115,9 @@ final class MemrouteDriver extends Driver {
             ? ", gets and multigets read values in place with a ValueDecoder that keeps their length (no byte[])"
             : "")
         + (options.mergeGets() ? "" : ", gets not merged (BackendOptions.mergeGets(false))")
-        + (options.quietSets() ? ", sets as quiet meta sets (BackendOptions.quietSets(true))" : "")
+        + (options.quietWrites()
+            ? ", writes as quiet meta commands (BackendOptions.quietWrites(true))"
+            : "")
         + (direct
             ? ", futures complete on the connection's reader thread"
             : ", futures complete on the event loop");

@@ -206,7 +206,7 @@ public final class Worker {
   private static BackendOptions options(String client) {
     return BackendOptions.builder()
         .mergeGets(!client.equals("memroute-nomerge"))
-        .quietSets(client.endsWith("-quiet"))
+        .quietWrites(client.endsWith("-quiet"))
         .build();
   }
 

@@ -4,7 +4,7 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 
 /**
- * Several requests in flight as one ({@link MergedGets}, {@link QuietSets}): one entry in the
+ * Several requests in flight as one ({@link MergedGets}, {@link QuietWrites}): one entry in the
  * connection's FIFO, one reply, split back into one response per request. Its start time and
  * deadline are its oldest part's, as a request that waited for the connection is older than the
  * others.

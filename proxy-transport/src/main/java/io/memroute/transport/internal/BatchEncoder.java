@@ -8,13 +8,13 @@ import java.util.Queue;
 
 /**
  * Encodes one connection's batch of requests, merging what can go out together: consecutive gets as
- * one multi-key get (see {@link MergedGets}) and, with quiet sets on, runs of sets as quiet meta
- * sets ended by one {@code mn} (see {@link QuietSets}). What it writes goes to the in-flight queue
- * in wire order. Used by one thread at a time: the connection's writer.
+ * one multi-key get (see {@link MergedGets}) and, with quiet writes on, runs of writes as quiet
+ * meta commands ended by one {@code mn} (see {@link QuietWrites}). What it writes goes to the
+ * in-flight queue in wire order. Used by one thread at a time: the connection's writer.
  */
 final class BatchEncoder {
   private final ArrayList<Pending> gets = new ArrayList<>(); // of the batch being written
-  private final ArrayList<Pending> sets = new ArrayList<>(); // a run of sets, written at its end
+  private final ArrayList<Pending> writes = new ArrayList<>(); // a quiet run, written at its end
   private int getKeys;
   private int getBytes;
 
@@ -31,7 +31,7 @@ final class BatchEncoder {
       Channel ch,
       Queue<Pending> inflight,
       boolean mergeGets,
-      boolean quietSets) {
+      boolean quietWrites) {
     Request r = p.request;
     if (mergeGets && MergedGets.mergeable(r)) {
       int keys = r.keyCount();
@@ -48,14 +48,14 @@ final class BatchEncoder {
       return buf;
     }
     buf = writeGets(buf, ch, inflight);
-    if (quietSets && QuietSets.quiet(r)) {
-      if (sets.size() == QuietSets.MAX_SETS) {
-        buf = endQuietSets(buf, ch, inflight);
+    if (quietWrites && QuietWrites.quiet(r)) {
+      if (writes.size() == QuietWrites.MAX_WRITES) {
+        buf = endQuietWrites(buf, ch, inflight);
       }
-      sets.add(p);
+      writes.add(p);
       return buf;
     }
-    buf = endQuietSets(buf, ch, inflight);
+    buf = endQuietWrites(buf, ch, inflight);
     inflight.add(p);
     return RequestWriter.write(r, buf, ch);
   }
@@ -63,7 +63,7 @@ final class BatchEncoder {
   /** Writes what the batch still holds back; call once after the last {@link #add}. */
   ByteBuf finish(ByteBuf buf, Channel ch, Queue<Pending> inflight) {
     buf = writeGets(buf, ch, inflight);
-    return endQuietSets(buf, ch, inflight);
+    return endQuietWrites(buf, ch, inflight);
   }
 
   /** Writes the gets collected so far: one alone as it is, several as one multi-key get. */
@@ -72,7 +72,7 @@ final class BatchEncoder {
     if (size == 0) {
       return buf;
     }
-    buf = endQuietSets(buf, ch, inflight); // the sets came first
+    buf = endQuietWrites(buf, ch, inflight); // the writes came first
     MergedGets merged = size > 1 ? MergedGets.of(gets) : null;
     if (merged != null) {
       inflight.add(merged);
@@ -90,28 +90,28 @@ final class BatchEncoder {
   }
 
   /**
-   * Writes the run of sets collected so far: as quiet sets and one {@code mn}, in flight as one,
-   * when there are enough of them for the {@code mn} to pay; otherwise as they are.
+   * Writes the run of writes collected so far: as quiet meta commands and one {@code mn}, in flight
+   * as one, when there are enough of them for the {@code mn} to pay; otherwise as they are.
    */
-  private ByteBuf endQuietSets(ByteBuf buf, Channel ch, Queue<Pending> inflight) {
-    int size = sets.size();
+  private ByteBuf endQuietWrites(ByteBuf buf, Channel ch, Queue<Pending> inflight) {
+    int size = writes.size();
     if (size == 0) {
       return buf;
     }
-    if (size < QuietSets.MIN_SETS) {
-      for (Pending p : sets) {
+    if (size < QuietWrites.MIN_WRITES) {
+      for (Pending p : writes) {
         inflight.add(p);
         buf = RequestWriter.write(p.request, buf, ch);
       }
     } else {
-      QuietSets run = QuietSets.of(sets);
+      QuietWrites run = QuietWrites.of(writes);
       inflight.add(run);
-      for (Pending p : sets) {
-        buf = RequestWriter.writeQuietSet(p.request, buf, ch);
+      for (int i = 0; i < size; i++) {
+        buf = RequestWriter.writeQuiet(writes.get(i).request, i, buf, ch);
       }
       buf.writeBytes(run.request.wireLine());
     }
-    sets.clear();
+    writes.clear();
     return buf;
   }
 }

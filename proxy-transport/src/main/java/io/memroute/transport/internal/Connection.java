@@ -177,7 +177,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
     long now = 0;
     long timeout = 0;
     boolean merge = backend.options().mergeGets();
-    boolean quiet = backend.options().quietSets();
+    boolean quiet = backend.options().quietWrites();
     while ((p = source.poll()) != null
         || (source != second && (p = (source = second).poll()) != null)) {
       if (buf == null) {

@@ -219,7 +219,7 @@ final class DirectConnection implements BackendConnection {
     long now = backend.now(); // one clock read per batch
     long timeout = backend.readTimeoutNanos();
     boolean merge = backend.options().mergeGets();
-    boolean quiet = backend.options().quietSets();
+    boolean quiet = backend.options().quietWrites();
     do {
       p.stamp(now, timeout);
       buf = encoder.add(p, buf, null, s.inflight, merge, quiet);

@@ -51,8 +51,8 @@ abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
       inflight.poll();
       return onValidationReply(r);
     }
-    if (r.status() == ResponseStatus.SERVER_ERROR && head instanceof QuietSets) {
-      ((QuietSets) head).error(r); // one of its sets; the MN is still to come
+    if (head instanceof QuietWrites && isQuietFailure(r.status())) {
+      ((QuietWrites) head).reply(r); // one of its writes failed; the MN is still to come
       return true;
     }
     inflight.poll();
@@ -65,6 +65,14 @@ abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
     }
     finish(head, r);
     return true;
+  }
+
+  /** A reply that comes before a quiet run's {@code MN}: one of its writes did not succeed. */
+  private static boolean isQuietFailure(ResponseStatus s) {
+    return s == ResponseStatus.SERVER_ERROR
+        || s == ResponseStatus.NOT_STORED
+        || s == ResponseStatus.NOT_FOUND
+        || s == ResponseStatus.EXISTS;
   }
 
   /**

@@ -653,6 +653,8 @@ public final class ReplyParser {
       return errorOrUnexpected(in, start, len, eol, request);
     }
     String flags = len > 3 ? text(in, start + 3, len - 3) : "";
+    // Before the MN of a run of quiet writes come the writes that failed, named by their tokens.
+    boolean quietRun = request == QuietWrites.END;
     ResponseStatus status;
     switch (code) {
       case "VA":
@@ -672,16 +674,17 @@ public final class ReplyParser {
         break;
       case "NF":
         status =
-            cmd == Command.MS || cmd == Command.MD || cmd == Command.MA
+            cmd == Command.MS || cmd == Command.MD || cmd == Command.MA || quietRun
                 ? ResponseStatus.NOT_FOUND
                 : null;
         break;
       case "NS":
-        status = cmd == Command.MS || cmd == Command.MA ? ResponseStatus.NOT_STORED : null;
+        status =
+            cmd == Command.MS || cmd == Command.MA || quietRun ? ResponseStatus.NOT_STORED : null;
         break;
       case "EX":
         status =
-            cmd == Command.MS || cmd == Command.MD || cmd == Command.MA
+            cmd == Command.MS || cmd == Command.MD || cmd == Command.MA || quietRun
                 ? ResponseStatus.EXISTS
                 : null;
         break;

@@ -3,11 +3,13 @@ package io.memroute.transport.internal;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.memroute.core.Command;
 import io.memroute.core.Request;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.Arrays;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Exact bytes on the wire, through an EmbeddedChannel. */
@@ -86,7 +88,7 @@ class RequestWriterTest {
             Request.set("d", 10, 0, "dd".getBytes(UTF_8)),
             Request.parse("set e 0 -1 1", "e".getBytes(UTF_8)), // parsed: any TTL memcached takes
             Request.parse("set f 0 0 1 noreply", "f".getBytes(UTF_8)))) {
-      buf = RequestWriter.writeQuietSet(r, buf, ch);
+      buf = RequestWriter.writeQuiet(r, 0, buf, ch); // a set needs no token
     }
     ch.writeAndFlush(buf);
     assertThat(written(ch))
@@ -101,11 +103,43 @@ class RequestWriterTest {
   }
 
   @Test
+  void otherWritesAsQuietMetaCommandsWithTheirPositionAsToken() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ByteBuf buf = ch.alloc().ioBuffer(64);
+    List<Request> writes =
+        Arrays.asList(
+            Request.add("a", "x".getBytes(UTF_8), 60),
+            Request.storage(Command.REPLACE, "b", 3, 0, "y".getBytes(UTF_8), 0),
+            Request.parse("append c 9 9 1", "z".getBytes(UTF_8)), // flags and TTL ignored
+            Request.prepend("d", "w".getBytes(UTF_8)),
+            Request.cas("e", "v".getBytes(UTF_8), 0, 12345),
+            Request.parse("cas f 1 2 1 18446744073709551615 noreply", "u".getBytes(UTF_8)),
+            Request.delete("g"),
+            Request.parse("delete h noreply"));
+    int[] positions = {0, 1, 9, 10, 42, 57, 98, 99};
+    for (int i = 0; i < writes.size(); i++) {
+      buf = RequestWriter.writeQuiet(writes.get(i), positions[i], buf, ch);
+    }
+    ch.writeAndFlush(buf);
+    assertThat(written(ch))
+        .isEqualTo(
+            "ms a 1 T60 ME q O0\r\nx\r\n"
+                + "ms b 1 F3 MR q O1\r\ny\r\n"
+                + "ms c 1 MA q O9\r\nz\r\n"
+                + "ms d 1 MP q O10\r\nw\r\n"
+                + "ms e 1 C12345 q O42\r\nv\r\n"
+                + "ms f 1 F1 T2 C18446744073709551615 q O57\r\nu\r\n"
+                + "md g q O98\r\n"
+                + "md h q O99\r\n");
+    assertThat(ch.finish()).isFalse();
+  }
+
+  @Test
   void largeQuietSetValuesAreNotCopied() {
     EmbeddedChannel ch = new EmbeddedChannel();
     byte[] big = new byte[RequestWriter.ZERO_COPY_THRESHOLD];
     ByteBuf buf =
-        RequestWriter.writeQuietSet(Request.set("big", big, 0), ch.alloc().ioBuffer(64), ch);
+        RequestWriter.writeQuiet(Request.set("big", big, 0), 0, ch.alloc().ioBuffer(64), ch);
     ch.writeAndFlush(buf);
     assertValueNotCopied(ch, big, "ms big 16384 q\r\n", "\r\n");
   }
