@@ -42,18 +42,8 @@ final class QuietWrites extends Batch {
 
   /** Whether {@code r} goes quiet: a text storage command or a {@code delete}. */
   static boolean quiet(Request r) {
-    switch (r.command()) {
-      case SET:
-      case ADD:
-      case REPLACE:
-      case APPEND:
-      case PREPEND:
-      case CAS:
-      case DELETE:
-        return true;
-      default:
-        return false;
-    }
+    Command c = r.command();
+    return (c.hasValue() && !c.isMeta()) || c == Command.DELETE;
   }
 
   /** Whether a quiet {@code r} can fail with a reply that needs its opaque token. */
