@@ -196,4 +196,23 @@ class RoutingIntegrationTest {
     assertThat(set.status()).isEqualTo(ResponseStatus.STORED);
     assertThat(str(await(direct(1).get("q")))).isEqualTo("v");
   }
+
+  /**
+   * A route of the caller's own that maps a memroute future with {@code thenApply}: the stage it
+   * returns is completed by the JDK, not through {@code complete}, and the typed API and the
+   * fan-out routes still hear of it.
+   */
+  @Test
+  void stagesDerivedWithThenApplyComplete() throws Exception {
+    Route mapped = (req, ctx) -> ctx.pool("p0").send(req).thenApply(r -> r);
+    MemcacheRouter top = router(config().route(mapped).build());
+    assertThat(await(top.set("k", "v".getBytes(UTF_8), 0))).isTrue();
+    assertThat(str(await(top.get("k")))).isEqualTo("v");
+
+    MemcacheRouter fanned =
+        router(config().route(Routes.allSync(mapped, Routes.pool("p1"))).build());
+    assertThat(await(fanned.set("f", "w".getBytes(UTF_8), 0))).isTrue();
+    assertThat(str(await(direct(0).get("f")))).isEqualTo("w");
+    assertThat(str(await(direct(1).get("f")))).isEqualTo("w");
+  }
 }

@@ -5,10 +5,12 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /**
  * A {@link CompletableFuture} that fails fast with {@link IllegalStateException} instead of
@@ -30,9 +32,11 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
 
   /**
    * Runs {@code action} once when this future completes: on the completing thread, or at once if it
-   * is already complete. Like {@code whenComplete}, but without a dependent future: the first
-   * action takes a single slot, later ones fall back to {@code whenComplete}. Completion through
-   * {@code completeAsync} is not seen; memroute never completes its futures that way.
+   * is already complete, with the cause of an exceptional completion (not a {@link
+   * CompletionException} around it). Like {@code whenComplete}, but without a dependent future: the
+   * first action takes a single slot, later ones fall back to {@code whenComplete}, as do the
+   * actions of stages derived from this one ({@code thenApply} and the like), which the JDK
+   * completes without calling {@link #complete}.
    */
   public void onDone(BiConsumer<? super T, ? super Throwable> action) {
     Objects.requireNonNull(action, "action");
@@ -100,7 +104,7 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
       try {
         super.join();
       } catch (CompletionException e) {
-        error = e.getCause() != null ? e.getCause() : e;
+        error = unwrap(e);
       } catch (CancellationException e) {
         error = e;
       }
@@ -129,9 +133,47 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
     return super.join();
   }
 
+  /**
+   * Runs {@code supplier} on {@code executor} and completes this future through {@link #complete}.
+   */
+  @Override
+  public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier, Executor executor) {
+    Objects.requireNonNull(supplier, "supplier");
+    Objects.requireNonNull(executor, "executor");
+    executor.execute(
+        () -> {
+          if (!isDone()) {
+            try {
+              complete(supplier.get());
+            } catch (Throwable t) {
+              completeExceptionally(t);
+            }
+          }
+        });
+    return this;
+  }
+
+  /** Stages derived from this one are guarded too; see {@link Derived}. */
   @Override
   public <U> CompletableFuture<U> newIncompleteFuture() {
-    return new GuardedFuture<>();
+    return new Derived<>();
+  }
+
+  /**
+   * A stage the JDK completes itself ({@code thenApply}, {@code copy} and the like), without
+   * calling {@link #complete}, so its {@link #onDone} slot would never be seen: its actions go
+   * through {@code whenComplete}.
+   */
+  private static final class Derived<T> extends GuardedFuture<T> {
+    @Override
+    public void onDone(BiConsumer<? super T, ? super Throwable> action) {
+      Objects.requireNonNull(action, "action");
+      whenComplete((v, e) -> action.accept(v, unwrap(e)));
+    }
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   private void checkMayBlock() {

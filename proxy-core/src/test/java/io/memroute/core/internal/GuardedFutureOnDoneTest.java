@@ -81,4 +81,32 @@ class GuardedFutureOnDoneTest {
       assertThat(calls.get()).as("iteration %d", i).isEqualTo(1);
     }
   }
+
+  @Test
+  void firesOnADependentStageCompletedByItsSource() {
+    GuardedFuture<String> source = new GuardedFuture<>();
+    List<String> seen = new ArrayList<>();
+    GuardedFuture<String> dependent = (GuardedFuture<String>) source.thenApply(v -> v + "!");
+    dependent.onDone((v, e) -> seen.add(v));
+    GuardedFuture<String> failing = (GuardedFuture<String>) source.thenApply(v -> v.substring(9));
+    failing.onDone((v, e) -> seen.add(String.valueOf(e)));
+    source.complete("a");
+    assertThat(seen).hasSize(2).contains("a!");
+    assertThat(seen.get(0) + seen.get(1)).contains("StringIndexOutOfBoundsException");
+  }
+
+  @Test
+  void firesWhenCompletedAsync() throws Exception {
+    GuardedFuture<String> f = new GuardedFuture<>();
+    CountDownLatch fired = new CountDownLatch(1);
+    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    f.onDone(
+        (v, e) -> {
+          seen.add(v);
+          fired.countDown();
+        });
+    f.completeAsync(() -> "async");
+    assertThat(fired.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(seen).containsExactly("async");
+  }
 }
