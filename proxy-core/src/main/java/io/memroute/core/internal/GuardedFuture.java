@@ -54,9 +54,18 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public boolean complete(T value) {
     boolean done = super.complete(value);
-    notifyListener();
+    Object l = listener; // see notifyListener for why an empty slot needs no update
+    if (done && l != null && l != DONE) {
+      l = LISTENER.getAndSet(this, DONE);
+      if (l != null && l != DONE) {
+        ((BiConsumer<? super T, ? super Throwable>) l).accept(value, null); // ours: no re-read
+      }
+    } else if (!done) {
+      notifyListener();
+    }
     return done;
   }
 
@@ -87,9 +96,16 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
   }
 
   @SuppressWarnings("unchecked")
+  /**
+   * Hands the result to the {@link #onDone} action, if one is waiting. With no action in the slot
+   * there is nothing to do: an {@code onDone} that fills it afterwards sees this future done (the
+   * result is written before the slot is read here, the slot before the result is read there) and
+   * fires its action itself. That saves an atomic update on every future no one registered an
+   * action on.
+   */
   private void notifyListener() {
     Object l = listener;
-    if (l != DONE && isDone()) {
+    if (l != null && l != DONE && isDone()) {
       l = LISTENER.getAndSet(this, DONE);
       if (l != null && l != DONE) {
         fire((BiConsumer<? super T, ? super Throwable>) l);
