@@ -137,7 +137,9 @@ class QuietWritesTest {
             Request.cas("absent", "x".getBytes(UTF_8), 0, 1),
             Request.delete("absent"),
             Request.delete("doomed"),
-            Request.set("flagged", 5, 100, "s".getBytes(UTF_8)));
+            Request.set("flagged", 5, 100, "s".getBytes(UTF_8)),
+            Request.add("ключ", "u".getBytes(UTF_8), 0), // a UTF-8 key, as raw bytes
+            Request.delete("нет"));
     assertThat(run.size()).isGreaterThanOrEqualTo(QuietWrites.MIN_WRITES);
     assertThat(batch(b, run))
         .extracting(Response::status)
@@ -153,7 +155,10 @@ class QuietWritesTest {
             ResponseStatus.NOT_FOUND,
             ResponseStatus.NOT_FOUND,
             ResponseStatus.DELETED,
-            ResponseStatus.STORED);
+            ResponseStatus.STORED,
+            ResponseStatus.STORED,
+            ResponseStatus.NOT_FOUND);
+    assertThat(value(b, "ключ")).isEqualTo("u");
     assertThat(value(b, "present")).isEqualTo("r+a");
     assertThat(value(b, "fresh")).isEqualTo("f");
     assertThat(value(b, "cas-ok")).isEqualTo("c");
