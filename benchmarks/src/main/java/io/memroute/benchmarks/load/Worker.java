@@ -267,8 +267,10 @@ public final class Worker {
       last = ops;
       lastT = now;
     }
-    m.phase = Measurement.STOP;
+    // Before STOP: an open loop's pacer thread ends at STOP, and a thread that ended is missing
+    // from the per-thread counters (its context switches were lost in some runs, not in others).
     ProcStats s1 = ProcStats.take(true, watch);
+    m.phase = Measurement.STOP;
     String profileNote =
         profiler == null ? "" : profiler.stop(client.replace('+', '_') + "-" + w.name());
     Map<String, Long> syscalls = counter == null ? Map.of() : counter.finish();
