@@ -108,6 +108,14 @@ public final class RunResult {
         }
       }
       StringBuilder notes = new StringBuilder("median of " + same.size() + " runs");
+      if (same.get(0).num("targetRate") > 0) {
+        // an open loop's p99 swings between JVM runs: show the spread the median hides
+        notes.append("; p99 of each run");
+        for (RunResult r : same) {
+          notes.append(String.format(Locale.ROOT, " %.1f", r.num("p99us")));
+        }
+        notes.append(" us");
+      }
       for (RunResult r : same) {
         if (!r.get("note").matches("(round \\d+)?")) {
           notes.append("; ").append(r.get("note"));
