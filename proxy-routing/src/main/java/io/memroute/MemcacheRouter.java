@@ -34,9 +34,13 @@ import java.util.RandomAccess;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Routes memcached traffic from inside the application: pools, key distribution, failover and
@@ -66,6 +70,8 @@ import java.util.function.BiConsumer;
  * throws {@link IllegalStateException} instead of deadlocking.
  */
 public final class MemcacheRouter implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(MemcacheRouter.class);
+
   /** The pool name {@link Builder#servers(String)} creates. */
   public static final String DEFAULT_POOL = "default";
 
@@ -79,8 +85,31 @@ public final class MemcacheRouter implements AutoCloseable {
   private MemcacheRouter(
       RouterEngine engine, Executor completionExecutor, Duration shutdownTimeout) {
     this.engine = engine;
-    this.completionExecutor = completionExecutor;
+    this.completionExecutor = completionExecutor == null ? null : orInline(completionExecutor);
     this.shutdownTimeout = shutdownTimeout;
+  }
+
+  /**
+   * Runs completions on {@code executor}, or on the completing thread when it rejects one (shut
+   * down, or full with an abort policy): a rejected completion would otherwise never reach its
+   * caller's future. The first rejection is logged.
+   */
+  private static Executor orInline(Executor executor) {
+    AtomicBoolean warned = new AtomicBoolean();
+    return task -> {
+      try {
+        executor.execute(task);
+      } catch (RejectedExecutionException e) {
+        if (warned.compareAndSet(false, true)) {
+          log.warn(
+              "completionExecutor {} rejected a completion ({}); completing on the event loop"
+                  + " instead, now and whenever it rejects again",
+              executor,
+              e.toString());
+        }
+        task.run();
+      }
+    };
   }
 
   /** Returns a builder. */
@@ -628,7 +657,11 @@ public final class MemcacheRouter implements AutoCloseable {
       return this;
     }
 
-    /** Completes futures on {@code executor} instead of on event-loop threads. */
+    /**
+     * Completes futures on {@code executor} instead of on event-loop threads. A completion the
+     * executor rejects (shut down, or full with an abort policy) runs on the event loop instead, so
+     * that no future is left incomplete; the first rejection is logged.
+     */
     public Builder completionExecutor(Executor executor) {
       this.completionExecutor = Objects.requireNonNull(executor, "executor");
       return this;

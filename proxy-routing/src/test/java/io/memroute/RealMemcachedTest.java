@@ -435,6 +435,37 @@ class RealMemcachedTest {
     assertThat(decodedOn).hasSize(1);
   }
 
+  /**
+   * A completion executor that rejects work (shut down, or full with an abort policy) must not
+   * leave callers waiting: their futures complete on the event loop instead, and the connection
+   * goes on.
+   */
+  @Test
+  void aRejectingCompletionExecutorStillCompletesEveryCall() throws Exception {
+    memcached.flushAll();
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    pool.shutdown();
+    router =
+        MemcacheRouter.builder()
+            .servers(memcached.addresses())
+            .eventLoopThreads(1)
+            .completionExecutor(pool)
+            .build();
+    router.ready().get(10, TimeUnit.SECONDS);
+    assertThat(await(router.set("k", b("v"), 0))).isTrue();
+    assertThat(await(router.get("k"))).isEqualTo(b("v"));
+    assertThat(await(router.execute(Request.get("k"))).status()).isEqualTo(ResponseStatus.HIT);
+    List<CompletableFuture<Boolean>> many = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      many.add(router.set("k" + i, b("v" + i), 0));
+    }
+    for (CompletableFuture<Boolean> f : many) {
+      assertThat(await(f)).isTrue();
+    }
+    assertThat(await(router.get("k199"))).isEqualTo(b("v199"));
+  }
+
   @ParameterizedTest
   @EnumSource(Transport.class)
   void closedRouterFailsCalls(Transport transport) throws Exception {
