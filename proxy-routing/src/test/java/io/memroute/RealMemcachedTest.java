@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -443,8 +445,7 @@ class RealMemcachedTest {
   @Test
   void aRejectingCompletionExecutorStillCompletesEveryCall() throws Exception {
     memcached.flushAll();
-    java.util.concurrent.ExecutorService pool =
-        java.util.concurrent.Executors.newSingleThreadExecutor();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
     pool.shutdown();
     router =
         MemcacheRouter.builder()

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -99,7 +100,7 @@ class GuardedFutureOnDoneTest {
   void firesWhenCompletedAsync() throws Exception {
     GuardedFuture<String> f = new GuardedFuture<>();
     CountDownLatch fired = new CountDownLatch(1);
-    List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> seen = new CopyOnWriteArrayList<>();
     f.onDone(
         (v, e) -> {
           seen.add(v);
