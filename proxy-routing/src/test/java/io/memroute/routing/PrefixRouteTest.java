@@ -8,6 +8,7 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 class PrefixRouteTest {
@@ -183,6 +184,33 @@ class PrefixRouteTest {
     Response reply = fx.run(r, Request.getMulti(List.of("foo/1", "bar/1"))).join();
     assertThat(reply.isFailure()).isTrue();
     assertThat(reply.backend()).isEqualTo("bar");
+  }
+
+  /**
+   * A split multiget combines its routes' replies, so a broken route must count as a {@code
+   * SERVER_ERROR} part, as in the fan-out routes: a null reply used to leave the multiget pending
+   * forever, a throwing or null-returning route threw out of the prefix route after the other parts
+   * were sent, and a failed stage failed the whole future.
+   */
+  @Test
+  void aBrokenRouteFailsItsPartOfASplitMultigetWithAServerError() {
+    fx.backend("foo").put("foo/1", "f1");
+    List<Route> broken =
+        List.of(
+            (req, ctx) -> CompletableFuture.completedFuture(null),
+            (req, ctx) -> null,
+            (req, ctx) -> {
+              throw new IllegalStateException("bug in route");
+            },
+            (req, ctx) -> CompletableFuture.failedFuture(new IllegalStateException("stage")));
+    for (Route bad : broken) {
+      Route r = Routes.prefix().route("foo", Routes.pool("foo")).route("bar", bad).build();
+      CompletableFuture<Response> f = fx.run(r, Request.getMulti(List.of("foo/1", "bar/1")));
+      assertThat(f).isCompleted();
+      Response reply = f.join();
+      assertThat(reply.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+      assertThat(reply.message()).startsWith("route failed: ");
+    }
   }
 
   @Test
