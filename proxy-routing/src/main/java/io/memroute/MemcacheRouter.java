@@ -526,6 +526,11 @@ public final class MemcacheRouter implements AutoCloseable {
         completeExceptionally(err);
         return;
       }
+      if (r == null) { // a route bug, as one that throws: fail rather than throw here and hang
+        completeExceptionally(
+            new IllegalStateException(command.wireName() + ": the route answered a null response"));
+        return;
+      }
       MemcacheException e = MemcacheException.from(r, command);
       if (e != null) {
         completeExceptionally(e);

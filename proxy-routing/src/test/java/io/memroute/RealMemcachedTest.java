@@ -414,6 +414,24 @@ class RealMemcachedTest {
         .containsExactly(Map.entry("b", "3"), Map.entry("a", "2"), Map.entry("other", "4"));
   }
 
+  /**
+   * A custom route whose stage completes with a {@code null} response is a route bug, like one that
+   * throws: the typed call fails with it instead of never completing.
+   */
+  @Test
+  void aNullResponseFromARouteFailsTheTypedCall() throws Exception {
+    router = routedBy((req, ctx) -> CompletableFuture.completedFuture(null)).build();
+    assertThatThrownBy(() -> await(router.get("k")))
+        .hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("null response");
+    router.close();
+    router = routedBy((req, ctx) -> ctx.pool("p").send(req).thenApply(r -> null)).build();
+    router.ready().get(10, TimeUnit.SECONDS);
+    assertThatThrownBy(() -> await(router.set("k", b("v"), 0)))
+        .hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("null response");
+  }
+
   @Test
   void aRouteThatRebuildsTheRequestGivesTheDecoderACopy() throws Exception {
     memcached.flushAll();
