@@ -449,7 +449,11 @@ public final class MemcacheRouter implements AutoCloseable {
     return engine.closeAsync(shutdownTimeout);
   }
 
-  /** Closes gracefully and waits for connections and event loops to end. Idempotent. */
+  /**
+   * Closes gracefully and waits for connections and event loops to end. Idempotent. On an
+   * event-loop thread (in a callback) it starts the close and returns without waiting, since the
+   * close needs that thread.
+   */
   @Override
   public void close() {
     try {
@@ -457,7 +461,7 @@ public final class MemcacheRouter implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      // best effort
+      // best effort; on an event loop the get fails at once (IllegalStateException)
     }
   }
 

@@ -15,6 +15,7 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.Fault;
 import io.memroute.testkit.FaultServer;
 import io.memroute.testkit.MemcachedExtension;
+import io.memroute.transport.TransportResources;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -377,6 +378,44 @@ class OperationsTest {
         Thread.onSpinWait();
       }
       assertThat(eventLoopThreads()).isZero();
+    }
+  }
+
+  /**
+   * Closing from an event-loop thread (a callback) must not block it: the close needs that thread
+   * to drain and shut connections, so waiting there would stall it (close) or deadlock (join on
+   * closeAsync's future). close() starts the close and returns; a join fails fast.
+   */
+  @Test
+  void closingFromAnEventLoopThreadNeverBlocksIt() throws Exception {
+    try (FaultServer server = FaultServer.start();
+        TransportResources resources = TransportResources.builder().eventLoopThreads(1).build()) {
+      MemcacheRouter router =
+          MemcacheRouter.builder().servers(server.address()).transportResources(resources).build();
+      router.ready().get(5, TimeUnit.SECONDS);
+      server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+      CompletableFuture<byte[]> inFlight = router.get("k"); // keeps the close draining
+      CompletableFuture<Throwable> onLoop = new CompletableFuture<>();
+      resources
+          .eventLoopGroup()
+          .execute(
+              () -> {
+                try {
+                  router.close();
+                  router.closeAsync().join();
+                  onLoop.complete(null);
+                } catch (Throwable t) {
+                  onLoop.complete(t);
+                }
+              });
+      assertThat(onLoop.get(10, TimeUnit.SECONDS))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("would deadlock");
+      server.disconnectAll(); // the hung request fails, the drain ends, the close completes
+      assertThatThrownBy(() -> inFlight.get(5, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class);
+      router.closeAsync().get(10, TimeUnit.SECONDS);
+      assertThat(router.closeAsync()).isDone();
     }
   }
 

@@ -63,7 +63,8 @@ public final class RouterEngine {
   private final LongAdder failovers = new LongAdder();
   private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
   private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
-  private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+  // guarded: waiting for it on an event loop would keep that loop from draining and closing
+  private final CompletableFuture<Void> closeFuture = new GuardedFuture<>();
   private volatile Map<String, ManagedBackend> backends;
   private volatile Snapshot snapshot;
 
