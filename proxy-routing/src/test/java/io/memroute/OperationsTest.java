@@ -11,6 +11,7 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.RouterClosedException;
 import io.memroute.routing.PoolConfig;
+import io.memroute.routing.Route;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.Fault;
 import io.memroute.testkit.FaultServer;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -283,6 +285,45 @@ class OperationsTest {
       assertThat(router.stats().get("config_reloads")).isEqualTo(20);
       // timeouts changed in place: the backends that stayed kept their connections
       assertThat(router.stats().get("backend_failed")).isZero();
+    }
+  }
+
+  /**
+   * A request that read the old configuration and is still in its route when a reconfiguration
+   * retires a backend must still reach that backend: the retired backend used to be closed as soon
+   * as nothing was queued on it, and the request then failed with "closed".
+   */
+  @Test
+  void aRequestStillRoutingOnTheOldConfigReachesARetiredBackend() throws Exception {
+    memcached.flushAll();
+    List<String> addresses = memcached.addresses();
+    CountDownLatch inRoute = new CountDownLatch(1);
+    CountDownLatch proceed = new CountDownLatch(1);
+    Route slow =
+        (req, ctx) -> {
+          inRoute.countDown();
+          try {
+            proceed.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return ctx.pool("main").send(req);
+        };
+    RouterConfig two = config(addresses, 2, Duration.ofSeconds(3)).toBuilder().route(slow).build();
+    try (MemcacheRouter router = MemcacheRouter.builder().config(two).build()) {
+      router.ready().get(10, TimeUnit.SECONDS);
+      String key = "k0";
+      for (int i = 1; router.pool("main").indexOf(key) != 1; i++) {
+        key = "k" + i; // a key on mc1, the backend the reconfiguration retires
+      }
+      Request get = Request.get(key);
+      CompletableFuture<Response> reply =
+          CompletableFuture.supplyAsync(() -> router.execute(get).join());
+      assertThat(inRoute.await(10, TimeUnit.SECONDS)).isTrue();
+      router.reconfigure(config(addresses, 1, Duration.ofSeconds(3)));
+      proceed.countDown();
+      Response r = reply.get(10, TimeUnit.SECONDS);
+      assertThat(r.status()).as("%s", r).isEqualTo(ResponseStatus.MISS);
     }
   }
 

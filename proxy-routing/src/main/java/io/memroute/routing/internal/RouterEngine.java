@@ -146,7 +146,33 @@ public final class RouterEngine {
       return completedFailure(FailureReason.CLOSED, "router closed");
     }
     commands[request.command().ordinal()].increment();
+    Snapshot s = enter();
+    try {
+      return admitAndRun(s, request);
+    } finally {
+      s.routing.decrement();
+    }
+  }
+
+  /**
+   * The snapshot in force, counted as routing until the root route returns: a reconfiguration keeps
+   * the backends it retires open while a request that read the old snapshot may still pick them.
+   * Re-reading after counting closes the gap with a swap in between (the swap is written before the
+   * count is read).
+   */
+  private Snapshot enter() {
     Snapshot s = snapshot;
+    s.routing.increment();
+    Snapshot now;
+    while ((now = snapshot) != s) {
+      s.routing.decrement();
+      s = now;
+      s.routing.increment();
+    }
+    return s;
+  }
+
+  private CompletableFuture<Response> admitAndRun(Snapshot s, Request request) {
     int activeLimit = s.config.activeRequestLimit();
     long memoryLimit = s.config.bufferMemoryLimit();
     if (activeLimit == 0 && memoryLimit == 0) {
@@ -321,6 +347,7 @@ public final class RouterEngine {
       throw new IllegalStateException("router closed");
     }
     Map<String, ManagedBackend> current = backends;
+    Snapshot previous = snapshot;
     Map<String, ManagedBackend> nextBackends = new LinkedHashMap<>();
     List<ManagedBackend> created = new ArrayList<>();
     List<ManagedBackend> retired = new ArrayList<>();
@@ -371,7 +398,7 @@ public final class RouterEngine {
         retired.size(),
         next.pools().size());
     for (ManagedBackend b : retired) {
-      drain(List.of(b), b.options().readTimeout().plusSeconds(1))
+      drain(List.of(b), previous.routing, b.options().readTimeout().plusSeconds(1))
           .whenComplete((v, e) -> b.closeAsync());
     }
     for (Runnable r : reconfigureListeners) {
@@ -383,15 +410,19 @@ public final class RouterEngine {
     }
   }
 
-  /** Completes when the backends have nothing queued or in flight, or after {@code timeout}. */
-  private CompletableFuture<Void> drain(List<ManagedBackend> bs, Duration timeout) {
+  /**
+   * Completes when no request is routing on the old snapshot ({@code routing}, or {@code null}) and
+   * the backends have nothing queued or in flight, or after {@code timeout}.
+   */
+  private CompletableFuture<Void> drain(
+      List<ManagedBackend> bs, LongAdder routing, Duration timeout) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     long deadline = System.nanoTime() + timeout.toNanos();
     Runnable check =
         new Runnable() {
           @Override
           public void run() {
-            int depth = 0;
+            long depth = routing == null ? 0 : routing.sum();
             for (ManagedBackend b : bs) {
               depth += b.depth();
             }
@@ -437,7 +468,7 @@ public final class RouterEngine {
       return closeFuture;
     }
     List<ManagedBackend> all = new ArrayList<>(backends.values());
-    drain(all, drainTimeout)
+    drain(all, null, drainTimeout)
         .whenComplete(
             (v, e) -> {
               List<CompletableFuture<Void>> closing = new ArrayList<>();
@@ -468,6 +499,7 @@ public final class RouterEngine {
     final int maxValueSize;
     final LongAdder fanOuts;
     final LongAdder failovers;
+    final LongAdder routing = new LongAdder(); // requests inside root.route() on this snapshot
 
     Snapshot(
         RouterConfig config,
