@@ -432,6 +432,31 @@ class RealMemcachedTest {
         .hasMessageContaining("null response");
   }
 
+  /**
+   * A route that throws an Error (an assertion, a stack overflow from a route that recurses) is a
+   * route bug like any other: the call's future fails, nothing is thrown at the caller, and the
+   * admission it took is given back (it used to leak, so the router ended up refusing everything).
+   */
+  @Test
+  void aRouteThrowingAnErrorFailsTheCallAndReleasesItsAdmission() throws Exception {
+    memcached.flushAll();
+    Route buggy =
+        (req, ctx) -> {
+          if (req.key().startsWith("bad")) {
+            throw new AssertionError("bug in route");
+          }
+          return ctx.pool("p").send(req);
+        };
+    router = routedBy(buggy).activeRequestLimit(1).build();
+    router.ready().get(10, TimeUnit.SECONDS);
+    CompletableFuture<byte[]> failed = router.get("bad");
+    assertThatThrownBy(() -> await(failed))
+        .hasCauseInstanceOf(AssertionError.class)
+        .hasMessageContaining("bug in route");
+    assertThat(await(router.set("good", b("v"), 0))).isTrue(); // admitted: the limit is 1
+    assertThat(router.stats().get("active_req")).isZero();
+  }
+
   @Test
   void aRouteThatRebuildsTheRequestGivesTheDecoderACopy() throws Exception {
     memcached.flushAll();

@@ -227,7 +227,9 @@ public final class RouterEngine {
             "route " + s.root + " returned null for " + request.command().wireName());
       }
       return stage.toCompletableFuture();
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
+      // an Error too (assertion, stack overflow): thrown on, it would leak the admission taken
+      // for the request and reach a caller promised a future
       GuardedFuture<Response> f = new GuardedFuture<>();
       f.completeExceptionally(e);
       return f;
