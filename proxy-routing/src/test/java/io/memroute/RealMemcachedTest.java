@@ -17,6 +17,7 @@ import io.memroute.routing.Route;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
+import io.memroute.transport.TransportResources;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -455,6 +456,41 @@ class RealMemcachedTest {
         .hasMessageContaining("bug in route");
     assertThat(await(router.set("good", b("v"), 0))).isTrue(); // admitted: the limit is 1
     assertThat(router.stats().get("active_req")).isZero();
+  }
+
+  /**
+   * Blocking on execute()'s future from an event-loop thread fails fast even when a custom route
+   * returns a plain CompletableFuture: that future used to be handed to the caller as it was, and a
+   * join on the event loop waited forever.
+   */
+  @Test
+  void joiningExecuteOnAnEventLoopFailsFastWhateverStageTheRouteReturns() throws Exception {
+    CompletableFuture<Response> pending = new CompletableFuture<>();
+    try (TransportResources resources = TransportResources.builder().eventLoopThreads(1).build()) {
+      router = routedBy((req, ctx) -> pending).transportResources(resources).build();
+      CompletableFuture<Throwable> onLoop = new CompletableFuture<>();
+      resources
+          .eventLoopGroup()
+          .execute(
+              () -> {
+                try {
+                  router.execute(Request.get("k")).join();
+                  onLoop.complete(null);
+                } catch (Throwable t) {
+                  onLoop.complete(t);
+                }
+              });
+      try {
+        assertThat(onLoop.get(10, TimeUnit.SECONDS))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("would deadlock");
+      } finally {
+        pending.complete(Response.of(ResponseStatus.MISS)); // frees a loop that did block
+      }
+      assertThat(await(router.execute(Request.get("k"))).status()).isEqualTo(ResponseStatus.MISS);
+      router.close();
+      router = null;
+    }
   }
 
   @Test

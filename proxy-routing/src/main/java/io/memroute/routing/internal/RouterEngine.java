@@ -226,7 +226,8 @@ public final class RouterEngine {
         throw new IllegalStateException(
             "route " + s.root + " returned null for " + request.command().wireName());
       }
-      return stage.toCompletableFuture();
+      CompletableFuture<Response> f = stage.toCompletableFuture();
+      return f instanceof GuardedFuture ? f : guarded(f);
     } catch (Throwable e) {
       // an Error too (assertion, stack overflow): thrown on, it would leak the admission taken
       // for the request and reach a caller promised a future
@@ -234,6 +235,23 @@ public final class RouterEngine {
       f.completeExceptionally(e);
       return f;
     }
+  }
+
+  /**
+   * A custom route's own future, relayed to a guarded one: the caller may block on what it gets,
+   * and a plain future would let it block an event loop (and deadlock) instead of failing fast.
+   */
+  private static CompletableFuture<Response> guarded(CompletableFuture<Response> f) {
+    GuardedFuture<Response> g = new GuardedFuture<>();
+    f.whenComplete(
+        (r, e) -> {
+          if (e != null) {
+            g.completeExceptionally(e);
+          } else {
+            g.complete(r);
+          }
+        });
+    return g;
   }
 
   // ------------------------------------------------------------------ stats
