@@ -33,9 +33,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>When the connection dies, every request already written fails with the reason; requests not
  * yet written stay queued for the replacement connection until their deadline, unless the backend
- * is marked bad (then they fail with {@code MARKED_BAD}).
+ * is marked bad (then they fail with {@code MARKED_BAD}) or the event loop is shutting down (then
+ * they fail with {@code CLOSED}, and no replacement comes).
  */
 final class Connection extends InflightReplies<ArrayDeque<Pending>> implements BackendConnection {
+  private static final String LOOP_SHUT_DOWN = "event loop shut down";
+
   final EventLoop loop;
   private final DeadlineTick tick; // on the loop
   private final Bootstrap bootstrap;
@@ -301,6 +304,12 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
    * @param counted whether this counts toward the backend's failure limit
    */
   private void fail(FailureReason reason, String message, boolean counted) {
+    boolean ending = loop.isShuttingDown(); // its owner shut the loop down before closing us
+    if (ending) {
+      // The loop closed the channel, or refused a new one: not the server's failure.
+      reason = FailureReason.CLOSED;
+      message = LOOP_SHUT_DOWN;
+    }
     Channel ch = channel;
     channel = null;
     ready = false;
@@ -311,7 +320,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
     validation = null;
     // Count the failure first, so that listeners and metrics know of it before any caller does.
     long delay = 0;
-    if (!closed && counted) {
+    if (!closed && counted && !ending) {
       delay = backend.onConnectionFailure(reason, message, wasValidating);
     }
     Pending p;
@@ -319,6 +328,11 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
       finish(p, backend.failure(reason, message));
     }
     if (closed) {
+      return;
+    }
+    if (ending) {
+      // No reconnect: every attempt would fail at once, counted, until the loop is gone.
+      failQueue(waiting, FailureReason.CLOSED, LOOP_SHUT_DOWN);
       return;
     }
     if (delay >= 0) {

@@ -1,0 +1,110 @@
+package io.memroute.transport.internal;
+
+import static io.memroute.transport.internal.Eventually.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.BackendOptions;
+import io.memroute.core.BackendState;
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.testkit.Fault;
+import io.memroute.testkit.FaultServer;
+import io.memroute.transport.ManagedBackend;
+import io.memroute.transport.Transport;
+import io.memroute.transport.TransportResources;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An application that owns the event loops shuts them down before it closes its backends (a bean
+ * destruction order mistake): requests fail as closed instead of throwing or hanging, no reconnect
+ * is attempted, and closing still completes.
+ */
+class EventLoopShutdownTest {
+  private FaultServer server;
+  private EventLoopGroup group;
+  private TransportResources resources;
+  private final List<ManagedBackend> backends = new ArrayList<>();
+  private final BackendHealthTest.Events events = new BackendHealthTest.Events();
+
+  @BeforeEach
+  void start() {
+    server = FaultServer.start();
+    group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    resources = TransportResources.builder().eventLoopGroup(group, Transport.NIO, false).build();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    for (ManagedBackend b : backends) {
+      b.closeAsync().get(5, TimeUnit.SECONDS);
+    }
+    resources.close();
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    server.close();
+  }
+
+  /** A long read timeout: nothing here may end by timing out. */
+  private static BackendOptions.Builder options() {
+    return BackendOptions.builder()
+        .readTimeout(Duration.ofMinutes(1))
+        .connectTimeout(Duration.ofSeconds(1));
+  }
+
+  private ManagedBackend backend(BackendOptions options) {
+    ManagedBackend b = resources.createBackend("fs", "127.0.0.1", server.port(), options, events);
+    backends.add(b);
+    return b;
+  }
+
+  private void shutDownEventLoops() throws Exception {
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
+  }
+
+  private static void assertClosed(CompletableFuture<Response> f) throws Exception {
+    Response r = f.get(5, TimeUnit.SECONDS);
+    assertThat(r.status()).as("%s", r).isEqualTo(ResponseStatus.BACKEND_FAILURE);
+    assertThat(r.failureReason()).as("%s", r).isEqualTo(FailureReason.CLOSED);
+    assertThat(r.backend()).isEqualTo("fs");
+  }
+
+  @Test
+  void requestsInFlightFailAsClosedWithoutCountingAFailure() throws Exception {
+    server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+    ManagedBackend b = backend(options().build());
+    b.ready().get(5, TimeUnit.SECONDS);
+    CompletableFuture<Response> inFlight = b.send(Request.get("k"));
+    eventually(() -> server.requestCount("get") == 1, "get written");
+    shutDownEventLoops();
+    assertClosed(inFlight);
+    // The loop's end closed the connection: not the server's failure, and no reconnect storm.
+    assertThat(events.failures).isEmpty();
+    assertThat(b.state()).isEqualTo(BackendState.UP);
+    assertThat(b.depth()).isZero();
+  }
+
+  @Test
+  void requestsWaitingForAConnectionFailAsClosedWithoutReconnecting() throws Exception {
+    server.faultWhen(line -> line.startsWith("version"), Fault.hang());
+    ManagedBackend b = backend(options().build());
+    CompletableFuture<Response> parked = b.send(Request.get("k")); // waits for validation
+    eventually(() -> server.requestCount("version") == 1, "validation started");
+    shutDownEventLoops();
+    assertClosed(parked);
+    assertThat(events.failures).isEmpty();
+    assertThat(b.failureCount(FailureReason.CONNECT_FAILED)).isZero();
+    assertThat(b.state()).isNotEqualTo(BackendState.BAD);
+    assertThat(b.depth()).isZero();
+  }
+}
