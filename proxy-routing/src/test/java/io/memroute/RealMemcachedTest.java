@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
+import io.memroute.core.FailureReason;
 import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
@@ -18,6 +19,9 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -555,5 +559,30 @@ class RealMemcachedTest {
     assertThatThrownBy(() -> await(r.get("k")))
         .hasCauseInstanceOf(io.memroute.core.RouterClosedException.class);
     assertThatThrownBy(() -> r.get("k").join()).isInstanceOf(CompletionException.class);
+  }
+
+  @Test
+  void eventLoopsShutDownBeforeTheRouterFailRequestsAsClosedAndCloseCompletes() throws Exception {
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    try {
+      TransportResources resources =
+          TransportResources.builder().eventLoopGroup(group, Transport.NIO, false).build();
+      router =
+          MemcacheRouter.builder()
+              .servers(memcached.addresses())
+              .transportResources(resources)
+              .build();
+      router.ready().get(10, TimeUnit.SECONDS);
+      // The application's group goes first, as with a wrong bean destruction order.
+      group.shutdownGracefully(0, 2, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+      Response r = await(router.execute(Request.get("k")));
+      assertThat(r.failureReason()).as("%s", r).isEqualTo(FailureReason.CLOSED);
+      assertThatThrownBy(() -> await(router.get("k")))
+          .hasCauseInstanceOf(io.memroute.core.RouterClosedException.class);
+      assertThat(router.stats().get("active_req")).isZero(); // the backend's depth, released
+      router.closeAsync().get(10, TimeUnit.SECONDS);
+    } finally {
+      group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    }
   }
 }

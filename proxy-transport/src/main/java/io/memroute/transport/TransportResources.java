@@ -90,7 +90,7 @@ public final class TransportResources implements AutoCloseable {
    *
    * @param name the backend's name in messages and metrics (its label or {@code host:port})
    * @param listener hears state changes and failures; {@link BackendListener#NOOP} for none
-   * @throws IllegalStateException if these resources are closed
+   * @throws IllegalStateException if these resources are closed, or their event loops shut down
    */
   public ManagedBackend createBackend(
       String name, String host, int port, BackendOptions options, BackendListener listener) {

@@ -8,7 +8,11 @@ import java.util.concurrent.CompletableFuture;
  * DirectConnection} whose callers write to the socket themselves.
  */
 interface BackendConnection {
-  /** Starts the deadline check and, unless the backend is down, the first connect. */
+  /**
+   * Starts the deadline check and, unless the backend is down, the first connect.
+   *
+   * @throws java.util.concurrent.RejectedExecutionException if the event loop is shut down
+   */
   void start(boolean connect);
 
   /**

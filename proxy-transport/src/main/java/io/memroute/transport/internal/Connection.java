@@ -107,12 +107,16 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
 
   @Override
   public void retick() {
-    loop.execute(
-        () -> {
-          if (!closed) {
-            tick.follow();
-          }
-        });
+    try {
+      loop.execute(
+          () -> {
+            if (!closed) {
+              tick.follow();
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      // The loop is shut down: no deadline check left to follow.
+    }
   }
 
   // ------------------------------------------------------------------ submission (any thread)
@@ -124,22 +128,36 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
       local.add(p);
       if (!localDrainScheduled) {
         localDrainScheduled = true;
-        loop.execute(drainTask);
+        runOnLoop(drainTask);
       }
       return;
     }
     submitted.offer(p);
     if (!wakeupPending.get() && wakeupPending.compareAndSet(false, true)) {
-      loop.execute(drainTask);
+      runOnLoop(drainTask);
+    }
+  }
+
+  /**
+   * Runs {@code task} on the loop or, when the loop takes no more tasks (its owner shut it down
+   * before closing the backend), once the loop has terminated: from then on nothing else touches
+   * the connection's state, and the task fails what is queued instead of leaving it waiting.
+   */
+  private void runOnLoop(Runnable task) {
+    try {
+      loop.execute(task);
+    } catch (RejectedExecutionException e) {
+      loop.terminationFuture().addListener(f -> task.run());
     }
   }
 
   private void drain() {
     wakeupPending.set(false);
     localDrainScheduled = false;
-    if (closed) {
-      failQueue(local, FailureReason.CLOSED, "backend closed");
-      failQueue(submitted, FailureReason.CLOSED, "backend closed");
+    if (closed || loop.isShuttingDown()) {
+      String message = closed ? "backend closed" : LOOP_SHUT_DOWN;
+      failQueue(local, FailureReason.CLOSED, message);
+      failQueue(submitted, FailureReason.CLOSED, message);
       return;
     }
     if (ready) {
@@ -365,7 +383,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
 
   @Override
   public void failWaitingLater(FailureReason reason) {
-    loop.execute(() -> failWaiting(reason));
+    runOnLoop(() -> failWaiting(reason));
   }
 
   /** Fails every queued, unwritten request (the backend went bad or down). */
@@ -391,38 +409,38 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   @Override
   public CompletableFuture<Void> shutdown(FailureReason reason, boolean forever) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    try {
-      loop.execute(
-          () -> {
-            if (forever) {
-              closed = true;
-              tick.cancel();
-            }
-            if (connectTask != null) {
-              connectTask.cancel(false);
-              connectTask = null;
-            }
-            Channel ch = channel;
-            channel = null;
-            ready = false;
-            validation = null;
-            if (ch != null) {
-              ch.close();
-            }
-            failQueue(inflight, reason, null);
-            failQueue(waiting, reason, null);
-            failQueue(local, reason, null);
-            failQueue(submitted, reason, null);
-            done.complete(null);
-          });
-    } catch (RejectedExecutionException e) {
-      done.complete(null); // the event loop is already gone, and its channels with it
-    }
+    runOnLoop(
+        () -> {
+          if (forever) {
+            closed = true;
+            tick.cancel();
+          }
+          if (connectTask != null) {
+            connectTask.cancel(false);
+            connectTask = null;
+          }
+          Channel ch = channel;
+          channel = null;
+          ready = false;
+          validation = null;
+          if (ch != null) {
+            ch.close();
+          }
+          failQueue(inflight, reason, null);
+          failQueue(waiting, reason, null);
+          failQueue(local, reason, null);
+          failQueue(submitted, reason, null);
+          done.complete(null);
+        });
     return done;
   }
 
   @Override
   public void resume() {
-    loop.execute(() -> scheduleConnect(0));
+    try {
+      loop.execute(() -> scheduleConnect(0));
+    } catch (RejectedExecutionException e) {
+      // The loop is shut down: nothing to connect on, and requests fail as closed (see drain).
+    }
   }
 }

@@ -16,6 +16,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -104,8 +105,16 @@ public final class NettyBackend implements ManagedBackend {
               ? new DirectConnection(this, i, group.next())
               : new Connection(this, group.next(), bootstrap, options.maxValueSize());
     }
-    for (BackendConnection c : connections) {
-      c.start(!options.down());
+    try {
+      for (BackendConnection c : connections) {
+        c.start(!options.down());
+      }
+    } catch (RejectedExecutionException e) {
+      // The group's owner shut it down already: a backend on it could never connect.
+      for (BackendConnection c : connections) {
+        c.shutdown(FailureReason.CLOSED, true);
+      }
+      throw new IllegalStateException("backend " + name + ": event loop shut down", e);
     }
   }
 

@@ -2,6 +2,7 @@ package io.memroute.transport.internal;
 
 import static io.memroute.transport.internal.Eventually.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.core.BackendOptions;
 import io.memroute.core.BackendState;
@@ -106,5 +107,40 @@ class EventLoopShutdownTest {
     assertThat(b.failureCount(FailureReason.CONNECT_FAILED)).isZero();
     assertThat(b.state()).isNotEqualTo(BackendState.BAD);
     assertThat(b.depth()).isZero();
+  }
+
+  @Test
+  void sendAfterTheEventLoopShutDownFailsItsFutureAndReleasesDepth() throws Exception {
+    ManagedBackend b = backend(options().build());
+    b.ready().get(5, TimeUnit.SECONDS);
+    shutDownEventLoops();
+    CompletableFuture<Response> f = b.send(Request.get("k"));
+    assertClosed(f);
+    assertThat(b.depth()).isZero();
+    b.closeAsync().get(5, TimeUnit.SECONDS);
+    assertThat(b.state()).isEqualTo(BackendState.CLOSED);
+  }
+
+  @Test
+  void optionChangesAfterTheEventLoopShutDownDoNotThrow() throws Exception {
+    ManagedBackend b = backend(options().build());
+    b.ready().get(5, TimeUnit.SECONDS);
+    shutDownEventLoops();
+    b.updateOptions(b.options().toBuilder().readTimeout(Duration.ofSeconds(30)).build());
+    b.updateOptions(b.options().toBuilder().down(true).build());
+    b.updateOptions(b.options().toBuilder().down(false).build());
+    // The down's own clean-up may still be on its way (after the loop ended): it fails this too.
+    Response r = b.send(Request.get("k")).get(5, TimeUnit.SECONDS);
+    assertThat(r.status()).as("%s", r).isEqualTo(ResponseStatus.BACKEND_FAILURE);
+    assertThat(r.failureReason()).as("%s", r).isIn(FailureReason.CLOSED, FailureReason.DOWN);
+    assertThat(b.depth()).isZero();
+  }
+
+  @Test
+  void createBackendOnAShutDownEventLoopFailsClearly() throws Exception {
+    shutDownEventLoops();
+    assertThatThrownBy(() -> backend(options().build()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("event loop shut down");
   }
 }
