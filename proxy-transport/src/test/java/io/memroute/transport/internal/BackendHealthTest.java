@@ -583,6 +583,20 @@ class BackendHealthTest {
   }
 
   @Test
+  void writingALargeValue() throws Exception {
+    ManagedBackend b = flaky();
+    FlakyChannel.failWrites = true;
+    try {
+      // Written from the caller's array, not copied into the batch (RequestWriter's zero copy).
+      byte[] value = new byte[RequestWriter.ZERO_COPY_THRESHOLD];
+      assertFailure(await(b.send(Request.set("k", value, 0))), FailureReason.WRITING);
+      assertThat(events.failures.get(0)).isEqualTo(FailureReason.WRITING);
+    } finally {
+      FlakyChannel.failWrites = false;
+    }
+  }
+
+  @Test
   void reading() throws Exception {
     ManagedBackend b = flaky();
     FlakyChannel.failReads = true;
