@@ -139,14 +139,19 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   }
 
   /**
-   * Runs {@code task} on the loop or, when the loop takes no more tasks (its owner shut it down
-   * before closing the backend), once the loop has terminated: from then on nothing else touches
-   * the connection's state, and the task fails what is queued instead of leaving it waiting.
+   * Runs {@code task} on the loop or, when the loop takes no more tasks because its owner shut it
+   * down before closing the backend, once the loop has terminated: from then on nothing else
+   * touches the connection's state, and the task fails what is queued instead of leaving it
+   * waiting. A loop that rejects while running (a bounded task queue) would never terminate, so
+   * that rejection is thrown on.
    */
   private void runOnLoop(Runnable task) {
     try {
       loop.execute(task);
     } catch (RejectedExecutionException e) {
+      if (!loop.isShuttingDown()) {
+        throw e;
+      }
       loop.terminationFuture().addListener(f -> task.run());
     }
   }

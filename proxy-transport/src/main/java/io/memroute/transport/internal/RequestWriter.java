@@ -127,9 +127,8 @@ final class RequestWriter {
     if (value.length < ZERO_COPY_THRESHOLD || ch == null) {
       return buf.writeBytes(value).writeBytes(CRLF);
     }
-    // Not the void promise: its failure would reach the pipeline as an exception, reported as a
-    // read
-    // error. The batch's own write, after these, fails with them and reports WRITING.
+    // Not the void promise: its failure would reach the pipeline as an exception and be reported
+    // as a read error. The batch's own write, after these, fails with them and reports WRITING.
     ch.write(buf);
     ch.write(Unpooled.wrappedBuffer(value));
     return ch.alloc().ioBuffer(512).writeBytes(CRLF);
