@@ -352,7 +352,9 @@ final class DirectConnection implements BackendConnection {
       failFromReader(s, FailureReason.READING, String.valueOf(e), true);
     } catch (OutOfMemoryError e) {
       failFromReader(s, FailureReason.OUT_OF_MEMORY, String.valueOf(e), true);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // As in an event loop's pipeline: a decoder or callback that throws fails the connection, and
+      // the reader lives on to fail what was in flight and reconnect.
       failFromReader(s, FailureReason.PARSING, String.valueOf(e), true);
     }
   }

@@ -325,6 +325,30 @@ class DirectConnectionTest {
     assertReaderThreadsEnd();
   }
 
+  /**
+   * A value decoder that throws an {@link Error} on the reader thread (where whole values are
+   * decoded in place) fails the connection, as an event loop's pipeline does: the reader thread
+   * lives on, fails what was in flight and reconnects.
+   */
+  @Test
+  void anErrorOnTheReaderThreadFailsTheConnectionNotTheReader() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port(), BackendOptions.defaults());
+    assertThat(await(b.send(Request.set("k", "v".getBytes(UTF_8), 0))).status())
+        .isEqualTo(ResponseStatus.STORED);
+    Response failed =
+        await(
+            b.send(
+                Request.get(
+                    "k",
+                    (data, flags) -> {
+                      throw new AssertionError("decoder bug");
+                    })));
+    assertThat(failed.failureReason()).isEqualTo(FailureReason.PARSING);
+    assertThat(await(b.send(Request.get("k"))).value()).isEqualTo("v".getBytes(UTF_8));
+    assertThat(b.depth()).isZero();
+  }
+
   /** Waits (bounded) for the backend's reader threads to end, and fails if they do not. */
   private static void assertReaderThreadsEnd() {
     Eventually.eventually(() -> !readerThreadsAlive(), "reader threads ended");
