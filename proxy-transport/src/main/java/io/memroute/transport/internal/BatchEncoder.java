@@ -4,7 +4,10 @@ import io.memroute.core.Request;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Queue;
+import java.util.Set;
 
 /**
  * Encodes one connection's batch of requests, merging what can go out together: consecutive gets as
@@ -64,6 +67,42 @@ final class BatchEncoder {
   ByteBuf finish(ByteBuf buf, Channel ch, Queue<Pending> inflight) {
     buf = writeGets(buf, ch, inflight);
     return endQuietWrites(buf, ch, inflight);
+  }
+
+  /**
+   * After {@link #add} or {@link #finish} threw (a buffer that could not grow, a request that could
+   * not be encoded): puts every request of the batch that is not in flight yet, {@code current} and
+   * those held back, in flight, so that failing what is in flight fails each of them exactly once;
+   * and starts the next batch afresh. What the batch encoded must not be sent.
+   *
+   * @param current the request being added when it threw, or {@code null}
+   */
+  void abandon(Pending current, Queue<Pending> inflight) {
+    // Where it threw, a request may be both held back and in flight already: skip those.
+    Set<Pending> placed = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Pending p : inflight) {
+      placed.add(p);
+      if (p instanceof Batch) {
+        Collections.addAll(placed, ((Batch) p).parts);
+      }
+    }
+    if (current != null && placed.add(current)) {
+      inflight.add(current);
+    }
+    for (Pending p : gets) {
+      if (placed.add(p)) {
+        inflight.add(p);
+      }
+    }
+    for (Pending p : writes) {
+      if (placed.add(p)) {
+        inflight.add(p);
+      }
+    }
+    gets.clear();
+    writes.clear();
+    getKeys = 0;
+    getBytes = 0;
   }
 
   /** Writes the gets collected so far: one alone as it is, several as one multi-key get. */

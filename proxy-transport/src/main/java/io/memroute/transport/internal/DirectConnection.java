@@ -24,6 +24,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One pipelined connection whose callers write to the socket themselves ({@code Transport.DIRECT}):
@@ -46,6 +48,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Deadlines are checked by a periodic task on an event loop, as for {@link Connection}.
  */
 final class DirectConnection implements BackendConnection {
+  private static final Logger log = LoggerFactory.getLogger(DirectConnection.class);
   private static final long NEVER = Long.MIN_VALUE;
   private static final int READ_BUFFER = 64 * 1024;
   private static final int OUT_BUFFER = 8 * 1024;
@@ -157,8 +160,11 @@ final class DirectConnection implements BackendConnection {
    */
   private void writeIfFree() {
     while (!submitted.isEmpty() && lock.tryLock()) {
-      drainSubmitted();
-      unlock();
+      try {
+        drainSubmitted();
+      } finally {
+        unlock(); // whatever happened: a lock left held stalls every caller and the event loop
+      }
     }
   }
 
@@ -216,16 +222,39 @@ final class DirectConnection implements BackendConnection {
     if (p == null) {
       return;
     }
-    long now = backend.now(); // one clock read per batch
-    long timeout = backend.readTimeoutNanos();
-    boolean merge = backend.options().mergeGets();
-    boolean quiet = backend.options().quietWrites();
-    do {
-      p.stamp(now, timeout);
-      buf = encoder.add(p, buf, null, s.inflight, merge, quiet);
-    } while ((p = source.poll()) != null);
-    s.out = encoder.finish(buf, null, s.inflight);
+    try {
+      long now = backend.now(); // one clock read per batch
+      long timeout = backend.readTimeoutNanos();
+      boolean merge = backend.options().mergeGets();
+      boolean quiet = backend.options().quietWrites();
+      do {
+        p.stamp(now, timeout);
+        buf = encoder.add(p, buf, null, s.inflight, merge, quiet);
+      } while ((p = source.poll()) != null);
+      s.out = encoder.finish(buf, null, s.inflight);
+    } catch (RuntimeException | Error e) {
+      encodingFailed(s, p, e);
+      return;
+    }
     s.flush();
+  }
+
+  /**
+   * With the lock held, after encoding a batch threw (a buffer that cannot grow, a request that
+   * cannot be encoded): the output buffer can no longer be trusted, so the socket is replaced, as
+   * after a write error. The batch's requests are put in flight for the reader to fail with the
+   * rest; what is still queued waits for the next socket.
+   *
+   * @param current the request being encoded, or {@code null}
+   */
+  private void encodingFailed(Session s, Pending current, Throwable e) {
+    log.warn(
+        "encoding requests for backend {} failed; replacing the connection", backend.name(), e);
+    encoder.abandon(current, s.inflight);
+    s.fail(
+        e instanceof OutOfMemoryError ? FailureReason.OUT_OF_MEMORY : FailureReason.WRITING,
+        String.valueOf(e),
+        true);
   }
 
   // ------------------------------------------------------------------ the reader thread
@@ -705,7 +734,12 @@ final class DirectConnection implements BackendConnection {
         }
         ready = true;
         write(this, waiting);
-        write(this, submitted);
+        if (failReason == null) {
+          write(this, submitted);
+        }
+        if (failReason != null) {
+          return false; // encoding failed (see encodingFailed): never up
+        }
       } finally {
         unlock();
       }

@@ -9,6 +9,7 @@ import io.memroute.core.FailureReason;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.memroute.core.Ticker;
 import io.memroute.core.internal.NonBlockingThread;
 import io.memroute.testkit.Fault;
 import io.memroute.testkit.FaultServer;
@@ -16,6 +17,7 @@ import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.ManagedBackend;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -347,6 +349,78 @@ class DirectConnectionTest {
     assertThat(failed.failureReason()).isEqualTo(FailureReason.PARSING);
     assertThat(await(b.send(Request.get("k"))).value()).isEqualTo("v".getBytes(UTF_8));
     assertThat(b.depth()).isZero();
+  }
+
+  /**
+   * Taking a batch under the write lock can throw (a buffer that cannot grow past 2 GiB behind a
+   * stalled server, no direct memory): the caller still gets a future, failed with WRITING, the
+   * lock is released, and the connection is replaced. Injected through the clock, read once per
+   * batch under the lock.
+   */
+  @Test
+  void aBatchThatFailsToEncodeFailsItsRequestsAndReleasesTheLock() throws Exception {
+    memcached.flushAll();
+    FailingTicker ticker = new FailingTicker();
+    NettyBackend b =
+        new NettyBackend(
+            "d",
+            "127.0.0.1",
+            memcached.server(0).port(),
+            BackendOptions.defaults(),
+            BackendListener.NOOP,
+            resources.eventLoopGroup(),
+            NioSocketChannel.class,
+            true,
+            ticker);
+    backends.add(b);
+    b.ready().get(5, TimeUnit.SECONDS);
+    // This thread writes its request itself unless another holds the lock (the deadline check, on
+    // the event loop): try until it did.
+    CompletableFuture<Response> failed = null;
+    for (int i = 0; i < 1000 && failed == null; i++) {
+      ticker.failOn(Thread.currentThread());
+      CompletableFuture<Response> f = b.send(Request.get("k"));
+      if (ticker.disarm()) {
+        failed = f;
+      } else {
+        await(f);
+      }
+    }
+    assertThat(failed).isNotNull();
+    assertThat(await(failed).failureReason()).isEqualTo(FailureReason.WRITING);
+    assertThat(b.depth()).isZero();
+    // The reader reconnects, which it could not while this thread held the lock.
+    assertThat(await(b.send(Request.set("k", "v".getBytes(UTF_8), 0))).status())
+        .isEqualTo(ResponseStatus.STORED);
+    assertThat(await(b.send(Request.get("k"))).value()).isEqualTo("v".getBytes(UTF_8));
+    assertThat(b.failureCount(FailureReason.WRITING)).isEqualTo(1);
+  }
+
+  /** The system clock, which throws once when read on the thread it was armed for. */
+  private static final class FailingTicker implements Ticker {
+    private volatile Thread armed;
+    private volatile boolean fired;
+
+    void failOn(Thread t) {
+      fired = false;
+      armed = t;
+    }
+
+    /** Disarms; returns whether it threw since {@link #failOn}. */
+    boolean disarm() {
+      armed = null;
+      return fired;
+    }
+
+    @Override
+    public long nanoTime() {
+      if (armed != null && armed == Thread.currentThread()) {
+        armed = null;
+        fired = true;
+        throw new IndexOutOfBoundsException("injected: buffer exceeds maxCapacity");
+      }
+      return System.nanoTime();
+    }
   }
 
   /** Waits (bounded) for the backend's reader threads to end, and fails if they do not. */
