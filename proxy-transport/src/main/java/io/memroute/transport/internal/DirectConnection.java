@@ -178,10 +178,22 @@ final class DirectConnection implements BackendConnection {
     lock.unlock();
     if (done != null) {
       for (Runnable r : done) {
-        r.run();
+        try {
+          r.run();
+        } catch (RuntimeException | Error e) {
+          completionFailed(e);
+        }
       }
     }
     writeIfFree();
+  }
+
+  /**
+   * A completion threw (an {@code onDone} action): it is the caller's bug, not this thread's, which
+   * goes on completing the others.
+   */
+  private void completionFailed(Throwable e) {
+    log.warn("a completion of a request to backend {} threw", backend.name(), e);
   }
 
   /** With the lock held: writes, parks or fails everything submitted. */
@@ -464,7 +476,11 @@ final class DirectConnection implements BackendConnection {
     Response failure = backend.failure(reason, message);
     Pending p;
     while ((p = s.inflight.poll()) != null) {
-      backend.finish(p, failure, recorder);
+      try {
+        backend.finish(p, failure, recorder);
+      } catch (RuntimeException | Error e) {
+        completionFailed(e); // and the reader lives on, to reconnect
+      }
     }
     s.release();
     afterFailure(delay);

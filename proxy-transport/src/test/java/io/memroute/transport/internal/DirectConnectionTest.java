@@ -10,6 +10,7 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.Ticker;
+import io.memroute.core.internal.GuardedFuture;
 import io.memroute.core.internal.NonBlockingThread;
 import io.memroute.testkit.Fault;
 import io.memroute.testkit.FaultServer;
@@ -421,6 +422,67 @@ class DirectConnectionTest {
       }
       return System.nanoTime();
     }
+  }
+
+  /**
+   * Requests failed under the lock (here: parked for a connection that never validates, failed by
+   * the close) complete after it is released, each on its own: one whose completion action throws
+   * neither keeps the others from completing nor throws at whoever happened to release the lock.
+   */
+  @Test
+  void aThrowingCompletionUnderTheLockDoesNotStrandTheOthers() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      server.faultWhen(line -> line.startsWith("version"), Fault.hang());
+      ManagedBackend b =
+          resources.createBackend(
+              "d", "127.0.0.1", server.port(), BackendOptions.defaults(), BackendListener.NOOP);
+      backends.add(b);
+      List<CompletableFuture<Response>> parked = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        parked.add(b.send(Request.get("k" + i)));
+      }
+      throwOnDone(parked.get(0));
+      b.closeAsync();
+      for (CompletableFuture<Response> f : parked) {
+        assertThat(await(f).failureReason()).isEqualTo(FailureReason.CLOSED);
+      }
+      assertThat(b.depth()).isZero();
+    }
+  }
+
+  /**
+   * Requests in flight when the socket fails are failed by the reader, each on its own: one whose
+   * completion action throws neither strands the others nor ends the reader, which reconnects.
+   */
+  @Test
+  void aThrowingCompletionOfAFailedSocketDoesNotStrandTheOthers() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), BackendOptions.defaults());
+      server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+      server.resetCounters();
+      List<CompletableFuture<Response>> inflight = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        inflight.add(b.send(Request.get("k" + i)));
+      }
+      throwOnDone(inflight.get(0));
+      Eventually.eventually(() -> server.requestCount("get") == 3, "gets received");
+      server.disconnectAll();
+      for (CompletableFuture<Response> f : inflight) {
+        assertThat(await(f).failureReason()).isEqualTo(FailureReason.DISCONNECTED);
+      }
+      server.clearFaults();
+      assertThat(await(b.send(Request.get("k"))).status()).isEqualTo(ResponseStatus.MISS);
+      assertThat(b.depth()).isZero();
+    }
+  }
+
+  /** Gives {@code f} a completion action that throws, as a buggy internal one would. */
+  private static void throwOnDone(CompletableFuture<Response> f) {
+    ((GuardedFuture<Response>) f)
+        .onDone(
+            (r, e) -> {
+              throw new IllegalStateException("injected: completion action bug");
+            });
   }
 
   /** Waits (bounded) for the backend's reader threads to end, and fails if they do not. */
