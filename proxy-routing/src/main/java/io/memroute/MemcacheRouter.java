@@ -542,7 +542,9 @@ public final class MemcacheRouter implements AutoCloseable {
       }
       try {
         complete(map.apply(r));
-      } catch (Exception ex) {
+      } catch (Throwable ex) {
+        // an Error too (an assertion in a decoder): thrown on, it would be lost on the completing
+        // thread and leave this future incomplete forever
         completeExceptionally(ex);
       }
     }

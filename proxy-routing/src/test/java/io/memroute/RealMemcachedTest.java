@@ -438,6 +438,42 @@ class RealMemcachedTest {
   }
 
   /**
+   * A decoder that throws an Error (an assertion) fails the typed call with it, as one that throws
+   * an exception does: the Error used to escape the completing thread and leave the call pending.
+   * The route answers with copies, so the typed API decodes them, with and without a completion
+   * executor.
+   */
+  @Test
+  void aDecoderThrowingAnErrorFailsTheTypedCall() throws Exception {
+    Route canned =
+        (req, ctx) ->
+            CompletableFuture.completedFuture(
+                Response.builder(ResponseStatus.HIT)
+                    .key("a")
+                    .value(b("1"))
+                    .items(List.of(Item.of("a", b("1"), 0, 0)))
+                    .build());
+    ValueDecoder<String> failing =
+        (data, flags) -> {
+          throw new AssertionError("bad value");
+        };
+    for (boolean withExecutor : new boolean[] {false, true}) {
+      MemcacheRouter.Builder builder = routedBy(canned);
+      router = withExecutor ? builder.completionExecutor(Runnable::run).build() : builder.build();
+      assertThatThrownBy(() -> await(router.get("a", failing)))
+          .as("get, completion executor: %s", withExecutor)
+          .hasCauseInstanceOf(AssertionError.class)
+          .hasMessageContaining("bad value");
+      assertThatThrownBy(() -> await(router.getMulti(List.of("a", "b"), failing)))
+          .as("getMulti, completion executor: %s", withExecutor)
+          .hasCauseInstanceOf(AssertionError.class)
+          .hasMessageContaining("bad value");
+      router.close();
+      router = null;
+    }
+  }
+
+  /**
    * A route that throws an Error (an assertion, a stack overflow from a route that recurses) is a
    * route bug like any other: the call's future fails, nothing is thrown at the caller, and the
    * admission it took is given back (it used to leak, so the router ended up refusing everything).
