@@ -81,6 +81,9 @@ public final class MemcacheRouter implements AutoCloseable {
   private final RouterEngine engine;
   private final Executor completionExecutor;
   private final Duration shutdownTimeout;
+  // one binder of each kind, made on first use: each keeps a reconfigure listener for good
+  private volatile MemrouteMetrics metrics;
+  private volatile MemrouteMetrics summedMetrics;
 
   private MemcacheRouter(
       RouterEngine engine, Executor completionExecutor, Duration shutdownTimeout) {
@@ -424,20 +427,42 @@ public final class MemcacheRouter implements AutoCloseable {
     return engine.userStat(name);
   }
 
-  /** Returns a Micrometer binder for this router's metrics, with per-backend tags. */
+  /**
+   * Returns the Micrometer binder for this router's metrics, with per-backend tags; the same one on
+   * every call (see {@link #metrics(boolean)}).
+   */
   public MemrouteMetrics metrics() {
     return metrics(true);
   }
 
   /**
-   * Returns a Micrometer binder for this router's metrics ({@code
-   * router.metrics(false).bindTo(registry)}); needs micrometer-core on the class path.
+   * Returns the Micrometer binder for this router's metrics ({@code
+   * router.metrics(false).bindTo(registry)}); needs micrometer-core on the class path. There is one
+   * binder per router and value of {@code perBackendTags}, created on first use: every call returns
+   * it, so calling this often (per scrape, per request) costs nothing, and it may be bound to
+   * several registries.
    *
    * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
    *     backends) or are summed over backends
    */
   public MemrouteMetrics metrics(boolean perBackendTags) {
-    return new MemrouteMetrics(engine, perBackendTags);
+    MemrouteMetrics m = perBackendTags ? metrics : summedMetrics;
+    if (m != null) {
+      return m;
+    }
+    synchronized (this) {
+      // a binder per call would add a reconfigure listener per call, never removed
+      m = perBackendTags ? metrics : summedMetrics;
+      if (m == null) {
+        m = new MemrouteMetrics(engine, perBackendTags);
+        if (perBackendTags) {
+          metrics = m;
+        } else {
+          summedMetrics = m;
+        }
+      }
+      return m;
+    }
   }
 
   /**

@@ -48,6 +48,9 @@ import java.util.function.ToLongFunction;
  * the number of backends, never with traffic. Turn them off ({@link
  * MemcacheRouter#metrics(boolean)}) to sum over backends. After a reconfiguration, meters of new
  * backends are added and those of removed backends removed.
+ *
+ * <p>A router has one binder of each kind: {@link MemcacheRouter#metrics()} returns the same one on
+ * every call. It may be bound to several registries.
  */
 public final class MemrouteMetrics implements MeterBinder {
   private final RouterEngine engine;

@@ -119,6 +119,31 @@ class OperationsTest {
     }
   }
 
+  /**
+   * metrics() returns one binder per router (and one for metrics(false)): it used to make a new one
+   * per call, each adding a reconfigure listener never removed, so an application calling it per
+   * scrape or per request leaked. The one binder serves several registries.
+   */
+  @Test
+  void metricsIsOneBinderPerRouter() throws Exception {
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
+            .build()) {
+      MemrouteMetrics perBackend = router.metrics();
+      assertThat(router.metrics()).isSameAs(perBackend);
+      assertThat(router.metrics(true)).isSameAs(perBackend);
+      assertThat(router.metrics(false)).isSameAs(router.metrics(false)).isNotSameAs(perBackend);
+      MeterRegistry a = new SimpleMeterRegistry();
+      MeterRegistry b = new SimpleMeterRegistry();
+      router.metrics().bindTo(a);
+      router.metrics().bindTo(b);
+      router.reconfigure(config(memcached.addresses(), 2, Duration.ofSeconds(3)));
+      assertThat(a.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNotNull();
+      assertThat(b.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNotNull();
+    }
+  }
+
   @Test
   void failuresAndFastFailsAreCounted() throws Exception {
     try (FaultServer server = FaultServer.start();
