@@ -468,7 +468,8 @@ public final class MemcacheRouter implements AutoCloseable {
   /**
    * Closes gracefully: stops admitting requests (new calls fail with {@link
    * io.memroute.core.RouterClosedException}), waits up to the shutdown timeout for requests in
-   * flight, then closes connections and, if the router created them, its event loops. Idempotent.
+   * flight, then closes connections and, if the router created them, its event loops. Idempotent. A
+   * {@link #reconfigure} under way finishes first, and the backends it created are closed too.
    */
   public CompletableFuture<Void> closeAsync() {
     return engine.closeAsync(shutdownTimeout);

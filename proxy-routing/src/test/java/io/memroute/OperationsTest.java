@@ -4,8 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.BackendState;
+import io.memroute.core.FailureReason;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -16,22 +18,29 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.Fault;
 import io.memroute.testkit.FaultServer;
 import io.memroute.testkit.MemcachedExtension;
+import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -482,6 +491,82 @@ class OperationsTest {
           .isInstanceOf(ExecutionException.class);
       router.closeAsync().get(10, TimeUnit.SECONDS);
       assertThat(router.closeAsync()).isDone();
+    }
+  }
+
+  /**
+   * A close racing a reconfiguration closes the backends the reconfiguration created: the close
+   * used to read the backends without the reconfiguration's lock, so backends published after that
+   * read were never closed (with shared transport resources, they stayed connected). The close runs
+   * on another thread while the reconfiguration creates its backend (in the event-loop group's
+   * next(), which a new backend calls on the reconfiguring thread), until it is done (the race) or
+   * waits for the reconfiguration (serialized).
+   */
+  @Test
+  void aCloseRacingAReconfigurationClosesTheBackendsItCreated() throws Exception {
+    Set<String> closedBackends = ConcurrentHashMap.newKeySet();
+    BackendListener closings =
+        new BackendListener() {
+          @Override
+          public void onStateChange(
+              String backend, BackendState from, BackendState to, FailureReason reason) {
+            if (to == BackendState.CLOSED) {
+              closedBackends.add(backend);
+            }
+          }
+        };
+    HookedGroup group = new HookedGroup();
+    try (TransportResources resources =
+        TransportResources.builder().eventLoopGroup(group, Transport.NIO, true).build()) {
+      MemcacheRouter router =
+          MemcacheRouter.builder()
+              .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
+              .transportResources(resources)
+              .backendListener(closings)
+              .build();
+      router.ready().get(10, TimeUnit.SECONDS);
+      AtomicReference<CompletableFuture<Void>> closing = new AtomicReference<>();
+      Thread closer = new Thread(() -> closing.set(router.closeAsync()));
+      group.onNext(
+          () -> {
+            closer.start();
+            while (closer.isAlive() && closer.getState() != Thread.State.BLOCKED) {
+              Thread.onSpinWait();
+            }
+          });
+      router.reconfigure(config(memcached.addresses(), 2, Duration.ofSeconds(3)));
+      closer.join(10_000);
+      closing.get().get(10, TimeUnit.SECONDS);
+      assertThat(closedBackends).containsExactlyInAnyOrder("mc0", "mc1");
+      assertThatThrownBy(
+              () -> router.reconfigure(config(memcached.addresses(), 3, Duration.ofSeconds(3))))
+          .isInstanceOf(IllegalStateException.class);
+    }
+  }
+
+  /** An event-loop group that runs a hook once, in the next next() on the thread that set it. */
+  private static final class HookedGroup extends MultiThreadIoEventLoopGroup {
+    private final AtomicReference<Runnable> hook = new AtomicReference<>();
+    private volatile Thread hookThread;
+
+    HookedGroup() {
+      super(1, NioIoHandler.newFactory());
+    }
+
+    void onNext(Runnable r) {
+      hookThread = Thread.currentThread();
+      hook.set(r);
+    }
+
+    @Override
+    public IoEventLoop next() {
+      if (Thread.currentThread() == hookThread) {
+        Runnable r = hook.getAndSet(null);
+        if (r != null) {
+          r.run();
+        }
+      }
+      return super.next();
     }
   }
 

@@ -481,13 +481,22 @@ public final class RouterEngine {
 
   /**
    * Stops admitting requests, waits up to {@code drainTimeout} for those in flight, then closes the
-   * backends and, if owned, the event loops. Idempotent.
+   * backends and, if owned, the event loops. Idempotent. Serialized with {@link #reconfigure}: a
+   * reconfiguration under way finishes first and its backends are closed too; one after fails.
    */
   public CompletableFuture<Void> closeAsync(Duration drainTimeout) {
-    if (!closed.compareAndSet(false, true)) {
+    if (closed.get()) {
       return closeFuture;
     }
-    List<ManagedBackend> all = new ArrayList<>(backends.values());
+    List<ManagedBackend> all;
+    // reconfigure's lock: backends a reconfiguration published after this read would stay open
+    // (with shared transport resources, connected and reconnecting for good)
+    synchronized (this) {
+      if (!closed.compareAndSet(false, true)) {
+        return closeFuture;
+      }
+      all = new ArrayList<>(backends.values());
+    }
     drain(all, null, drainTimeout)
         .whenComplete(
             (v, e) -> {
