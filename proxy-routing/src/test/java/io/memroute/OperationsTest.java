@@ -495,6 +495,42 @@ class OperationsTest {
   }
 
   /**
+   * Blocking on ready() from an event-loop thread fails fast: its future was a plain
+   * CompletableFuture, so a join there waited for good, holding up the loop the connections need.
+   */
+  @Test
+  void joiningReadyOnAnEventLoopThreadFailsFast() throws Exception {
+    try (FaultServer server = FaultServer.start();
+        TransportResources resources = TransportResources.builder().eventLoopThreads(1).build()) {
+      server.refuseConnections(true); // never ready
+      MemcacheRouter router =
+          MemcacheRouter.builder().servers(server.address()).transportResources(resources).build();
+      CompletableFuture<Throwable> onLoop = new CompletableFuture<>();
+      resources
+          .eventLoopGroup()
+          .execute(
+              () -> {
+                try {
+                  router.ready().join();
+                  onLoop.complete(null);
+                } catch (Throwable t) {
+                  onLoop.complete(t);
+                }
+              });
+      try {
+        assertThat(onLoop.get(10, TimeUnit.SECONDS))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("would deadlock");
+      } finally {
+        router.closeAsync(); // fails ready(), which frees a loop that did block
+      }
+      router.closeAsync().get(10, TimeUnit.SECONDS);
+      assertThatThrownBy(() -> router.ready().get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(RouterClosedException.class);
+    }
+  }
+
+  /**
    * A close racing a reconfiguration closes the backends the reconfiguration created: the close
    * used to read the backends without the reconfiguration's lock, so backends published after that
    * read were never closed (with shared transport resources, they stayed connected). The close runs

@@ -238,11 +238,12 @@ public final class RouterEngine {
   }
 
   /**
-   * A custom route's own future, relayed to a guarded one: the caller may block on what it gets,
-   * and a plain future would let it block an event loop (and deadlock) instead of failing fast.
+   * A plain future (a custom route's own, ready()'s), relayed to a guarded one: the caller may
+   * block on what it gets, and a plain future would let it block an event loop (and deadlock)
+   * instead of failing fast.
    */
-  private static CompletableFuture<Response> guarded(CompletableFuture<Response> f) {
-    GuardedFuture<Response> g = new GuardedFuture<>();
+  private static <T> CompletableFuture<T> guarded(CompletableFuture<T> f) {
+    GuardedFuture<T> g = new GuardedFuture<>();
     f.whenComplete(
         (r, e) -> {
           if (e != null) {
@@ -471,7 +472,8 @@ public final class RouterEngine {
         all.add(b.ready());
       }
     }
-    return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]));
+    // guarded: a join on an event loop could wait for connections that loop has to make
+    return guarded(CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])));
   }
 
   /** Returns whether {@link #closeAsync} was called. */
