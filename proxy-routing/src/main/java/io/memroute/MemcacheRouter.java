@@ -33,6 +33,7 @@ import java.util.Objects;
 import java.util.RandomAccess;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -352,7 +353,8 @@ public final class MemcacheRouter implements AutoCloseable {
    * Routes any request and returns the raw {@link Response}: failures arrive as responses with
    * status {@code BACKEND_FAILURE} and a {@link io.memroute.core.FailureReason}, error replies as
    * {@code SERVER_ERROR}/{@code CLIENT_ERROR}/{@code ERROR} responses; the future completes
-   * exceptionally only if a route itself fails.
+   * exceptionally only if a route itself fails, with the route's exception (not wrapped in a {@link
+   * CompletionException}, with or without a completion executor).
    */
   public CompletableFuture<Response> execute(Request request) {
     Objects.requireNonNull(request, "request");
@@ -360,7 +362,23 @@ public final class MemcacheRouter implements AutoCloseable {
       checkValue(request.value());
     }
     CompletableFuture<Response> f = engine.execute(request);
-    return completionExecutor == null ? f : f.whenCompleteAsync((r, e) -> {}, completionExecutor);
+    if (completionExecutor == null) {
+      return f;
+    }
+    // relayed, not a dependent stage: that would wrap a failure in a CompletionException, which
+    // callers without a completion executor do not see
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    f.whenCompleteAsync(
+        (r, e) -> {
+          if (e != null) {
+            out.completeExceptionally(
+                e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+          } else {
+            out.complete(r);
+          }
+        },
+        completionExecutor);
+    return out;
   }
 
   // ---------------------------------------------------------------- lifecycle

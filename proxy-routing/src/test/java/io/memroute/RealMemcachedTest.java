@@ -499,6 +499,34 @@ class RealMemcachedTest {
   }
 
   /**
+   * execute() fails with the route's own exception with and without a completion executor: with
+   * one, the failure used to arrive wrapped in a CompletionException (a dependent stage's).
+   */
+  @Test
+  void executeFailsWithTheRoutesExceptionWithOrWithoutCompletionExecutor() throws Exception {
+    Route buggy =
+        (req, ctx) -> {
+          throw new IllegalStateException("bug in route");
+        };
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    try {
+      for (boolean withExecutor : new boolean[] {false, true}) {
+        MemcacheRouter.Builder builder = routedBy(buggy);
+        router = withExecutor ? builder.completionExecutor(executor).build() : builder.build();
+        Throwable seen = await(router.execute(Request.get("k")).handle((r, e) -> e));
+        assertThat(seen)
+            .as("completion executor: %s", withExecutor)
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessage("bug in route");
+        router.close();
+        router = null;
+      }
+    } finally {
+      executor.shutdown();
+    }
+  }
+
+  /**
    * Blocking on execute()'s future from an event-loop thread fails fast even when a custom route
    * returns a plain CompletableFuture: that future used to be handed to the caller as it was, and a
    * join on the event loop waited forever.
