@@ -44,7 +44,8 @@ public interface Pool {
    * multi-key request per backend and the replies merged in key order (a failure of any part fails
    * the whole request, naming that backend). Keyless requests go to the first backend. The future
    * completes when the backend answers (on its thread), never exceptionally unless a backend breaks
-   * the {@link Backend} contract.
+   * the {@link Backend} contract; in a split request, a part whose backend breaks it (throws,
+   * fails, answers {@code null}) answers {@code SERVER_ERROR} naming that backend.
    */
   CompletableFuture<Response> send(Request request);
 

@@ -2,16 +2,21 @@ package io.memroute.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.memroute.core.Backend;
+import io.memroute.core.BackendState;
 import io.memroute.core.Command;
 import io.memroute.core.FailureReason;
 import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
 import io.memroute.core.ValueDecoder;
 import io.memroute.testkit.memory.MemoryBackend;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /** A pool splits a multiget into one multi-key request per backend and merges in key order. */
@@ -109,6 +114,52 @@ class PoolMultigetTest {
     assertThat(r.isFailure()).isTrue();
     assertThat(r.backend()).isEqualTo("b2");
     assertThat(r.failureReason()).isEqualTo(FailureReason.CONNECT_FAILED);
+  }
+
+  /**
+   * A user-supplied backend that throws, returns a null future, fails its future or answers a null
+   * response fails the multiget with a SERVER_ERROR naming it: the pool used to throw out after the
+   * other parts were sent, fail the future, or (a null response) never complete it.
+   */
+  @Test
+  void aBrokenBackendFailsTheMultigetWithServerError() {
+    List<Function<Request, CompletableFuture<Response>>> brokenSends =
+        List.of(
+            r -> {
+              throw new IllegalStateException("send bug");
+            },
+            r -> null,
+            r -> CompletableFuture.failedFuture(new IllegalStateException("send bug")),
+            r -> CompletableFuture.completedFuture(null));
+    for (Function<Request, CompletableFuture<Response>> send : brokenSends) {
+      MemoryBackend m0 = MemoryBackend.create("b0");
+      MemoryBackend m1 = MemoryBackend.create("b1");
+      Backend broken =
+          new Backend() {
+            @Override
+            public String name() {
+              return "b2";
+            }
+
+            @Override
+            public CompletableFuture<Response> send(Request request) {
+              return send.apply(request);
+            }
+
+            @Override
+            public BackendState state() {
+              return BackendState.UP;
+            }
+          };
+      Pool p =
+          Pool.of(PoolConfig.of("p", "b0", "b1", "b2"), Map.of("b0", m0, "b1", m1, "b2", broken));
+      CompletableFuture<Response> f = p.send(Request.getMulti(keys(30)));
+      assertThat(f).isDone();
+      Response r = f.join();
+      assertThat(r.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+      assertThat(r.backend()).isEqualTo("b2");
+      assertThat(m0.requestCount() + m1.requestCount()).isEqualTo(2); // the other parts went out
+    }
   }
 
   @Test

@@ -5,6 +5,8 @@ import io.memroute.core.KeyFilter;
 import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.Pool;
 import java.util.ArrayList;
@@ -12,12 +14,19 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A pool: hash, optional key filter, distribution, backends. Immutable and thread-safe; placing a
  * single-key request allocates nothing.
  */
 public final class DefaultPool implements Pool {
+  private static final Logger log = LoggerFactory.getLogger(DefaultPool.class);
+
   private final String name;
   private final Backend[] backends;
   private final List<Backend> backendList;
@@ -114,7 +123,49 @@ public final class DefaultPool implements Pool {
       return backends[first].send(request); // every key on one backend: the request as it is
     }
     return Multiget.split(
-        request, keys, groupOf, backends.length, (g, sub) -> backends[g].send(sub));
+        request, keys, groupOf, backends.length, (g, sub) -> part(backends[g], sub));
+  }
+
+  /**
+   * One part of a split multiget. A backend may be the application's own: one that throws, returns
+   * {@code null}, fails or answers {@code null} answers {@code SERVER_ERROR} naming it, which fails
+   * the multiget, instead of throwing out after other parts were sent or leaving it pending.
+   */
+  private static CompletionStage<Response> part(Backend backend, Request sub) {
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    CompletableFuture<Response> f;
+    try {
+      f = backend.send(sub);
+    } catch (RuntimeException e) {
+      out.complete(failed(backend, e));
+      return out;
+    }
+    if (f == null) {
+      out.complete(failed(backend, new NullPointerException("send returned a null future")));
+      return out;
+    }
+    BiConsumer<Response, Throwable> relay =
+        (r, e) ->
+            out.complete(
+                e != null
+                    ? failed(backend, e)
+                    : r != null ? r : failed(backend, new NullPointerException("null response")));
+    if (f instanceof GuardedFuture) {
+      ((GuardedFuture<Response>) f).onDone(relay); // no dependent future per part
+    } else {
+      f.whenComplete(relay);
+    }
+    return out;
+  }
+
+  /** The reply a broken backend's part stands for; logs it (it is a bug in that backend). */
+  private static Response failed(Backend backend, Throwable e) {
+    Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    log.warn("backend {} failed a multiget part; answering SERVER_ERROR", backend.name(), t);
+    return Response.builder(ResponseStatus.SERVER_ERROR)
+        .text("backend failed: " + t)
+        .backend(backend.name())
+        .build();
   }
 
   @Override
