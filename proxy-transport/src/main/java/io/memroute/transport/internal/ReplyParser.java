@@ -243,8 +243,9 @@ public final class ReplyParser {
   /**
    * Decodes a value that arrived whole in this read with the request's decoder, straight from the
    * read buffer, and consumes it; null (nothing consumed) when it did not arrive whole, or when the
-   * decoder threw or returned null: the value is then copied as usual, and the typed API decodes
-   * the copy on the completing thread, where the decoder's exception reaches the caller.
+   * decoder threw (an exception or an error) or returned null: the value is then copied as usual,
+   * and the typed API decodes the copy on the completing thread, where what the decoder threw
+   * reaches the caller.
    */
   private Object decodeInPlace(ByteBuf in, int eol, int size, int flags, ValueDecoder<?> decoder)
       throws ProtocolError {
@@ -256,7 +257,9 @@ public final class ReplyParser {
     Object v;
     try {
       v = decoder.decode(in.nioBuffer(data, size), flags);
-    } catch (Exception e) {
+    } catch (Throwable e) {
+      // An Error too (an assertion): the copy's decode reaches the caller with it, where thrown
+      // here it would fail the connection and every request pipelined on it.
       return null;
     }
     if (v != null) {

@@ -650,20 +650,30 @@ class ReplyDecoderTest {
           throw new java.io.IOException("not ours");
         };
     ValueDecoder<String> nothing = (data, flags) -> null;
+    // An Error too (an assertion in the decoder): thrown on, it would fail the connection and
+    // everything pipelined on it, though the value is read whole.
+    ValueDecoder<String> asserting =
+        (data, flags) -> {
+          throw new AssertionError("decoder bug");
+        };
     Sink s =
         decode(
             Split.WHOLE,
-            "VALUE k 0 3\r\nabc\r\nEND\r\nVALUE k 0 2\r\nde\r\nEND\r\nSTORED\r\n",
+            "VALUE k 0 3\r\nabc\r\nEND\r\nVALUE k 0 2\r\nde\r\nEND\r\n"
+                + "VALUE k 0 1\r\nf\r\nEND\r\nSTORED\r\n",
             Request.get("k", throwing),
             Request.get("k", nothing),
+            Request.get("k", asserting),
             Request.set("k", new byte[1], 0));
     assertThat(s.error).isNull();
-    assertThat(s.replies).hasSize(3);
+    assertThat(s.replies).hasSize(4);
     assertThat(s.replies.get(0).decoded()).isNull();
     assertThat(s.replies.get(0).valueAsString()).isEqualTo("abc");
     assertThat(s.replies.get(1).decoded()).isNull();
     assertThat(s.replies.get(1).valueAsString()).isEqualTo("de");
-    assertThat(s.replies.get(2).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(s.replies.get(2).decoded()).isNull();
+    assertThat(s.replies.get(2).valueAsString()).isEqualTo("f");
+    assertThat(s.replies.get(3).status()).isEqualTo(ResponseStatus.STORED);
   }
 
   @Test
