@@ -470,18 +470,12 @@ class OperationsTest {
       router.ready().get(5, TimeUnit.SECONDS);
       server.faultWhen(line -> line.startsWith("get"), Fault.hang());
       CompletableFuture<byte[]> inFlight = router.get("k"); // keeps the close draining
-      CompletableFuture<Throwable> onLoop = new CompletableFuture<>();
-      resources
-          .eventLoopGroup()
-          .execute(
+      CompletableFuture<Throwable> onLoop =
+          OnEventLoop.thrownBy(
+              resources,
               () -> {
-                try {
-                  router.close();
-                  router.closeAsync().join();
-                  onLoop.complete(null);
-                } catch (Throwable t) {
-                  onLoop.complete(t);
-                }
+                router.close();
+                router.closeAsync().join();
               });
       assertThat(onLoop.get(10, TimeUnit.SECONDS))
           .isInstanceOf(IllegalStateException.class)
@@ -505,18 +499,8 @@ class OperationsTest {
       server.refuseConnections(true); // never ready
       MemcacheRouter router =
           MemcacheRouter.builder().servers(server.address()).transportResources(resources).build();
-      CompletableFuture<Throwable> onLoop = new CompletableFuture<>();
-      resources
-          .eventLoopGroup()
-          .execute(
-              () -> {
-                try {
-                  router.ready().join();
-                  onLoop.complete(null);
-                } catch (Throwable t) {
-                  onLoop.complete(t);
-                }
-              });
+      CompletableFuture<Throwable> onLoop =
+          OnEventLoop.thrownBy(resources, () -> router.ready().join());
       try {
         assertThat(onLoop.get(10, TimeUnit.SECONDS))
             .isInstanceOf(IllegalStateException.class)

@@ -536,18 +536,8 @@ class RealMemcachedTest {
     CompletableFuture<Response> pending = new CompletableFuture<>();
     try (TransportResources resources = TransportResources.builder().eventLoopThreads(1).build()) {
       router = routedBy((req, ctx) -> pending).transportResources(resources).build();
-      CompletableFuture<Throwable> onLoop = new CompletableFuture<>();
-      resources
-          .eventLoopGroup()
-          .execute(
-              () -> {
-                try {
-                  router.execute(Request.get("k")).join();
-                  onLoop.complete(null);
-                } catch (Throwable t) {
-                  onLoop.complete(t);
-                }
-              });
+      CompletableFuture<Throwable> onLoop =
+          OnEventLoop.thrownBy(resources, () -> router.execute(Request.get("k")).join());
       try {
         assertThat(onLoop.get(10, TimeUnit.SECONDS))
             .isInstanceOf(IllegalStateException.class)
