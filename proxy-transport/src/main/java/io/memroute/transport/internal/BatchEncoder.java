@@ -22,6 +22,13 @@ final class BatchEncoder {
   private int getBytes;
 
   /**
+   * The buffer the batch goes on in since a large value sent what the batch had so far to the
+   * channel (see {@link RequestWriter#write}), or {@code null}; until {@link #finish} or {@link
+   * #abandon}.
+   */
+  private ByteBuf replaced;
+
+  /**
    * Adds one request to the batch.
    *
    * @param ch where large values are written ahead of the batch buffer, or {@code null} to copy
@@ -60,13 +67,25 @@ final class BatchEncoder {
     }
     buf = endQuietWrites(buf, ch, inflight);
     inflight.add(p);
-    return RequestWriter.write(r, buf, ch);
+    return write(r, buf, ch);
   }
 
   /** Writes what the batch still holds back; call once after the last {@link #add}. */
   ByteBuf finish(ByteBuf buf, Channel ch, Queue<Pending> inflight) {
     buf = writeGets(buf, ch, inflight);
-    return endQuietWrites(buf, ch, inflight);
+    buf = endQuietWrites(buf, ch, inflight);
+    replaced = null;
+    return buf;
+  }
+
+  /**
+   * After {@link #add} or {@link #finish} threw, and before {@link #abandon}: the buffer the batch
+   * was being encoded into, the caller's to release unsent. That is {@code buf}, the last the
+   * caller got back, unless a large value sent what came before it to the channel (unflushed: it
+   * goes when the channel closes) and the batch went on in a new buffer the caller has not seen.
+   */
+  ByteBuf unsent(ByteBuf buf) {
+    return replaced != null ? replaced : buf;
   }
 
   /**
@@ -103,6 +122,7 @@ final class BatchEncoder {
     writes.clear();
     getKeys = 0;
     getBytes = 0;
+    replaced = null;
   }
 
   /** Writes the gets collected so far: one alone as it is, several as one multi-key get. */
@@ -115,11 +135,11 @@ final class BatchEncoder {
     MergedGets merged = size > 1 ? MergedGets.of(gets) : null;
     if (merged != null) {
       inflight.add(merged);
-      buf = RequestWriter.write(merged.request, buf, ch);
+      buf = write(merged.request, buf, ch);
     } else {
       for (Pending g : gets) {
         inflight.add(g);
-        buf = RequestWriter.write(g.request, buf, ch);
+        buf = write(g.request, buf, ch);
       }
     }
     gets.clear();
@@ -140,17 +160,33 @@ final class BatchEncoder {
     if (size < QuietWrites.MIN_WRITES) {
       for (Pending p : writes) {
         inflight.add(p);
-        buf = RequestWriter.write(p.request, buf, ch);
+        buf = write(p.request, buf, ch);
       }
     } else {
       QuietWrites run = QuietWrites.of(writes);
       inflight.add(run);
       for (int i = 0; i < size; i++) {
-        buf = RequestWriter.writeQuiet(writes.get(i).request, i, buf, ch);
+        buf = writeQuiet(writes.get(i).request, i, buf, ch);
       }
       buf.writeBytes(run.request.wireLine());
     }
     writes.clear();
     return buf;
+  }
+
+  private ByteBuf write(Request r, ByteBuf buf, Channel ch) {
+    ByteBuf out = RequestWriter.write(r, buf, ch);
+    if (out != buf) {
+      replaced = out;
+    }
+    return out;
+  }
+
+  private ByteBuf writeQuiet(Request r, int index, ByteBuf buf, Channel ch) {
+    ByteBuf out = RequestWriter.writeQuiet(r, index, buf, ch);
+    if (out != buf) {
+      replaced = out;
+    }
+    return out;
   }
 }

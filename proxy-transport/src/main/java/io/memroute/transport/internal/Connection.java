@@ -21,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One pipelined connection to a backend, confined to one event loop.
@@ -37,6 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * they fail with {@code CLOSED}, and no replacement comes).
  */
 final class Connection extends InflightReplies<ArrayDeque<Pending>> implements BackendConnection {
+  private static final Logger log = LoggerFactory.getLogger(Connection.class);
   private static final String LOOP_SHUT_DOWN = "event loop shut down";
 
   final EventLoop loop;
@@ -198,25 +201,60 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   private void writeBatch(Queue<Pending> first, Queue<Pending> second) {
     Channel ch = channel;
     ByteBuf buf = null;
-    Pending p;
+    Pending p = null;
     Queue<Pending> source = first;
-    long now = 0;
-    long timeout = 0;
-    boolean merge = backend.options().mergeGets();
-    boolean quiet = backend.options().quietWrites();
-    while ((p = source.poll()) != null
-        || (source != second && (p = (source = second).poll()) != null)) {
-      if (buf == null) {
-        buf = ch.alloc().ioBuffer(Math.max(512, p.request.wireSize()));
-        now = backend.now(); // one clock read per batch
-        timeout = backend.readTimeoutNanos();
+    try {
+      long now = 0;
+      long timeout = 0;
+      boolean merge = backend.options().mergeGets();
+      boolean quiet = backend.options().quietWrites();
+      while ((p = source.poll()) != null
+          || (source != second && (p = (source = second).poll()) != null)) {
+        if (buf == null) {
+          buf = ch.alloc().ioBuffer(Math.max(512, p.request.wireSize()));
+          now = backend.now(); // one clock read per batch
+          timeout = backend.readTimeoutNanos();
+        }
+        p.stamp(now, timeout);
+        buf = encoder.add(p, buf, ch, inflight, merge, quiet);
       }
-      p.stamp(now, timeout);
-      buf = encoder.add(p, buf, ch, inflight, merge, quiet);
+      if (buf != null) {
+        buf = encoder.finish(buf, ch, inflight);
+      }
+    } catch (RuntimeException | Error e) {
+      encodingFailed(buf, p, e);
+      return;
     }
     if (buf != null) {
-      buf = encoder.finish(buf, ch, inflight);
       ch.writeAndFlush(buf).addListener(writeListener);
+    }
+  }
+
+  /**
+   * After encoding a batch threw (a buffer that cannot grow past 2 GiB, no direct memory, an
+   * encoder bug): nothing of the batch is sent, as a request in flight without its bytes would take
+   * the next request's reply. Its buffer is released, and its requests, in flight, held back by the
+   * encoder or being added (each once, see {@link BatchEncoder#abandon}), fail with what was in
+   * flight before them, as after a write error: the connection is replaced. What is still queued
+   * waits for the next connection, as what is sent while there is none does.
+   *
+   * @param buf the batch buffer last returned to {@link #writeBatch}, or {@code null}
+   * @param current the request being encoded, or {@code null}
+   */
+  private void encodingFailed(ByteBuf buf, Pending current, Throwable e) {
+    log.warn(
+        "encoding requests for backend {} failed; replacing the connection", backend.name(), e);
+    ByteBuf unsent = buf == null ? null : encoder.unsent(buf);
+    encoder.abandon(current, inflight);
+    if (unsent != null) {
+      unsent.release(); // what a large value sent ahead of it is released as the channel closes
+    }
+    fail(
+        e instanceof OutOfMemoryError ? FailureReason.OUT_OF_MEMORY : FailureReason.WRITING,
+        String.valueOf(e),
+        true);
+    if (!local.isEmpty() || !submitted.isEmpty()) {
+      runOnLoop(drainTask); // to wait, with their deadlines, or fail fast: see drain
     }
   }
 
@@ -302,13 +340,16 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
       return false;
     }
     ready = true;
-    backend.onUp();
     if (!waiting.isEmpty() || !local.isEmpty()) {
       writeBatch(waiting, local);
     }
-    if (!submitted.isEmpty()) {
+    if (ready && !submitted.isEmpty()) {
       writeBatch(submitted, local);
     }
+    if (!ready) {
+      return false; // a batch failed to encode (see encodingFailed): replaced, never up
+    }
+    backend.onUp();
     return true;
   }
 

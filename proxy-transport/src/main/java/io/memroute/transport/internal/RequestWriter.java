@@ -127,11 +127,14 @@ final class RequestWriter {
     if (value.length < ZERO_COPY_THRESHOLD || ch == null) {
       return buf.writeBytes(value).writeBytes(CRLF);
     }
+    // The next buffer first: if that throws, the batch so far is still the caller's to release.
+    ByteBuf wrapped = Unpooled.wrappedBuffer(value);
+    ByteBuf next = ch.alloc().ioBuffer(512);
     // Not the void promise: its failure would reach the pipeline as an exception and be reported
     // as a read error. The batch's own write, after these, fails with them and reports WRITING.
     ch.write(buf);
-    ch.write(Unpooled.wrappedBuffer(value));
-    return ch.alloc().ioBuffer(512).writeBytes(CRLF);
+    ch.write(wrapped);
+    return next.writeBytes(CRLF);
   }
 
   private static byte[] ascii(String s) {

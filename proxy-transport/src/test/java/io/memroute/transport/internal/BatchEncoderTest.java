@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.core.Request;
+import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,6 +55,54 @@ class BatchEncoderTest {
     assertThat(buf.toString(UTF_8)).isEqualTo("get d\r\n");
     buf.release();
     tiny.release();
+  }
+
+  /**
+   * A large value sends the batch so far to the channel (unflushed) and the batch goes on in a new
+   * buffer: when the batch then fails, that new buffer is the one to release, not the one the
+   * channel holds, and closing the channel releases the rest unsent.
+   */
+  @Test
+  void theUnsentBufferOfAnAbandonedBatchIsTheOneItWentOnIn() {
+    EmbeddedChannel ch = new EmbeddedChannel();
+    ch.config().setAllocator(new FixedSize());
+    BatchEncoder encoder = new BatchEncoder();
+    ArrayDeque<Pending> inflight = new ArrayDeque<>();
+    ByteBuf first = ch.alloc().ioBuffer(64);
+    ByteBuf buf = encoder.add(pending(Request.get("a")), first, ch, inflight, false, false);
+    Pending big = pending(Request.set("big", new byte[RequestWriter.ZERO_COPY_THRESHOLD], 0));
+    ByteBuf next = encoder.add(big, buf, ch, inflight, false, false);
+    assertThat(next).isNotSameAs(first);
+    Pending tooLarge = pending(Request.set("x", new byte[1024], 0));
+    assertThatThrownBy(() -> encoder.add(tooLarge, next, ch, inflight, false, false))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+
+    assertThat(encoder.unsent(first)).isSameAs(next);
+    encoder.abandon(tooLarge, inflight);
+    assertThat(encoder.unsent(first)).isSameAs(first); // abandoned: starts afresh
+    next.release();
+    ch.close();
+    assertThat(first.refCnt()).isZero();
+    assertThat((Object) ch.readOutbound()).isNull(); // nothing sent
+    assertThat(inflight).hasSize(3);
+  }
+
+  /** Buffers that cannot grow past their initial capacity. */
+  private static final class FixedSize extends AbstractByteBufAllocator {
+    @Override
+    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+      return Unpooled.buffer(initialCapacity, initialCapacity);
+    }
+
+    @Override
+    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+      return Unpooled.buffer(initialCapacity, initialCapacity);
+    }
+
+    @Override
+    public boolean isDirectBufferPooled() {
+      return false;
+    }
   }
 
   private static Pending pending(Request r) {
