@@ -183,7 +183,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
     long now = 0;
     while ((p = source.poll()) != null) {
       if (fastFail != null) {
-        finish(p, backend.failure(fastFail, null));
+        failOne(p, backend.failure(fastFail, null));
       } else {
         if (!p.stamped) {
           now = now == 0 ? backend.now() : now;
@@ -389,7 +389,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
     }
     Pending p;
     while ((p = inflight.poll()) != null) {
-      finish(p, backend.failure(reason, message));
+      failOne(p, backend.failure(reason, message));
     }
     if (closed) {
       return;
@@ -420,7 +420,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
     Pending w;
     while ((w = waiting.peek()) != null && now - w.deadlineNanos >= 0) {
       waiting.poll();
-      finish(
+      failOne(
           w,
           backend.failure(
               FailureReason.TIMEOUT, "not sent: no usable connection within readTimeout"));
@@ -436,14 +436,27 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   private void failWaiting(FailureReason reason) {
     Pending p;
     while ((p = waiting.poll()) != null) {
-      finish(p, backend.failure(reason, null));
+      failOne(p, backend.failure(reason, null));
     }
   }
 
   private void failQueue(Queue<Pending> q, FailureReason reason, String message) {
     Pending p;
     while ((p = q.poll()) != null) {
-      finish(p, backend.failure(reason, message));
+      failOne(p, backend.failure(reason, message));
+    }
+  }
+
+  /**
+   * Completes a request that failed, on its own: a completion that throws (an {@code onDone}
+   * action) is the caller's bug, logged, and the loop failing the others goes on. Were it to stop,
+   * the rest would stay in flight, and the in-flight queue outlives the socket.
+   */
+  private void failOne(Pending p, Response r) {
+    try {
+      finish(p, r);
+    } catch (RuntimeException | Error e) {
+      log.warn("a completion of a request to backend {} threw", backend.name(), e);
     }
   }
 

@@ -267,11 +267,7 @@ public final class NettyBackend implements ManagedBackend {
    */
   void finish(Pending p, Response r, OutcomeCounters.Recorder recorder) {
     if (p instanceof Batch) {
-      Batch b = (Batch) p;
-      Response[] each = b.split(r);
-      for (int i = 0; i < each.length; i++) {
-        finish(b.parts[i], each[i], recorder);
-      }
+      finishParts((Batch) p, r, recorder);
       return;
     }
     if (p.internal) {
@@ -285,6 +281,33 @@ public final class NettyBackend implements ManagedBackend {
       requests.record(p.request.command(), r.status(), r.elapsedNanos());
     }
     p.complete(r);
+  }
+
+  /**
+   * Completes every part of a batch, even when a completion throws (an {@code onDone} action): the
+   * batch is out of the in-flight queue, so a part skipped would never complete. The first
+   * exception is thrown on afterwards, as for a request alone.
+   */
+  private void finishParts(Batch b, Response r, OutcomeCounters.Recorder recorder) {
+    Response[] each = b.split(r);
+    Throwable thrown = null;
+    for (int i = 0; i < each.length; i++) {
+      try {
+        finish(b.parts[i], each[i], recorder);
+      } catch (RuntimeException | Error e) {
+        if (thrown == null) {
+          thrown = e;
+        } else if (e != thrown) {
+          thrown.addSuppressed(e);
+        }
+      }
+    }
+    if (thrown instanceof Error) {
+      throw (Error) thrown;
+    }
+    if (thrown != null) {
+      throw (RuntimeException) thrown;
+    }
   }
 
   /** Completes a caller's request that never reached a connection, counting it. */

@@ -30,7 +30,16 @@ final class ReplyDecoder extends ByteToMessageDecoder {
       in.skipBytes(in.readableBytes());
       return;
     }
-    failed = !feed(in, sink, parser);
+    try {
+      failed = !feed(in, sink, parser);
+    } catch (RuntimeException | Error e) {
+      // A completion threw (an onDone action), or a bug: the pipeline fails the connection. The
+      // replies after it go with the socket, not to decodeLast, which would count them as trailing
+      // data: nothing is in flight any more.
+      failed = true;
+      in.skipBytes(in.readableBytes());
+      throw e;
+    }
   }
 
   /**

@@ -10,6 +10,9 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.Ticker;
+import io.memroute.core.internal.GuardedFuture;
+import io.memroute.testkit.Fault;
+import io.memroute.testkit.FaultServer;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.ManagedBackend;
 import io.memroute.transport.Transport;
@@ -30,10 +33,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The event-loop transport when something throws on the loop: a batch that fails to encode. Its
- * in-flight queue outlives each socket, so any request left in it, or put in it without its bytes,
- * would take the next socket's replies: each test ends with set/get pairs on the replacement, which
- * must get their own replies.
+ * The event-loop transport when something throws on the loop: a batch that fails to encode, a
+ * completion action that throws while the connection fails what it had in flight or while it hands
+ * out a reply. Its in-flight queue outlives each socket, so any request left in it, or put in it
+ * without its bytes, would take the next socket's replies: each test ends with set/get pairs on the
+ * replacement, which must get their own replies.
  */
 class ConnectionTest {
   @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
@@ -108,7 +112,89 @@ class ConnectionTest {
     assertThat(b.depth()).isZero();
   }
 
+  // ------------------------------------------------------------------ completions that throw
+
+  /**
+   * Requests in flight when the socket fails are failed each on its own, parts of a merged get
+   * included: one whose completion action throws strands neither the others nor the reconnect.
+   */
+  @Test
+  void aThrowingCompletionOfAFailedSocketDoesNotStrandTheOthers() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port());
+      server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+      server.resetCounters();
+      List<CompletableFuture<Response>> inflight = new ArrayList<>();
+      inflight.addAll(sendInOneBatch(b, null, List.of(Request.get("k0"), Request.get("k1"))));
+      inflight.addAll(sendInOneBatch(b, null, List.of(Request.get("k2"), Request.get("k3"))));
+      throwOnDone(inflight.get(0));
+      Eventually.eventually(() -> server.requestCount("get") == 2, "gets received");
+      server.disconnectAll();
+      for (CompletableFuture<Response> f : inflight) {
+        assertThat(await(f).failureReason()).isEqualTo(FailureReason.DISCONNECTED);
+      }
+      server.clearFaults();
+      assertOwnReplies(b);
+      assertThat(b.failureCount(FailureReason.DISCONNECTED)).isEqualTo(1);
+      assertThat(b.depth()).isZero();
+    }
+  }
+
+  /**
+   * A reply whose completion action throws fails the connection (PARSING), as before; the other
+   * parts of its merged get still get their shares, and the replies read after it are dropped with
+   * the socket rather than taken for the replacement's requests or counted as trailing data.
+   */
+  @Test
+  void aThrowingCompletionOfAReplyReplacesTheConnectionOnce() throws Exception {
+    memcached.flushAll();
+    ManagedBackend b = up(memcached.server(0).port());
+    for (String k : List.of("a", "b", "c")) {
+      assertThat(await(b.send(Request.set(k, bytes("v" + k), 0))).status())
+          .isEqualTo(ResponseStatus.STORED);
+    }
+    List<CompletableFuture<Response>> batch = new ArrayList<>();
+    resources
+        .eventLoopGroup()
+        .next()
+        .submit(
+            () -> {
+              for (Request r :
+                  List.of(
+                      Request.get("a"),
+                      Request.get("b"),
+                      Request.get("c"),
+                      Request.set("d", bytes("vd"), 0),
+                      Request.get("e"))) {
+                batch.add(b.send(r));
+              }
+              throwOnDone(batch.get(0)); // before the batch is written, after this task
+            })
+        .get(5, TimeUnit.SECONDS);
+    for (int i = 0; i < 3; i++) {
+      Response r = await(batch.get(i));
+      assertThat(r.status()).as("%s", r).isEqualTo(ResponseStatus.HIT);
+      assertThat(r.value()).isEqualTo(bytes("v" + "abc".charAt(i)));
+    }
+    for (CompletableFuture<Response> f : batch.subList(3, 5)) {
+      assertThat(await(f).failureReason()).isEqualTo(FailureReason.PARSING);
+    }
+    assertOwnReplies(b);
+    assertThat(b.failureCount(FailureReason.PARSING)).isEqualTo(1);
+    assertThat(b.failureCount(FailureReason.TRAILING_DATA)).isZero();
+    assertThat(b.depth()).isZero();
+  }
+
   // ------------------------------------------------------------------ helpers
+
+  private ManagedBackend up(int port) throws Exception {
+    ManagedBackend b =
+        resources.createBackend(
+            "n", "127.0.0.1", port, BackendOptions.defaults(), BackendListener.NOOP);
+    backends.add(b);
+    b.ready().get(5, TimeUnit.SECONDS);
+    return b;
+  }
 
   private NettyBackend faulty(int port) throws Exception {
     NettyBackend b =
@@ -162,6 +248,15 @@ class ConnectionTest {
       assertThat(r.status()).as("%s", r).isEqualTo(ResponseStatus.HIT);
       assertThat(r.value()).isEqualTo(bytes("value" + i));
     }
+  }
+
+  /** Gives {@code f} a completion action that throws, as a buggy internal one would. */
+  private static void throwOnDone(CompletableFuture<Response> f) {
+    ((GuardedFuture<Response>) f)
+        .onDone(
+            (r, e) -> {
+              throw new IllegalStateException("injected: completion action bug");
+            });
   }
 
   private static Response await(CompletableFuture<Response> f) throws Exception {
