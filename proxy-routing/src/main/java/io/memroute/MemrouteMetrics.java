@@ -47,7 +47,8 @@ import java.util.function.ToLongFunction;
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
  * the number of backends, never with traffic. Turn them off ({@link
  * MemcacheRouter#metrics(boolean)}) to sum over backends. After a reconfiguration, meters of new
- * backends are added and those of removed backends removed.
+ * backends are added and those of removed backends removed. Summed counters and timers keep what
+ * removed backends counted, so they never go back; summed gauges cover the configured backends.
  *
  * <p>A router has one binder of each kind: {@link MemcacheRouter#metrics()} returns the same one on
  * every call. It may be bound to several registries.
@@ -131,7 +132,8 @@ public final class MemrouteMetrics implements MeterBinder {
   }
 
   /**
-   * Registers the backend meters for one backend, or summed over all when {@code label} is null.
+   * Registers the backend meters for one backend, or summed over all when {@code label} is null:
+   * then the counters include backends a reconfiguration removed, so they never go back.
    */
   private List<Meter> bindBackendMeters(MeterRegistry registry, Tags tags, String label) {
     List<Meter> meters = new ArrayList<>();
@@ -141,8 +143,14 @@ public final class MemrouteMetrics implements MeterBinder {
             FunctionTimer.builder(
                     "memroute.requests",
                     engine,
-                    e -> (long) sum(e, label, b -> b.requests().count(c, o)),
-                    e -> sum(e, label, b -> b.requests().totalNanos(c, o)),
+                    e ->
+                        label == null
+                            ? e.requestCount(c, o)
+                            : (long) sum(e, label, b -> b.requests().count(c, o)),
+                    e ->
+                        label == null
+                            ? e.requestNanos(c, o)
+                            : sum(e, label, b -> b.requests().totalNanos(c, o)),
                     TimeUnit.NANOSECONDS)
                 .tags(tags)
                 .tag("command", c.wireName())
@@ -154,7 +162,9 @@ public final class MemrouteMetrics implements MeterBinder {
     for (FailureReason r : FailureReason.values()) {
       meters.add(
           FunctionCounter.builder(
-                  "memroute.backend.failures", engine, e -> sum(e, label, b -> b.failureCount(r)))
+                  "memroute.backend.failures",
+                  engine,
+                  e -> label == null ? e.failureCount(r) : sum(e, label, b -> b.failureCount(r)))
               .tags(tags)
               .tag("reason", r.text().replace(' ', '_'))
               .description("connection-level failures counted toward the failure limit")
@@ -164,7 +174,10 @@ public final class MemrouteMetrics implements MeterBinder {
         FunctionCounter.builder(
                 "memroute.backend.fast.fails",
                 engine,
-                e -> sum(e, label, ManagedBackend::fastFailCount))
+                e ->
+                    label == null
+                        ? e.fastFailCount()
+                        : sum(e, label, ManagedBackend::fastFailCount))
             .tags(tags)
             .description("requests failed fast (bad, down, closed)")
             .register(registry));
@@ -172,7 +185,10 @@ public final class MemrouteMetrics implements MeterBinder {
         FunctionCounter.builder(
                 "memroute.backend.marked.bad",
                 engine,
-                e -> sum(e, label, ManagedBackend::markedBadCount))
+                e ->
+                    label == null
+                        ? e.markedBadCount()
+                        : sum(e, label, ManagedBackend::markedBadCount))
             .tags(tags)
             .description("transitions to bad")
             .register(registry));

@@ -189,6 +189,88 @@ class OperationsTest {
     }
   }
 
+  /**
+   * Summed meters and the stats are totals over the router's backends: a reconfiguration that
+   * removed a backend used to take its requests and failures out of them, so the counters went
+   * backwards (a reset to Prometheus, which then counts the remaining total again; a negative step
+   * to push registries).
+   */
+  @Test
+  void removingABackendKeepsItsCountsInTheTotals() throws Exception {
+    memcached.flushAll();
+    CountDownLatch flakyClosed = new CountDownLatch(1);
+    BackendListener closings =
+        new BackendListener() {
+          @Override
+          public void onStateChange(
+              String backend, BackendState from, BackendState to, FailureReason reason) {
+            if (backend.equals("flaky") && to == BackendState.CLOSED) {
+              flakyClosed.countDown();
+            }
+          }
+        };
+    try (FaultServer flaky = FaultServer.start();
+        MemcacheRouter router =
+            MemcacheRouter.builder()
+                .config(
+                    RouterConfig.builder()
+                        .backend("mc0", memcached.addresses().get(0))
+                        .backend("flaky", flaky.address())
+                        .pool(PoolConfig.of("main", "mc0", "flaky"))
+                        .build())
+                .backendListener(closings)
+                .build()) {
+      router.ready().get(10, TimeUnit.SECONDS);
+      MeterRegistry summed = new SimpleMeterRegistry();
+      router.metrics(false).bindTo(summed);
+      int onFlaky = 0;
+      String flakyKey = null;
+      for (int i = 0; i < 20; i++) {
+        String key = "k" + i;
+        router.set(key, new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+        if (router.pool("main").indexOf(key) == 1) {
+          onFlaky++;
+          flakyKey = key;
+        }
+      }
+      assertThat(onFlaky).isBetween(1, 19);
+      flaky.faultNext(1, Fault.reply("STORED\r\n"));
+      String k = flakyKey;
+      assertThatThrownBy(() -> router.get(k).get(5, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class);
+      FunctionTimer setsOk =
+          summed
+              .find("memroute.requests")
+              .tag("command", "set")
+              .tag("outcome", "ok")
+              .functionTimer();
+      FunctionCounter unexpected =
+          summed
+              .find("memroute.backend.failures")
+              .tag("reason", "unexpected_response")
+              .functionCounter();
+      assertThat(setsOk.count()).isEqualTo(20);
+      assertThat(unexpected.count()).isEqualTo(1);
+      assertThat(router.stats().get("backend_failed")).isEqualTo(1);
+
+      router.reconfigure(
+          RouterConfig.builder()
+              .backend("mc0", memcached.addresses().get(0))
+              .pool(PoolConfig.of("main", "mc0"))
+              .build());
+      assertThat(setsOk.count()).isEqualTo(20); // still draining
+      assertThat(unexpected.count()).isEqualTo(1);
+      assertThat(router.stats().get("backend_failed")).isEqualTo(1);
+      assertThat(flakyClosed.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(setsOk.count()).isEqualTo(20); // closed
+      assertThat(unexpected.count()).isEqualTo(1);
+      assertThat(router.stats().get("backend_failed")).isEqualTo(1);
+      assertThat(router.stats().get("backend_total")).isEqualTo(1);
+      router.set("after", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+      assertThat(setsOk.count()).isEqualTo(21);
+    }
+  }
+
   @Test
   void fanOutsAndFailoversAreCounted() throws Exception {
     try (FaultServer dead = FaultServer.start();

@@ -5,6 +5,7 @@ import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
 import io.memroute.core.FailureReason;
 import io.memroute.core.KeyHash;
+import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.Ticker;
@@ -37,6 +38,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +69,12 @@ public final class RouterEngine {
   private final CompletableFuture<Void> closeFuture = new GuardedFuture<>();
   private volatile Map<String, ManagedBackend> backends;
   private volatile Snapshot snapshot;
+  // the totals over backends (summed meters, stats) must never go back when a reconfiguration
+  // removes one: they sum the counted backends (the configured ones and retired ones still
+  // draining) and the last counts of those retired and drained, swapped under countLock
+  private final Object countLock = new Object();
+  private final List<ManagedBackend> counted = new ArrayList<>(); // guarded by countLock
+  private final RetiredCounts retiredCounts = new RetiredCounts(); // guarded by countLock
 
   /** Creates backends and pools for {@code config}; connecting starts in the background. */
   public RouterEngine(
@@ -88,6 +96,7 @@ public final class RouterEngine {
     }
     this.backends = Collections.unmodifiableMap(created);
     this.snapshot = snapshot(config, created);
+    counted.addAll(created.values());
   }
 
   private ManagedBackend create(RouterConfig config, BackendConfig b) {
@@ -303,6 +312,90 @@ public final class RouterEngine {
     return failovers.sum();
   }
 
+  /**
+   * Returns how many requests of {@code command} with {@code outcome} the router's backends
+   * completed, those removed by a reconfiguration included: a total that never goes back.
+   */
+  public long requestCount(Command command, Outcome outcome) {
+    return total(
+        b -> b.requests().count(command, outcome),
+        r -> r.counts[RetiredCounts.slot(command, outcome)]);
+  }
+
+  /** Returns the total latency of those requests, in nanoseconds. */
+  public long requestNanos(Command command, Outcome outcome) {
+    return total(
+        b -> b.requests().totalNanos(command, outcome),
+        r -> r.nanos[RetiredCounts.slot(command, outcome)]);
+  }
+
+  /** Returns the failures with {@code reason} counted on the router's backends, ever. */
+  public long failureCount(FailureReason reason) {
+    return total(b -> b.failureCount(reason), r -> r.failures[reason.ordinal()]);
+  }
+
+  /** Returns the requests the router's backends failed fast, ever. */
+  public long fastFailCount() {
+    return total(ManagedBackend::fastFailCount, r -> r.fastFails);
+  }
+
+  /** Returns how many times the router's backends were marked bad, ever. */
+  public long markedBadCount() {
+    return total(ManagedBackend::markedBadCount, r -> r.markedBad);
+  }
+
+  /** {@code live} summed over the counted backends, plus {@code retired} of the drained ones. */
+  private long total(ToLongFunction<ManagedBackend> live, ToLongFunction<RetiredCounts> retired) {
+    synchronized (countLock) {
+      long n = retired.applyAsLong(retiredCounts);
+      for (ManagedBackend b : counted) {
+        n += live.applyAsLong(b);
+      }
+      return n;
+    }
+  }
+
+  /**
+   * Moves a retired backend's counts into {@link #retiredCounts}, once it has drained: it is closed
+   * next, and what it counts after that (nothing, unless the drain timed out) is not seen.
+   */
+  private void retire(ManagedBackend b) {
+    synchronized (countLock) {
+      if (counted.remove(b)) {
+        retiredCounts.add(b);
+      }
+    }
+  }
+
+  /** The last counts of backends retired and drained, summed. Guarded by {@link #countLock}. */
+  private static final class RetiredCounts {
+    private static final int OUTCOMES = Outcome.values().length;
+
+    final long[] counts = new long[Command.values().length * OUTCOMES];
+    final long[] nanos = new long[counts.length];
+    final long[] failures = new long[FailureReason.values().length];
+    long fastFails;
+    long markedBad;
+
+    static int slot(Command command, Outcome outcome) {
+      return command.ordinal() * OUTCOMES + outcome.ordinal();
+    }
+
+    void add(ManagedBackend b) {
+      for (Command c : Command.values()) {
+        for (Outcome o : Outcome.values()) {
+          counts[slot(c, o)] += b.requests().count(c, o);
+          nanos[slot(c, o)] += b.requests().totalNanos(c, o);
+        }
+      }
+      for (FailureReason r : FailureReason.values()) {
+        failures[r.ordinal()] += b.failureCount(r);
+      }
+      fastFails += b.fastFailCount();
+      markedBad += b.markedBadCount();
+    }
+  }
+
   /** Returns (creating on first use) the user counter {@code name}. */
   public LongAdder userStat(String name) {
     return userStats.computeIfAbsent(name, n -> new LongAdder());
@@ -313,17 +406,12 @@ public final class RouterEngine {
    */
   public RouterStats stats() {
     Map<String, Long> m = new LinkedHashMap<>();
-    Map<String, ManagedBackend> bs = backends;
-    long markedBad = 0;
     long failed = 0;
-    for (ManagedBackend b : bs.values()) {
-      markedBad += b.markedBadCount();
-      for (FailureReason r : FailureReason.values()) {
-        failed += b.failureCount(r);
-      }
+    for (FailureReason r : FailureReason.values()) {
+      failed += failureCount(r);
     }
-    m.put("backend_total", (long) bs.size());
-    m.put("backend_marked_bad", markedBad);
+    m.put("backend_total", (long) backends.size());
+    m.put("backend_marked_bad", markedBadCount());
     m.put("backend_failed", failed);
     m.put("config_reloads", reloads.sum());
     m.put("config_reload_fails", reloadFails.sum());
@@ -409,6 +497,9 @@ public final class RouterEngine {
         retired.add(e.getValue());
       }
     }
+    synchronized (countLock) {
+      counted.addAll(created); // the retired ones stay counted until drained
+    }
     backends = Collections.unmodifiableMap(nextBackends);
     snapshot = nextSnapshot; // the atomic swap: new requests see the new routes from here on
     reloads.increment();
@@ -420,7 +511,11 @@ public final class RouterEngine {
         next.pools().size());
     for (ManagedBackend b : retired) {
       drain(List.of(b), previous.routing, b.options().readTimeout().plusSeconds(1))
-          .whenComplete((v, e) -> b.closeAsync());
+          .whenComplete(
+              (v, e) -> {
+                retire(b);
+                b.closeAsync();
+              });
     }
     for (Runnable r : reconfigureListeners) {
       try {
