@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * routelib's {@code route_failover}: tries children in order until one answers acceptably.
@@ -75,6 +76,7 @@ final class FailoverRoute implements Route {
     final Request request;
     final RouteContext context;
     final int rotation;
+    final AtomicReferenceArray<Attempt> timed; // by position, those with a hedge timer; or null
     volatile Response miss;
     volatile Response lastError;
 
@@ -82,6 +84,7 @@ final class FailoverRoute implements Route {
       this.request = request;
       this.context = context;
       this.rotation = rotation;
+      this.timed = hedgeNanos > 0 && limit > 1 ? new AtomicReferenceArray<>(limit) : null;
     }
 
     /** Starts the next child, if any is left and no answer is in yet. */
@@ -100,12 +103,28 @@ final class FailoverRoute implements Route {
         try {
           attempt.timer =
               context.scheduler().schedule(attempt::hedge, hedgeNanos, TimeUnit.NANOSECONDS);
+          timed.set(i, attempt);
+          if (out.isDone()) { // decided meanwhile, maybe without seeing this timer
+            attempt.cancelTimer();
+          }
         } catch (RejectedExecutionException e) {
           // no hedging then: the next child starts when this one fails
         }
       }
       Replies.call(child(i, rotation), request, context, attempt);
       return true;
+    }
+
+    /** The request is decided: the hedge timers of children still running are not needed. */
+    void cancelTimers() {
+      if (timed != null) {
+        for (int i = 0; i < limit; i++) {
+          Attempt a = timed.get(i);
+          if (a != null) {
+            a.cancelTimer();
+          }
+        }
+      }
     }
 
     void release() {
@@ -128,14 +147,19 @@ final class FailoverRoute implements Route {
         }
       }
 
-      @Override
-      public void accept(Response r) {
+      void cancelTimer() {
         ScheduledFuture<?> t = timer;
         if (t != null) {
           t.cancel(false);
         }
+      }
+
+      @Override
+      public void accept(Response r) {
+        cancelTimer();
         if (r.isOk() && !(missIsFailure && r.status() == ResponseStatus.MISS)) {
           out.complete(r);
+          cancelTimers();
         } else {
           if (r.isOk()) {
             if (miss == null) {

@@ -132,6 +132,27 @@ class FailoverRouteTest {
     assertThat(fx.time.pending()).isZero();
   }
 
+  /**
+   * The hedge timer of a child still running when another child's reply decided the request used to
+   * stay scheduled (holding the request) until it fired for nothing.
+   */
+  @Test
+  void aDecidedRequestCancelsTheHedgeTimersOfTheChildrenStillRunning() {
+    Manual a = new Manual("a");
+    Manual b = new Manual("b");
+    Manual c = new Manual("c");
+    Route r = Routes.failover().children(a, b, c).hedgeAfter(Duration.ofSeconds(1)).build();
+    CompletableFuture<Response> f = fx.run(r, get);
+    fx.time.advance(Duration.ofSeconds(1)); // b starts, with its own hedge timer
+    assertThat(b.calls()).isEqualTo(1);
+    Response h = hit("a");
+    a.reply(h);
+    assertThat(f.join()).isSameAs(h);
+    assertThat(fx.time.pending()).isZero();
+    fx.time.advance(Duration.ofSeconds(1));
+    assertThat(c.calls()).isZero();
+  }
+
   @Test
   void hedgingFailureOfTheHedgeMovesOnAndTheSlowOneCanStillWin() {
     Manual a = new Manual("a");
