@@ -119,7 +119,9 @@ final class Replies {
     CompletionStage<Response> stage;
     try {
       stage = child.route(request, context);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // an Error too (an assertion, a stack overflow): started from another child's reply, it
+      // would be lost on that thread and leave the parent incomplete forever
       reply.accept(null, e);
       return;
     }

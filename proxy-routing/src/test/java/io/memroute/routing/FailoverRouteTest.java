@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class FailoverRouteTest {
@@ -95,6 +96,27 @@ class FailoverRouteTest {
             (req, ctx) -> CompletableFuture.failedFuture(new RuntimeException("x")),
             new Fixture.Fixed(hit("ok")));
     assertThat(fx.run(r, get).join().valueAsString()).isEqualTo("ok");
+  }
+
+  /**
+   * A child that throws an Error (an assertion, a stack overflow) is broken like any other. Started
+   * from the previous child's reply, its Error used to escape to the thread completing that reply
+   * and leave the failover's future incomplete forever.
+   */
+  @Test
+  void aChildThrowingAnErrorIsAFailureToo() throws Exception {
+    Manual a = new Manual("a");
+    Route asserting =
+        (req, ctx) -> {
+          throw new AssertionError("bug");
+        };
+    CompletableFuture<Response> f =
+        fx.run(Routes.failover(a, asserting, new Fixture.Fixed(hit("ok"))), get);
+    a.reply(FAIL); // starts the next child on this thread
+    assertThat(f.get(5, TimeUnit.SECONDS).valueAsString()).isEqualTo("ok");
+    Response last = fx.run(Routes.failover(asserting), get).join();
+    assertThat(last.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(last.message()).contains("route failed").contains("AssertionError");
   }
 
   @Test
