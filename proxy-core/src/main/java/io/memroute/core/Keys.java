@@ -7,9 +7,6 @@ final class Keys {
   /** memcached's KEY_MAX_LENGTH. */
   static final int MAX_KEY_LENGTH = 250;
 
-  /** Base64 keys (meta {@code b} flag) encode up to 250 raw bytes. */
-  static final int MAX_BASE64_KEY_LENGTH = 336;
-
   private Keys() {}
 
   /**

@@ -15,9 +15,10 @@ import java.util.Objects;
  * #set(String, byte[], int)}, {@link #metaGet(String, String...)}, ...) or parsed from a protocol
  * line ({@link #parse(String, byte[])}, the counterpart of the memcached proxy's {@code
  * mcp.request}). Every factory validates at once and throws {@link IllegalArgumentException} for
- * bad input (empty key, key over 250 bytes, whitespace or control bytes in a key, negative sizes, a
- * data block whose size does not match the line), and {@link NullPointerException} for nulls;
- * nothing invalid ever reaches the network.
+ * bad input (empty key, key over 250 bytes, whitespace or control bytes in a key, a meta {@code b}
+ * key that is not whole base64 (as memcached, a base64 key is at most 250 characters), negative
+ * sizes, a data block whose size does not match the line), and {@link NullPointerException} for
+ * nulls; nothing invalid ever reaches the network.
  *
  * <p><b>Values are not copied.</b> The {@code byte[]} passed to a storage factory becomes the
  * request's value: do not modify it afterwards, and do not modify the array returned by {@link
@@ -452,8 +453,7 @@ public final class Request {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(flags, "flags");
     byte[] kb = key.getBytes(StandardCharsets.UTF_8);
-    Keys.validate(
-        kb, 0, kb.length, Keys.MAX_BASE64_KEY_LENGTH); // parse() enforces 250 without the b flag
+    Keys.validate(kb, 0, kb.length, Keys.MAX_KEY_LENGTH);
     StringBuilder sb = new StringBuilder(command.wireName()).append(' ').append(key);
     if (command == Command.MS) {
       sb.append(' ').append(value.length);
@@ -595,7 +595,6 @@ public final class Request {
       int keyCount = 0;
       int flagStart = n;
       int dataLen = -1;
-      int keyMax = Keys.MAX_KEY_LENGTH;
       switch (cmd) {
         case GET:
         case GETS:
@@ -699,14 +698,13 @@ public final class Request {
           }
           metaFlags |= 1L << (c - 'A');
         }
-        if ((metaFlags & bit('b')) != 0) {
-          keyMax = Keys.MAX_BASE64_KEY_LENGTH;
-          checkBase64(src, t[2], t[3]);
-        }
         noreply = (metaFlags & bit('q')) != 0;
       }
       for (int k = 0; k < keyCount; k++) {
-        key(keyToken + k, keyMax);
+        key(keyToken + k, Keys.MAX_KEY_LENGTH);
+      }
+      if ((metaFlags & bit('b')) != 0) {
+        checkBase64(src, t[2], t[3]);
       }
       if (dataLen >= 0) {
         if (value == null) {
@@ -763,6 +761,12 @@ public final class Request {
     }
   }
 
+  /**
+   * Checks a key sent with the meta {@code b} flag: whole groups of four base64 characters, {@code
+   * =} only as padding at the end. memcached answers {@code CLIENT_ERROR error decoding key} to a
+   * key it cannot decode, and decodes a key padded in the middle only up to the padding, so that
+   * {@code QQ==QUJD} would be the same item as {@code QQ==} but hash apart from it.
+   */
   private static void checkBase64(byte[] b, int start, int end) {
     for (int i = start; i < end; i++) {
       int c = b[i];
@@ -772,11 +776,17 @@ public final class Request {
               || (c >= '0' && c <= '9')
               || c == '+'
               || c == '/'
-              || c == '=';
+              || (c == '=' && (i == end - 1 || (i == end - 2 && b[end - 1] == '=')));
       if (!ok) {
         throw new IllegalArgumentException(
             "key: not base64 at index " + (i - start) + " (expected: base64 with the b flag)");
       }
+    }
+    if ((end - start) % 4 != 0) {
+      throw new IllegalArgumentException(
+          "key: "
+              + (end - start)
+              + " base64 characters (expected: a multiple of 4 with the b flag)");
     }
   }
 
@@ -944,8 +954,7 @@ public final class Request {
     }
     Objects.requireNonNull(newKey, "key");
     byte[] kb = newKey.getBytes(StandardCharsets.UTF_8);
-    Keys.validate(
-        kb, 0, kb.length, hasFlag('b') ? Keys.MAX_BASE64_KEY_LENGTH : Keys.MAX_KEY_LENGTH);
+    Keys.validate(kb, 0, kb.length, Keys.MAX_KEY_LENGTH);
     byte[] out = new byte[line.length - keyLen + kb.length];
     System.arraycopy(line, 0, out, 0, keyOff);
     System.arraycopy(kb, 0, out, keyOff, kb.length);
