@@ -490,7 +490,7 @@ public final class Request {
    *
    * <p>Tokens are separated by spaces. The line is checked the way a strict server would: a known
    * command, the right number of tokens, valid keys, numeric fields in range, meta flags that are
-   * letters, and a data block whose length matches the line.
+   * letters, each at most once, and a data block whose length matches the line.
    *
    * @throws IllegalArgumentException if the request is malformed; the message says why
    */
@@ -696,7 +696,13 @@ public final class Request {
                     + tok(i)
                     + "' (expected: a letter A-Z or a-z, then an optional token)");
           }
-          metaFlags |= 1L << (c - 'A');
+          long flag = 1L << (c - 'A');
+          if ((metaFlags & flag) != 0 && cmd != Command.ME) {
+            // memcached answers CLIENT_ERROR duplicate flag (me ignores its flags)
+            throw new IllegalArgumentException(
+                cmd.wireName() + ": flag '" + tok(i) + "' repeats (expected: each flag once)");
+          }
+          metaFlags |= flag;
         }
         noreply = (metaFlags & bit('q')) != 0;
       }

@@ -178,12 +178,6 @@ class RequestAccessorTest {
   }
 
   @Test
-  void firstOccurrenceOfARepeatedFlagWins() {
-    Request r = Request.parse("mg k T1 T2");
-    assertThat(r.flagToken('T')).isEqualTo("1");
-  }
-
-  @Test
   void quietFlagIsReportedAsFlagAndNoreply() {
     Request r = Request.parse("md k q C5");
     assertThat(r.hasFlag('q')).isTrue();

@@ -165,6 +165,18 @@ class RequestKeyTest {
         .withMessageStartingWith("ma: flag 'é' (expected: a letter");
   }
 
+  /** memcached answers CLIENT_ERROR duplicate flag, on which the connection is replaced. */
+  @Test
+  void metaFactoriesRejectARepeatedFlag() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.metaGet("k", "v", "t", "v"))
+        .withMessage("mg: flag 'v' repeats (expected: each flag once)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.metaDelete("k", "C1", "C2"))
+        .withMessage("md: flag 'C2' repeats (expected: each flag once)");
+    assertThat(Request.metaGet("k", "v", "V").hasFlag('V')).isTrue(); // case matters
+  }
+
   static Stream<Function<String, Request>> allFactories() {
     List<Function<String, Request>> all = new ArrayList<>(textFactories());
     all.addAll(metaFactories());

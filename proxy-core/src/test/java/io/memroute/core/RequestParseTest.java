@@ -294,6 +294,11 @@ class RequestParseTest {
         rj("md k _", null, "md: flag '_' (expected: a letter A-Z or a-z, then an optional token)"),
         rj("ma k [", null, "ma: flag '[' (expected: a letter A-Z or a-z, then an optional token)"),
         rj("me k 1", null, "me: flag '1' (expected: a letter A-Z or a-z, then an optional token)"),
+        // memcached answers CLIENT_ERROR duplicate flag, which costs the connection
+        rj("mg k v v", null, "mg: flag 'v' repeats (expected: each flag once)"),
+        rj("ms k 3 T1 T2", ABC, "ms: flag 'T2' repeats (expected: each flag once)"),
+        rj("md k q q", null, "md: flag 'q' repeats (expected: each flag once)"),
+        rj("ma k N0 v N0", null, "ma: flag 'N0' repeats (expected: each flag once)"),
         // the b flag makes the key base64
         rj("mg a_b b", null, "key: not base64 at index 1 (expected: base64 with the b flag)"));
   }
