@@ -32,6 +32,13 @@ import java.util.Objects;
 public final class Request {
   private static final int MAX_LINE = 65_534;
 
+  /**
+   * The longest line, CRLF excluded, of any command but {@code get} and {@code gets}: memcached
+   * closes a connection whose unfinished line (no LF read yet) passes 2048 bytes unless it begins
+   * with {@code get } or {@code gets }, so a longer line survives only if it arrives in one read.
+   */
+  private static final int MAX_OTHER_LINE = 2_047;
+
   private final Command command;
   private final byte[] line;
   private final byte[] wire;
@@ -126,6 +133,8 @@ public final class Request {
 
   /**
    * Builds a retrieval of one or more keys, {@code get}, {@code gets}, {@code gat} or {@code gats}.
+   * The line may take 65,534 bytes for {@code get} and {@code gets}, but only 2,047 for {@code gat}
+   * and {@code gats}, as memcached takes no longer line of other commands.
    *
    * @param ttlSeconds the new expiry for {@code gat}/{@code gats}; ignored (pass -1) otherwise
    */
@@ -175,9 +184,10 @@ public final class Request {
         firstLen = w.length() - firstOff;
       }
     }
-    if (w.length() > MAX_LINE) {
+    int max = maxLine(command);
+    if (w.length() > max) {
       throw new IllegalArgumentException(
-          "keys: line of " + w.length() + " bytes (expected: <= " + MAX_LINE + ")");
+          "keys: line of " + w.length() + " bytes (expected: <= " + max + ")");
     }
     byte[] line = w.crlf().toArray();
     Request r = new Request(command, line, line, null, firstOff, firstLen, given.length, 0, false);
@@ -196,7 +206,8 @@ public final class Request {
    *
    * @throws IllegalArgumentException if {@code retrievals} is empty, holds a request that is not a
    *     retrieval, whose line begins differently or whose decoder differs, or if the line would be
-   *     longer than 65,534 bytes
+   *     longer than 65,534 bytes ({@code get}, {@code gets}) or 2,047 bytes ({@code gat}, {@code
+   *     gats}; see {@link #retrieval})
    */
   public static Request join(List<Request> retrievals) {
     if (retrievals.isEmpty()) {
@@ -222,9 +233,10 @@ public final class Request {
       size += r.wire.length - 2 - prefix;
       keyCount += r.keyCount;
     }
-    if (size - 2 > MAX_LINE) {
+    int max = maxLine(first.command);
+    if (size - 2 > max) {
       throw new IllegalArgumentException(
-          "retrievals: line of " + (size - 2) + " bytes (expected: <= " + MAX_LINE + ")");
+          "retrievals: line of " + (size - 2) + " bytes (expected: <= " + max + ")");
     }
     byte[] line = new byte[size];
     System.arraycopy(first.wire, 0, line, 0, prefix);
@@ -490,7 +502,10 @@ public final class Request {
    *
    * <p>Tokens are separated by spaces. The line is checked the way a strict server would: a known
    * command, the right number of tokens, valid keys, numeric fields in range, meta flags that are
-   * letters, each at most once, and a data block whose length matches the line.
+   * letters, each at most once, and a data block whose length matches the line. The line, as sent
+   * (single spaces, no {@code noreply} or {@code q}), may take 65,534 bytes for {@code get} and
+   * {@code gets} and 2,047 bytes for every other command: memcached closes the connection on a
+   * longer one.
    *
    * @throws IllegalArgumentException if the request is malformed; the message says why
    */
@@ -751,6 +766,17 @@ public final class Request {
       }
       byte[] lineBytes = w.crlf().toArray();
       byte[] wireBytes = wire == null ? lineBytes : wire.crlf().toArray();
+      int max = maxLine(cmd);
+      if (wireBytes.length - 2 > max) {
+        throw new IllegalArgumentException(
+            "line: "
+                + (wireBytes.length - 2)
+                + " bytes (expected: <= "
+                + max
+                + " for "
+                + cmd.wireName()
+                + ")");
+      }
       int keyLen = keyToken < 0 ? 0 : t[2 * keyToken + 1] - t[2 * keyToken];
       return new Request(
           cmd, lineBytes, wireBytes, value, keyOff, keyLen, keyCount, metaFlags, noreply);
@@ -1034,6 +1060,10 @@ public final class Request {
 
   private static String str(byte[] b, int start, int end) {
     return new String(b, start, end - start, StandardCharsets.UTF_8);
+  }
+
+  private static int maxLine(Command command) {
+    return command == Command.GET || command == Command.GETS ? MAX_LINE : MAX_OTHER_LINE;
   }
 
   private static int checkTtl(int ttlSeconds) {

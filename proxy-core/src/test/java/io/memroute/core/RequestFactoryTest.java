@@ -512,6 +512,32 @@ class RequestFactoryTest {
         .withMessage("keys: line of 65765 bytes (expected: <= 65534)");
   }
 
+  /**
+   * memcached closes the connection when more than 2048 bytes of a line other than get or gets have
+   * arrived without its LF: a longer gat line survives only if it arrives in one read.
+   */
+  @Test
+  void touchingMultiGetLineIsBoundedLikeMemcached() {
+    String k = "k".repeat(250);
+    // "gat 0" + 8 * " <250 bytes>" = 5 + 8 * 251 = 2013 bytes: fits; one more key does not.
+    List<String> keys = new ArrayList<>();
+    List<Request> gats = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      keys.add(k);
+      gats.add(Request.gat(k, 0));
+    }
+    assertThat(Request.retrieval(Command.GAT, 0, keys).wireLine()).hasSize(2013 + 2);
+    assertThat(Request.join(gats).wireLine()).hasSize(2013 + 2);
+    keys.add(k);
+    gats.add(Request.gat(k, 0));
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.retrieval(Command.GATS, 0, keys))
+        .withMessage("keys: line of 2265 bytes (expected: <= 2047)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.join(gats))
+        .withMessage("retrievals: line of 2264 bytes (expected: <= 2047)");
+  }
+
   @Test
   void joinAsksEveryKeyInOrderWithTheRequestsOwnStrings() {
     String a = new String("a");

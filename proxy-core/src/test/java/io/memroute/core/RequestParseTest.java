@@ -340,6 +340,24 @@ class RequestParseTest {
         .withMessage("line: 65535 bytes (expected: <= 65534)");
   }
 
+  /** memcached closes the connection on a longer line of any command but get and gets. */
+  @Test
+  void lineOfOtherCommandsIsBoundedLikeMemcached() {
+    String head = "gat 0" + (" " + "k".repeat(250)).repeat(8) + " "; // 2014 bytes
+    String ok = head + "b".repeat(33); // 2047 bytes
+    assertThat(Request.parse(ok).wireLine()).hasSize(2047 + 2);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse(head + "b".repeat(34)))
+        .withMessage("line: 2048 bytes (expected: <= 2047 for gat)");
+    String flag = "O" + "x".repeat(2100);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.metaGet("k", flag))
+        .withMessage("line: 2106 bytes (expected: <= 2047 for mg)");
+    // what is sent counts: a q flag is not
+    String mg = "mg k " + "O" + "x".repeat(2040); // 2046 bytes
+    assertThat(Request.parse(mg + " q").wireLine()).hasSize(2046 + 2);
+  }
+
   @Test
   void wireSizeCountsTheStrippedLineAndTheDataBlock() {
     Request r = Request.parse("set k 0 0 3 noreply", ABC);
