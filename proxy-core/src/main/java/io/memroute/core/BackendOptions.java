@@ -60,6 +60,8 @@ public final class BackendOptions {
 
   private static final BackendOptions DEFAULTS = new Builder().build();
   private static final Duration MAX_TIMEOUT = Duration.ofDays(1);
+  // Sockets take a connect timeout in whole milliseconds, where 0 means none at all.
+  private static final Duration MIN_CONNECT_TIMEOUT = Duration.ofMillis(1);
 
   private final Duration connectTimeout;
   private final Duration readTimeout;
@@ -306,9 +308,24 @@ public final class BackendOptions {
 
     private Builder() {}
 
-    /** Sets the connect timeout, {@code > 0} and at most a day. */
+    /**
+     * Sets the connect timeout, at least a millisecond (the resolution sockets take it in) and at
+     * most a day.
+     */
     public Builder connectTimeout(Duration connectTimeout) {
-      this.connectTimeout = positive(connectTimeout, "connectTimeout");
+      Objects.requireNonNull(connectTimeout, "connectTimeout");
+      if (connectTimeout.compareTo(MIN_CONNECT_TIMEOUT) < 0
+          || connectTimeout.compareTo(MAX_TIMEOUT) > 0) {
+        throw new IllegalArgumentException(
+            "connectTimeout: "
+                + connectTimeout
+                + " (expected: >= "
+                + MIN_CONNECT_TIMEOUT
+                + " and <= "
+                + MAX_TIMEOUT
+                + ")");
+      }
+      this.connectTimeout = connectTimeout;
       return this;
     }
 

@@ -182,23 +182,28 @@ class BackendOptionsTest {
         Arguments.of(
             "connectTimeout",
             (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::connectTimeout,
-            (Function<BackendOptions, Duration>) BackendOptions::connectTimeout),
+            (Function<BackendOptions, Duration>) BackendOptions::connectTimeout,
+            Duration.ofMillis(1)),
         Arguments.of(
             "readTimeout",
             (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::readTimeout,
-            (Function<BackendOptions, Duration>) BackendOptions::readTimeout),
+            (Function<BackendOptions, Duration>) BackendOptions::readTimeout,
+            Duration.ofNanos(1)),
         Arguments.of(
             "retryTimeout",
             (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::retryTimeout,
-            (Function<BackendOptions, Duration>) BackendOptions::retryTimeout),
+            (Function<BackendOptions, Duration>) BackendOptions::retryTimeout,
+            Duration.ofNanos(1)),
         Arguments.of(
             "flapTime",
             (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::flapTime,
-            (Function<BackendOptions, Duration>) BackendOptions::flapTime),
+            (Function<BackendOptions, Duration>) BackendOptions::flapTime,
+            Duration.ofNanos(1)),
         Arguments.of(
             "flapBackoffMax",
             (BiConsumer<BackendOptions.Builder, Duration>) BackendOptions.Builder::flapBackoffMax,
-            (Function<BackendOptions, Duration>) BackendOptions::flapBackoffMax));
+            (Function<BackendOptions, Duration>) BackendOptions::flapBackoffMax,
+            Duration.ofNanos(1)));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -206,20 +211,22 @@ class BackendOptionsTest {
   void durationValidation(
       String name,
       BiConsumer<BackendOptions.Builder, Duration> setter,
-      Function<BackendOptions, Duration> getter) {
+      Function<BackendOptions, Duration> getter,
+      Duration min) {
+    String expected = min.equals(Duration.ofNanos(1)) ? "> 0" : ">= " + min;
     BackendOptions.Builder b = BackendOptions.builder();
     assertThatIllegalArgumentException()
         .isThrownBy(() -> setter.accept(b, Duration.ZERO))
-        .withMessage(name + ": PT0S (expected: > 0 and <= PT24H)");
+        .withMessage(name + ": PT0S (expected: " + expected + " and <= PT24H)");
     assertThatIllegalArgumentException()
         .isThrownBy(() -> setter.accept(b, Duration.ofSeconds(-1)))
-        .withMessage(name + ": PT-1S (expected: > 0 and <= PT24H)");
+        .withMessage(name + ": PT-1S (expected: " + expected + " and <= PT24H)");
     assertThatIllegalArgumentException()
         .isThrownBy(() -> setter.accept(b, Duration.ofDays(1).plusNanos(1)))
-        .withMessage(name + ": PT24H0.000000001S (expected: > 0 and <= PT24H)");
+        .withMessage(name + ": PT24H0.000000001S (expected: " + expected + " and <= PT24H)");
     assertThatIllegalArgumentException()
         .isThrownBy(() -> setter.accept(b, Duration.ofDays(365)))
-        .withMessage(name + ": PT8760H (expected: > 0 and <= PT24H)");
+        .withMessage(name + ": PT8760H (expected: " + expected + " and <= PT24H)");
     assertThatNullPointerException().isThrownBy(() -> setter.accept(b, null)).withMessage(name);
     assertThat(getter.apply(b.build()))
         .as("rejected values leave the default")
@@ -227,7 +234,7 @@ class BackendOptionsTest {
 
     // bounds are inclusive; flapBackoffMax must stay >= retryTimeout, so raise it for the largest
     // values
-    for (Duration ok : List.of(Duration.ofNanos(1), Duration.ofMillis(1), Duration.ofDays(1))) {
+    for (Duration ok : List.of(min, Duration.ofMillis(1), Duration.ofDays(1))) {
       BackendOptions.Builder fresh = BackendOptions.builder().flapBackoffMax(Duration.ofDays(1));
       if (name.equals("flapBackoffMax")) {
         fresh.retryTimeout(Duration.ofNanos(1));
@@ -235,6 +242,20 @@ class BackendOptionsTest {
       setter.accept(fresh, ok);
       assertThat(getter.apply(fresh.build())).isEqualTo(ok);
     }
+  }
+
+  /**
+   * Sockets take the connect timeout in whole milliseconds, where 0 means none: a shorter one would
+   * have let a connect to an unreachable host hang.
+   */
+  @Test
+  void connectTimeoutIsAtLeastAMillisecond() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> BackendOptions.builder().connectTimeout(Duration.ofNanos(999_999)))
+        .withMessage("connectTimeout: PT0.000999999S (expected: >= PT0.001S and <= PT24H)");
+    assertThat(BackendOptions.builder().connectTimeout(Duration.ofMillis(1)).build())
+        .extracting(BackendOptions::connectTimeout)
+        .isEqualTo(Duration.ofMillis(1));
   }
 
   static Stream<Arguments> intSetters() {
