@@ -48,7 +48,7 @@ final class BatchEncoder {
       int bytes = MergedGets.keyBytes(r);
       if (!gets.isEmpty()
           && (getKeys + keys > MergedGets.MAX_KEYS
-              || getBytes + bytes > MergedGets.MAX_BYTES
+              || getBytes + bytes > MergedGets.maxBytes(gets.get(0).request)
               || !MergedGets.sameLine(gets.get(0).request, r))) {
         buf = writeGets(buf, ch, inflight);
       }

@@ -21,8 +21,14 @@ final class MergedGets extends Batch {
   /** At most this many keys in one line... */
   static final int MAX_KEYS = 100;
 
-  /** ...and at most this many bytes of keys: well inside memcached's line limits. */
+  /** ...and at most this many bytes of keys: well inside memcached's line limits... */
   static final int MAX_BYTES = 4096;
+
+  /**
+   * ...but for touching gets, whose whole line memcached takes only up to 2,047 bytes (see {@link
+   * Request#retrieval}): the command and a TTL of up to 11 characters leave at least 2,030.
+   */
+  static final int MAX_TOUCH_BYTES = 2000;
 
   private MergedGets(Request merged, Pending[] parts) {
     super(merged, parts);
@@ -44,6 +50,11 @@ final class MergedGets extends Batch {
     int prefix =
         r.command().name().length() + (r.command().isGetAndTouch() ? 1 + ttlToken(r).length() : 0);
     return r.wireLine().length - 2 - prefix;
+  }
+
+  /** The most bytes of keys a line that {@code first} begins may take. */
+  static int maxBytes(Request first) {
+    return first.command().isGetAndTouch() ? MAX_TOUCH_BYTES : MAX_BYTES;
   }
 
   /** Whether {@code r} may join a line that {@code first} began. */

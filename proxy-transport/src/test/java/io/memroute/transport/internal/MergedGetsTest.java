@@ -388,6 +388,34 @@ class MergedGetsTest {
     }
   }
 
+  /**
+   * Touching gets merge into lines memcached takes: at most 2,047 bytes for a {@code gat} line, so
+   * 38 keys of 100 bytes go out as two merged lines, not one too long to join (whose gets would go
+   * one by one) nor one memcached closes the connection on.
+   */
+  @Test
+  void touchingGetsMergeIntoLinesMemcachedTakes() throws Exception {
+    try (FaultServer server = FaultServer.start()) {
+      ManagedBackend b = up(server.port(), Duration.ofSeconds(3));
+      List<Integer> lineLengths = new java.util.concurrent.CopyOnWriteArrayList<>();
+      server.faultWhen(
+          line -> {
+            if (line.startsWith("gat ")) {
+              lineLengths.add(line.trim().length());
+            }
+            return false;
+          },
+          Fault.hang()); // never applied: the predicate only measures
+      List<Request> requests = new ArrayList<>();
+      for (int i = 0; i < 38; i++) {
+        requests.add(Request.gat(String.format("%03d", i) + "k".repeat(97), 60));
+      }
+      all(batch(b, requests));
+      assertThat(server.requestCount("gat")).isEqualTo(2);
+      assertThat(lineLengths).hasSize(2).allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(2047));
+    }
+  }
+
   /** Multigets share lines up to the caps; one bigger than a line goes alone. */
   @Test
   void multigetsMergeUpToTheCaps() throws Exception {
