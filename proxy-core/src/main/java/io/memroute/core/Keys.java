@@ -1,6 +1,7 @@
 package io.memroute.core;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /** Key encoding and validation: 1-250 bytes, no spaces or control bytes (CR/LF injection). */
 final class Keys {
@@ -56,10 +57,40 @@ final class Keys {
         bytes[i] = (byte) key.charAt(i);
       }
     } else {
-      bytes = key.getBytes(StandardCharsets.UTF_8);
+      bytes = utf8(key, "key");
     }
     validate(bytes, 0, bytes.length, MAX_KEY_LENGTH);
     return bytes;
+  }
+
+  /**
+   * Returns the UTF-8 bytes of {@code s}, or throws {@link IllegalArgumentException} for an
+   * unpaired surrogate: {@code getBytes} would turn it into {@code ?}, so that two different keys
+   * would name one item.
+   *
+   * @param what the argument's name in the message
+   */
+  static byte[] utf8(String s, String what) {
+    int n = s.length();
+    for (int i = 0; i < n; i++) {
+      char c = s.charAt(i);
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c)
+            && i + 1 < n
+            && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+          continue;
+        }
+        throw new IllegalArgumentException(
+            what
+                + ": unpaired surrogate U+"
+                + Integer.toHexString(c).toUpperCase(Locale.ROOT)
+                + " at index "
+                + i
+                + " (expected: well-formed UTF-16)");
+      }
+    }
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   static void validate(byte[] b, int off, int len, int max) {

@@ -15,7 +15,8 @@ import java.util.Objects;
  * #set(String, byte[], int)}, {@link #metaGet(String, String...)}, ...) or parsed from a protocol
  * line ({@link #parse(String, byte[])}, the counterpart of the memcached proxy's {@code
  * mcp.request}). Every factory validates at once and throws {@link IllegalArgumentException} for
- * bad input (empty key, key over 250 bytes, whitespace or control bytes in a key, a meta {@code b}
+ * bad input (empty key, key over 250 bytes, whitespace or control bytes in a key, an unpaired
+ * surrogate in a key (it has no UTF-8 form: two such keys would name one item), a meta {@code b}
  * key that is not whole base64 (as memcached, a base64 key is at most 250 characters), negative
  * sizes, a data block whose size does not match the line), and {@link NullPointerException} for
  * nulls; nothing invalid ever reaches the network.
@@ -464,7 +465,7 @@ public final class Request {
   private static Request meta(Command command, String key, String[] flags, byte[] value) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(flags, "flags");
-    byte[] kb = key.getBytes(StandardCharsets.UTF_8);
+    byte[] kb = Keys.utf8(key, "key");
     Keys.validate(kb, 0, kb.length, Keys.MAX_KEY_LENGTH);
     StringBuilder sb = new StringBuilder(command.wireName()).append(' ').append(key);
     if (command == Command.MS) {
@@ -488,12 +489,12 @@ public final class Request {
    * byte[])}.
    */
   public static Request parse(String line) {
-    return parse(line.getBytes(StandardCharsets.UTF_8), null);
+    return parse(Keys.utf8(line, "line"), null);
   }
 
   /** Parses a line and its data block; see {@link #parse(byte[], byte[])}. */
   public static Request parse(String line, byte[] value) {
-    return parse(line.getBytes(StandardCharsets.UTF_8), value);
+    return parse(Keys.utf8(line, "line"), value);
   }
 
   /**
@@ -985,7 +986,7 @@ public final class Request {
           "withKey: " + command + " request with " + keyCount + " keys (expected: 1)");
     }
     Objects.requireNonNull(newKey, "key");
-    byte[] kb = newKey.getBytes(StandardCharsets.UTF_8);
+    byte[] kb = Keys.utf8(newKey, "key");
     Keys.validate(kb, 0, kb.length, Keys.MAX_KEY_LENGTH);
     byte[] out = new byte[line.length - keyLen + kb.length];
     System.arraycopy(line, 0, out, 0, keyOff);

@@ -213,6 +213,32 @@ class RequestKeyTest {
     assertThat(r.key()).isEqualTo(key);
   }
 
+  /**
+   * A lone surrogate has no UTF-8 form: encoding turned it into '?', so that "a\uD800" and
+   * "a\uDBFF" were one item in memcached.
+   */
+  @Test
+  void unpairedSurrogatesAreRefusedWhereverAKeyIsGiven() {
+    for (String key : List.of("a\uD800", "\uDC00b", "a\uDBFFb", "\uDE00\uD83D")) {
+      SoftAssertions soft = new SoftAssertions();
+      soft.assertThatThrownBy(() -> Request.get(key)).hasMessageContaining("unpaired surrogate");
+      soft.assertThatThrownBy(() -> Request.set(key, ABC, 0))
+          .hasMessageContaining("unpaired surrogate");
+      soft.assertThatThrownBy(() -> Request.getMulti(List.of("ok", key)))
+          .hasMessageContaining("unpaired surrogate");
+      soft.assertThatThrownBy(() -> Request.metaGet(key, "v"))
+          .hasMessageContaining("unpaired surrogate");
+      soft.assertThatThrownBy(() -> Request.metaGet("k", "v").withKey(key))
+          .hasMessageContaining("unpaired surrogate");
+      soft.assertThatThrownBy(() -> Request.parse("get " + key))
+          .hasMessageContaining("unpaired surrogate");
+      soft.assertAll();
+    }
+    Request pair = Request.get("a\uD83D\uDE00"); // a surrogate pair: one code point, 4 bytes
+    assertThat(pair.key()).isEqualTo("a\uD83D\uDE00");
+    assertThat(pair.keyLength()).isEqualTo(5);
+  }
+
   @Test
   void latin1RangeCharactersAreEncodedAsUtf8NotLatin1() {
     Request r = Request.get("\u00ff");
