@@ -13,13 +13,20 @@ import org.HdrHistogram.Recorder;
  * completed, failed and missed request counts. Warm-up records exactly as the measured window does
  * and {@link #startMeasuring} drops it, so the code that records is compiled before the window
  * opens: a window that began with a never-taken branch or a histogram resize would begin with
- * deoptimized code (the JIT log showed both). Nothing is recorded after {@link #STOP}, so the drain
- * never leaks into the numbers.
+ * deoptimized code (the JIT log showed both). Nothing is recorded after {@link #ENDED}, so neither
+ * the end snapshot's reads nor the drain leak into the numbers.
  */
 public final class Measurement {
   public static final int WARMUP = 0;
   public static final int MEASURE = 1;
-  public static final int STOP = 2;
+
+  /**
+   * The window has closed: nothing more is recorded, but the load still runs (until {@link #STOP}),
+   * so that the end snapshot's per-thread reads find every load thread alive.
+   */
+  public static final int ENDED = 2;
+
+  public static final int STOP = 3;
 
   public static final byte OP_GET = 0;
   public static final byte OP_SET = 1;
@@ -53,7 +60,7 @@ public final class Measurement {
   /** Records one completion. */
   public void complete(
       byte op, long startNanos, long sentNanos, long now, Object value, Throwable err) {
-    if (phase == STOP) {
+    if (phase > MEASURE) {
       return;
     }
     latency.recordValue(clamp(now - startNanos));
@@ -86,6 +93,11 @@ public final class Measurement {
     misses.reset();
     firstError.set(null);
     phase = MEASURE;
+  }
+
+  /** Closes the measured window: nothing is recorded from now on; the load runs until STOP. */
+  public void endMeasuring() {
+    phase = ENDED;
   }
 
   /** 0 success, 1 miss, 2 error; understands every client's result types. */

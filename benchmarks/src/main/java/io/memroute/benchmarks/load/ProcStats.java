@@ -57,11 +57,15 @@ public final class ProcStats {
   /**
    * Takes a snapshot; {@code otherPids} are processes whose CPU time is recorded as well. The
    * expensive reads (one file per thread) happen outside the measured window: after the clocks at
-   * the end of a measurement, before them at its start.
+   * the end of a measurement, before them at its start. {@code window} opens (at the start) or
+   * closes (at the end) the request count, next to the clocks and on the inside of the expensive
+   * reads: just after the clocks at the start, just before them at the end, so that the requests
+   * counted are those completed between the two clock readings.
    */
-  public static ProcStats take(boolean end, long... otherPids) {
+  public static ProcStats take(boolean end, Runnable window, long... otherPids) {
     ProcStats s = new ProcStats();
     if (end) {
+      window.run();
       s.clocks();
     }
     long[] ticks = statTicks("self");
@@ -82,6 +86,7 @@ public final class ProcStats {
     }
     if (!end) {
       s.clocks();
+      window.run();
     }
     return s;
   }

@@ -239,8 +239,7 @@ public final class Worker {
     Thread.sleep(100);
     Load load = start(w, ks, m);
     Thread.sleep(warmupMillis);
-    ProcStats s0 = ProcStats.take(false, watch);
-    m.startMeasuring();
+    ProcStats s0 = openWindow(m, watch);
     WindowProfiler profiler = null;
     if (profileEvent != null && warmupMillis > 0) {
       profiler = new WindowProfiler(profileEvent, java.nio.file.Paths.get(profileDir));
@@ -267,9 +266,7 @@ public final class Worker {
       last = ops;
       lastT = now;
     }
-    // Before STOP: an open loop's pacer thread ends at STOP, and a thread that ended is missing
-    // from the per-thread counters (its context switches were lost in some runs, not in others).
-    ProcStats s1 = ProcStats.take(true, watch);
+    ProcStats s1 = closeWindow(m, watch);
     m.phase = Measurement.STOP;
     String profileNote =
         profiler == null ? "" : profiler.stop(client.replace('+', '_') + "-" + w.name());
@@ -288,6 +285,22 @@ public final class Worker {
       r.set(e.getKey(), e.getValue() / Math.max(1, opsInWindow));
     }
     return r;
+  }
+
+  /** Opens the measured window of {@code m}: the start snapshot, then the counting. */
+  static ProcStats openWindow(Measurement m, long... watch) {
+    return ProcStats.take(false, m::startMeasuring, watch);
+  }
+
+  /**
+   * Closes the measured window of {@code m} and takes the end snapshot. Before STOP: an open loop's
+   * pacer thread ends at STOP, and a thread that ended is missing from the per-thread counters (its
+   * context switches were lost in some runs, not in others). But the count closes at the clocks,
+   * not at STOP: requests completed during the snapshot's per-thread reads (milliseconds with
+   * hundreds of caller threads) fall outside the CPU time and wall time they are divided by.
+   */
+  static ProcStats closeWindow(Measurement m, long... watch) {
+    return ProcStats.take(true, m::endMeasuring, watch);
   }
 
   private static double counterWindowSeconds(SyscallCounter c) {

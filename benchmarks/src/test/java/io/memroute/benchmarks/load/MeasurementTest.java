@@ -39,6 +39,18 @@ class MeasurementTest {
   }
 
   @Test
+  void nothingIsRecordedOnceTheWindowHasEndedThoughTheLoadRuns() {
+    Measurement m = new Measurement(1, false);
+    m.startMeasuring();
+    m.complete(Measurement.OP_GET, 0, 0, 1_000, "v".getBytes(), null);
+    m.endMeasuring();
+    assertThat(m.phase).isNotEqualTo(Measurement.STOP); // the load generators keep going
+    m.complete(Measurement.OP_GET, 0, 0, 2_000, "v".getBytes(), null);
+    assertThat(m.ops.sum()).isEqualTo(1);
+    assertThat(m.latencyHistogram().getTotalCount()).isEqualTo(1);
+  }
+
+  @Test
   void latenciesBeyondTheHistogramAreRecordedAtItsTop() {
     Measurement m = new Measurement(1, false);
     m.startMeasuring();
