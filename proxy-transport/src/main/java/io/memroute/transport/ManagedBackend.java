@@ -60,14 +60,21 @@ public interface ManagedBackend extends Backend, AutoCloseable {
 
   /**
    * Returns a future that completes when the backend first becomes {@code UP}, or exceptionally if
-   * it is closed first. It never completes if the server never answers: use a timeout.
+   * it is closed first. It never completes if the server never answers: use a timeout. Blocking on
+   * it from an event-loop thread throws {@link IllegalStateException}.
    */
   CompletableFuture<Void> ready();
 
-  /** Closes connections; pending requests fail with {@code CLOSED}. Idempotent. */
+  /**
+   * Closes connections; pending requests fail with {@code CLOSED}. Idempotent. Blocking on the
+   * returned future from an event-loop thread throws {@link IllegalStateException}.
+   */
   CompletableFuture<Void> closeAsync();
 
-  /** Closes and waits for the connections to close. Idempotent. */
+  /**
+   * Closes and waits for the connections to close. Idempotent. On an event-loop thread (in a
+   * callback) it starts the close and returns without waiting, since the close needs that thread.
+   */
   @Override
   void close();
 }

@@ -3,6 +3,7 @@ package io.memroute.transport;
 import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Ticker;
+import io.memroute.core.internal.GuardedFuture;
 import io.memroute.core.internal.NonBlockingThread;
 import io.memroute.transport.internal.NettyBackend;
 import io.netty.channel.EventLoopGroup;
@@ -34,7 +35,8 @@ public final class TransportResources implements AutoCloseable {
   private final Ticker ticker;
   private final Class<? extends SocketChannel> channelClass;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+  // Guarded: a join on one of the event loops would wait for that loop to end.
+  private final CompletableFuture<Void> closeFuture = new GuardedFuture<>();
 
   private TransportResources(Builder b) {
     this.transport = b.transport != null ? b.transport : Transport.auto();
@@ -116,7 +118,10 @@ public final class TransportResources implements AutoCloseable {
         ticker);
   }
 
-  /** Shuts the event loops down if these resources own them. Idempotent. */
+  /**
+   * Shuts the event loops down if these resources own them. Idempotent. Blocking on the returned
+   * future from an event-loop thread throws {@link IllegalStateException}.
+   */
   public CompletableFuture<Void> closeAsync() {
     if (closed.compareAndSet(false, true)) {
       if (shutdownOnClose) {
@@ -130,7 +135,11 @@ public final class TransportResources implements AutoCloseable {
     return closeFuture;
   }
 
-  /** Shuts down and waits (up to a few seconds) for the event-loop threads to end. Idempotent. */
+  /**
+   * Shuts down and waits (up to a few seconds) for the event-loop threads to end. Idempotent. On an
+   * event-loop thread (in a callback) it starts the shutdown and returns without waiting, since the
+   * shutdown needs that thread.
+   */
   @Override
   public void close() {
     try {
@@ -138,7 +147,7 @@ public final class TransportResources implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      // shutdown is best effort; threads are daemons
+      // shutdown is best effort; threads are daemons; on an event loop the get fails at once
     }
   }
 

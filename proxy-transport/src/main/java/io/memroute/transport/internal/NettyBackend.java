@@ -9,6 +9,7 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.RouterClosedException;
 import io.memroute.core.Ticker;
+import io.memroute.core.internal.GuardedFuture;
 import io.memroute.transport.ManagedBackend;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelOption;
@@ -52,9 +53,10 @@ public final class NettyBackend implements ManagedBackend {
   private final LongAdder[] failureCounts = new LongAdder[FailureReason.values().length];
   private final LongAdder fastFails = new LongAdder();
   private final LongAdder markedBad = new LongAdder();
-  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  // Guarded: a join on an event loop would wait for a connect or close that loop has to run.
+  private final CompletableFuture<Void> ready = new GuardedFuture<>();
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final CompletableFuture<Void> closeFuture = new CompletableFuture<>();
+  private final CompletableFuture<Void> closeFuture = new GuardedFuture<>();
 
   private volatile BackendOptions options;
   private volatile BackendState state;
@@ -518,7 +520,8 @@ public final class NettyBackend implements ManagedBackend {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      // best effort: the event loop may already be shut down
+      // best effort: the event loop may already be shut down; on an event loop the get fails at
+      // once (IllegalStateException), as the close needs that thread
     }
   }
 
