@@ -22,9 +22,14 @@ final class DeadlineTick {
     this.check = check;
   }
 
+  /**
+   * @throws java.util.concurrent.RejectedExecutionException if the loop is shut down (from another
+   *     thread)
+   */
   void start() {
-    nanos = backend.tickNanos();
-    task = loop.scheduleAtFixedRate(check, nanos, nanos, TimeUnit.NANOSECONDS);
+    long period = backend.tickNanos();
+    task = loop.scheduleAtFixedRate(check, period, period, TimeUnit.NANOSECONDS);
+    nanos = period;
   }
 
   /** Restarts at the new period when a change of the timeouts changed it. */

@@ -127,6 +127,8 @@ final class DirectConnection implements BackendConnection {
       if (!closed) {
         tick.follow();
       }
+    } catch (RejectedExecutionException e) {
+      // The event loops are shut down: no deadline check left to follow. The options still apply.
     } finally {
       lock.unlock();
     }

@@ -136,6 +136,30 @@ class EventLoopShutdownTest {
     assertThat(b.depth()).isZero();
   }
 
+  /**
+   * A DIRECT backend's option changes after the event loops under its deadline checks shut down:
+   * the new period's check could not be scheduled, and the rejection escaped updateOptions before
+   * the down reached the connections, leaving the backend DOWN with its socket open.
+   */
+  @Test
+  void directOptionChangesAfterTheEventLoopShutDownDoNotThrow() throws Exception {
+    TransportResources direct =
+        TransportResources.builder().eventLoopGroup(group, Transport.DIRECT, false).build();
+    ManagedBackend b =
+        direct.createBackend("fs", "127.0.0.1", server.port(), options().build(), events);
+    backends.add(b);
+    b.ready().get(5, TimeUnit.SECONDS);
+    shutDownEventLoops();
+    // Shorter than a tenth of the connect timeout: each change asks for a new period.
+    b.updateOptions(b.options().toBuilder().readTimeout(Duration.ofMillis(500)).build());
+    assertThat(b.options().readTimeout()).isEqualTo(Duration.ofMillis(500));
+    b.updateOptions(b.options().toBuilder().readTimeout(Duration.ofMillis(400)).down(true).build());
+    eventually(() -> b.openConnections() == 0, "taken down");
+    Response r = b.send(Request.get("k")).get(5, TimeUnit.SECONDS);
+    assertThat(r.failureReason()).as("%s", r).isEqualTo(FailureReason.DOWN);
+    assertThat(b.depth()).isZero();
+  }
+
   @Test
   void createBackendOnAShutDownEventLoopFailsClearly() throws Exception {
     shutDownEventLoops();
