@@ -18,6 +18,7 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.Fault;
 import io.memroute.testkit.FaultServer;
 import io.memroute.testkit.MemcachedExtension;
+import io.memroute.testkit.Thrown;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -553,8 +554,8 @@ class OperationsTest {
       server.faultWhen(line -> line.startsWith("get"), Fault.hang());
       CompletableFuture<byte[]> inFlight = router.get("k"); // keeps the close draining
       CompletableFuture<Throwable> onLoop =
-          OnEventLoop.thrownBy(
-              resources,
+          Thrown.on(
+              resources.eventLoopGroup(),
               () -> {
                 router.close();
                 router.closeAsync().join();
@@ -582,7 +583,7 @@ class OperationsTest {
       MemcacheRouter router =
           MemcacheRouter.builder().servers(server.address()).transportResources(resources).build();
       CompletableFuture<Throwable> onLoop =
-          OnEventLoop.thrownBy(resources, () -> router.ready().join());
+          Thrown.on(resources.eventLoopGroup(), () -> router.ready().join());
       try {
         assertThat(onLoop.get(10, TimeUnit.SECONDS))
             .isInstanceOf(IllegalStateException.class)

@@ -17,6 +17,7 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedExtension;
+import io.memroute.testkit.Thrown;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
 import io.netty.channel.EventLoopGroup;
@@ -537,7 +538,7 @@ class RealMemcachedTest {
     try (TransportResources resources = TransportResources.builder().eventLoopThreads(1).build()) {
       router = routedBy((req, ctx) -> pending).transportResources(resources).build();
       CompletableFuture<Throwable> onLoop =
-          OnEventLoop.thrownBy(resources, () -> router.execute(Request.get("k")).join());
+          Thrown.on(resources.eventLoopGroup(), () -> router.execute(Request.get("k")).join());
       try {
         assertThat(onLoop.get(10, TimeUnit.SECONDS))
             .isInstanceOf(IllegalStateException.class)

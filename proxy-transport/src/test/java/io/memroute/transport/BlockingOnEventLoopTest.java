@@ -8,6 +8,7 @@ import io.memroute.core.BackendOptions;
 import io.memroute.core.BackendState;
 import io.memroute.core.RouterClosedException;
 import io.memroute.testkit.FaultServer;
+import io.memroute.testkit.Thrown;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -38,19 +39,7 @@ class BlockingOnEventLoopTest {
 
   /** Completes with what {@code call} threw on the event loop, or null. */
   private CompletableFuture<Throwable> thrownOnEventLoop(Runnable call) {
-    CompletableFuture<Throwable> thrown = new CompletableFuture<>();
-    resources
-        .eventLoopGroup()
-        .execute(
-            () -> {
-              try {
-                call.run();
-                thrown.complete(null);
-              } catch (Throwable t) {
-                thrown.complete(t);
-              }
-            });
-    return thrown;
+    return Thrown.on(resources.eventLoopGroup(), call);
   }
 
   private ManagedBackend backend() {
