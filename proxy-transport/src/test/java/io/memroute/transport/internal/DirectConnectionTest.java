@@ -357,6 +357,10 @@ class DirectConnectionTest {
       await(f);
     }
     assertThat(thrownOn.get(5, TimeUnit.SECONDS).getName()).startsWith("memroute-direct-d-");
+    // The caller had its reply before the action threw: wait until the reader failed the socket
+    // (counted once it is marked failed), so that the next request waits for the new one.
+    Eventually.eventually(
+        () -> b.failureCount(FailureReason.PARSING) == 1, "the connection failed as PARSING");
     assertThat(await(b.send(Request.get("k"))).value()).isEqualTo("v".getBytes(UTF_8));
     assertThat(b.depth()).isZero();
   }
