@@ -32,7 +32,9 @@ class WorkerTest {
       Thread.onSpinWait();
     }
     ProcStats s0 = Worker.openWindow(m);
-    Thread.sleep(20);
+    while (m.ops.sum() < 1000) { // some requests inside the window
+      Thread.onSpinWait();
+    }
     // the end snapshot reads a file per thread after its clocks (milliseconds with many threads)
     ProcStats s1 = Worker.closeWindow(m);
     // ... while the load still runs, so that no load thread is missing from those counters
