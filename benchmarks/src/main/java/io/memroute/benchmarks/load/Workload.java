@@ -86,14 +86,15 @@ public final class Workload {
           }
           break;
         case 's':
-          size =
+          long bytes =
               v.endsWith("k")
-                  ? positive(v.substring(0, v.length() - 1), spec) * 1024
+                  ? positive(v.substring(0, v.length() - 1), spec) * 1024L // as a long: no wrap
                   : positive(v, spec);
-          if (size > 1024 * 1024 - 512) {
+          if (bytes > 1024 * 1024 - 512) {
             throw new IllegalArgumentException(
-                "workload: '" + spec + "' value size " + size + " (expected: < 1 MiB)");
+                "workload: '" + spec + "' value size " + bytes + " (expected: < 1 MiB)");
           }
+          size = (int) bytes;
           break;
         case 'k':
           keys = positive(v, spec);
