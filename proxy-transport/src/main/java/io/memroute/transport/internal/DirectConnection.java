@@ -8,6 +8,8 @@ import io.memroute.core.internal.NonBlockingThread;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -101,8 +103,17 @@ final class DirectConnection implements BackendConnection {
     }
   }
 
+  /**
+   * The socket needs no event loop, but the deadline check runs on one: once its loop has ended
+   * (its owner shut it down before closing the backend), a hung request would wait forever, so the
+   * connection closes with it, as an event-loop connection does.
+   */
+  private final GenericFutureListener<Future<Object>> onLoopEnd =
+      f -> shutdown(FailureReason.CLOSED, true);
+
   @Override
   public void start(boolean connect) {
+    timer.terminationFuture().addListener(onLoopEnd);
     lock.lock();
     try {
       tick.start();
@@ -555,6 +566,9 @@ final class DirectConnection implements BackendConnection {
 
   @Override
   public CompletableFuture<Void> shutdown(FailureReason reason, boolean forever) {
+    if (forever) {
+      timer.terminationFuture().removeListener(onLoopEnd); // shared loops outlive backends
+    }
     lock.lock();
     try {
       if (forever) {

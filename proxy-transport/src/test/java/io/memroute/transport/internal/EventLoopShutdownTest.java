@@ -95,6 +95,29 @@ class EventLoopShutdownTest {
     assertThat(b.depth()).isZero();
   }
 
+  /**
+   * A DIRECT connection's socket does not need the event loop, but its deadline check runs there:
+   * left open after the loops ended, a hung request would never time out. It closes with them.
+   */
+  @Test
+  void directRequestsInFlightFailAsClosedWhenTheEventLoopsEnd() throws Exception {
+    server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+    TransportResources direct =
+        TransportResources.builder().eventLoopGroup(group, Transport.DIRECT, false).build();
+    ManagedBackend b =
+        direct.createBackend("fs", "127.0.0.1", server.port(), options().build(), events);
+    backends.add(b);
+    b.ready().get(5, TimeUnit.SECONDS);
+    CompletableFuture<Response> inFlight = b.send(Request.get("k"));
+    eventually(() -> server.requestCount("get") == 1, "get written");
+    shutDownEventLoops();
+    assertClosed(inFlight);
+    assertClosed(b.send(Request.get("k")));
+    assertThat(events.failures).isEmpty();
+    assertThat(b.depth()).isZero();
+    eventually(() -> b.openConnections() == 0, "socket closed");
+  }
+
   @Test
   void requestsWaitingForAConnectionFailAsClosedWithoutReconnecting() throws Exception {
     server.faultWhen(line -> line.startsWith("version"), Fault.hang());
