@@ -371,8 +371,7 @@ public final class MemcacheRouter implements AutoCloseable {
     f.whenCompleteAsync(
         (r, e) -> {
           if (e != null) {
-            out.completeExceptionally(
-                e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+            out.completeExceptionally(GuardedFuture.unwrap(e));
           } else {
             out.complete(r);
           }

@@ -188,7 +188,11 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
     }
   }
 
-  private static Throwable unwrap(Throwable e) {
+  /**
+   * Returns the cause of a {@link CompletionException}, as a dependent stage wraps it, or {@code e}
+   * itself: what the failure was, for a future or a reply that reports it.
+   */
+  public static Throwable unwrap(Throwable e) {
     return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 

@@ -14,7 +14,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -160,7 +159,7 @@ public final class DefaultPool implements Pool {
 
   /** The reply a broken backend's part stands for; logs it (it is a bug in that backend). */
   private static Response failed(Backend backend, Throwable e) {
-    Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    Throwable t = GuardedFuture.unwrap(e);
     log.warn("backend {} failed a multiget part; answering SERVER_ERROR", backend.name(), t);
     return Response.builder(ResponseStatus.SERVER_ERROR)
         .text("backend failed: " + t)

@@ -11,7 +11,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
@@ -73,8 +72,7 @@ public final class Multiget {
       stage.whenComplete(
           (r, e) -> {
             if (e != null) {
-              out.completeExceptionally(
-                  e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+              out.completeExceptionally(GuardedFuture.unwrap(e));
               return;
             }
             parts[slot] = r;
