@@ -175,15 +175,15 @@ final class BatchEncoder {
   }
 
   private ByteBuf write(Request r, ByteBuf buf, Channel ch) {
-    ByteBuf out = RequestWriter.write(r, buf, ch);
-    if (out != buf) {
-      replaced = out;
-    }
-    return out;
+    return followed(buf, RequestWriter.write(r, buf, ch));
   }
 
   private ByteBuf writeQuiet(Request r, int index, ByteBuf buf, Channel ch) {
-    ByteBuf out = RequestWriter.writeQuiet(r, index, buf, ch);
+    return followed(buf, RequestWriter.writeQuiet(r, index, buf, ch));
+  }
+
+  /** Notes the buffer a write went on in, when a large value replaced {@code buf} (see unsent). */
+  private ByteBuf followed(ByteBuf buf, ByteBuf out) {
     if (out != buf) {
       replaced = out;
     }
