@@ -69,6 +69,16 @@ class EventLoopShutdownTest {
     return b;
   }
 
+  /** A backend on the same group with the DIRECT transport, whose deadline checks run there. */
+  private ManagedBackend directBackend() {
+    TransportResources direct =
+        TransportResources.builder().eventLoopGroup(group, Transport.DIRECT, false).build();
+    ManagedBackend b =
+        direct.createBackend("fs", "127.0.0.1", server.port(), options().build(), events);
+    backends.add(b);
+    return b;
+  }
+
   private void shutDownEventLoops() throws Exception {
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
   }
@@ -102,11 +112,7 @@ class EventLoopShutdownTest {
   @Test
   void directRequestsInFlightFailAsClosedWhenTheEventLoopsEnd() throws Exception {
     server.faultWhen(line -> line.startsWith("get"), Fault.hang());
-    TransportResources direct =
-        TransportResources.builder().eventLoopGroup(group, Transport.DIRECT, false).build();
-    ManagedBackend b =
-        direct.createBackend("fs", "127.0.0.1", server.port(), options().build(), events);
-    backends.add(b);
+    ManagedBackend b = directBackend();
     b.ready().get(5, TimeUnit.SECONDS);
     CompletableFuture<Response> inFlight = b.send(Request.get("k"));
     eventually(() -> server.requestCount("get") == 1, "get written");
@@ -166,11 +172,7 @@ class EventLoopShutdownTest {
    */
   @Test
   void directOptionChangesAfterTheEventLoopShutDownDoNotThrow() throws Exception {
-    TransportResources direct =
-        TransportResources.builder().eventLoopGroup(group, Transport.DIRECT, false).build();
-    ManagedBackend b =
-        direct.createBackend("fs", "127.0.0.1", server.port(), options().build(), events);
-    backends.add(b);
+    ManagedBackend b = directBackend();
     b.ready().get(5, TimeUnit.SECONDS);
     shutDownEventLoops();
     // Shorter than a tenth of the connect timeout: each change asks for a new period.
