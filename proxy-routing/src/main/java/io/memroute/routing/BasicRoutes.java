@@ -3,6 +3,7 @@ package io.memroute.routing;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -11,7 +12,7 @@ final class BasicRoutes {
   private BasicRoutes() {}
 
   static final class PoolRoute implements Route {
-    private final String name;
+    final String name;
 
     PoolRoute(String name) {
       this.name = name;
@@ -90,7 +91,7 @@ final class BasicRoutes {
     }
   }
 
-  static final class RandomRoute implements Route {
+  static final class RandomRoute implements Route, ParentRoute {
     private final Route[] children;
 
     RandomRoute(Route[] children) {
@@ -100,6 +101,11 @@ final class BasicRoutes {
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
       return children[ThreadLocalRandom.current().nextInt(children.length)].route(request, context);
+    }
+
+    @Override
+    public List<Route> children() {
+      return List.of(children);
     }
 
     @Override

@@ -3,10 +3,11 @@ package io.memroute.routing;
 import io.memroute.core.Command;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /** {@link Routes#commands()}: one array lookup by command ordinal. */
-final class CommandRoute implements Route {
+final class CommandRoute implements Route, ParentRoute {
   private final Route[] byCommand;
   private final String description;
 
@@ -23,6 +24,11 @@ final class CommandRoute implements Route {
   /** Returns the route a command resolves to (tests). */
   Route routeFor(Command command) {
     return byCommand[command.ordinal()];
+  }
+
+  @Override
+  public List<Route> children() {
+    return List.of(byCommand);
   }
 
   @Override

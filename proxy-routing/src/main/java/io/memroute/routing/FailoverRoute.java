@@ -4,6 +4,7 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -21,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * from any of them wins. When no child answers acceptably: the first miss (if misses were
  * failures), else the last error.
  */
-final class FailoverRoute implements Route {
+final class FailoverRoute implements Route, ParentRoute {
   private final Route[] children; // local zone (if any) first
   private final int fixed; // leading children never shuffled (the local zone)
   private final int limit;
@@ -175,6 +176,11 @@ final class FailoverRoute implements Route {
         release();
       }
     }
+  }
+
+  @Override
+  public List<Route> children() {
+    return List.of(children);
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -28,7 +29,7 @@ final class FanOutRoutes {
   }
 
   /** Waits for every child; the first error in child order wins, else the last child's reply. */
-  static final class AllSync implements Route {
+  static final class AllSync implements Route, ParentRoute {
     private final Route[] children;
 
     AllSync(Route[] children) {
@@ -76,13 +77,18 @@ final class FanOutRoutes {
     }
 
     @Override
+    public List<Route> children() {
+      return List.of(children);
+    }
+
+    @Override
     public String toString() {
       return names("allSync", children);
     }
   }
 
   /** Sends to every child and answers the null reply at once (mcrouter's AllAsyncRoute). */
-  static final class AllAsync implements Route {
+  static final class AllAsync implements Route, ParentRoute {
     private final Route[] children;
 
     AllAsync(Route[] children) {
@@ -99,6 +105,11 @@ final class FanOutRoutes {
     }
 
     @Override
+    public List<Route> children() {
+      return List.of(children);
+    }
+
+    @Override
     public String toString() {
       return names("allAsync", children);
     }
@@ -107,7 +118,7 @@ final class FanOutRoutes {
   /**
    * Answers from the first child; the others run in the background (mcrouter's AllInitialRoute).
    */
-  static final class AllInitial implements Route {
+  static final class AllInitial implements Route, ParentRoute {
     private final Route[] children;
 
     AllInitial(Route[] children) {
@@ -126,13 +137,18 @@ final class FanOutRoutes {
     }
 
     @Override
+    public List<Route> children() {
+      return List.of(children);
+    }
+
+    @Override
     public String toString() {
       return names("allInitial", children);
     }
   }
 
   /** Sends to both; answers from {@code a} (routelib's route_split). */
-  static final class Split implements Route {
+  static final class Split implements Route, ParentRoute {
     private final Route a;
     private final Route b;
 
@@ -151,6 +167,11 @@ final class FanOutRoutes {
     }
 
     @Override
+    public List<Route> children() {
+      return List.of(a, b);
+    }
+
+    @Override
     public String toString() {
       return "split(" + a + ", " + b + ")";
     }
@@ -161,7 +182,7 @@ final class FanOutRoutes {
    * child answered, the best reply: an ok one (the first), else the last error. With {@code wait},
    * answers the best reply so far once {@code wait} has passed.
    */
-  static final class AllFastest implements Route {
+  static final class AllFastest implements Route, ParentRoute {
     private final Route[] children;
     private final boolean missIsFailure;
     private final long waitNanos; // 0: no wait
@@ -239,6 +260,11 @@ final class FanOutRoutes {
     }
 
     @Override
+    public List<Route> children() {
+      return List.of(children);
+    }
+
+    @Override
     public String toString() {
       return names("allFastest", children);
     }
@@ -248,7 +274,7 @@ final class FanOutRoutes {
    * Answers as soon as half the children plus one agree on the reply status; if none gets there,
    * once all answered, the most common status (ties go to an error, then to the first child).
    */
-  static final class Majority implements Route {
+  static final class Majority implements Route, ParentRoute {
     private static final int STATUSES = ResponseStatus.values().length;
     private final Route[] children;
 
@@ -299,6 +325,11 @@ final class FanOutRoutes {
         }
       }
       return best;
+    }
+
+    @Override
+    public List<Route> children() {
+      return List.of(children);
     }
 
     @Override

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletionStage;
  * {@link Routes#prefix()}: picks a child by the key's prefix with a byte trie walked over the
  * request's key bytes: no allocation for single-key requests.
  */
-final class PrefixRoute implements Route {
+final class PrefixRoute implements Route, ParentRoute {
   enum Mode {
     PREFIX,
     ANCHOR,
@@ -73,6 +73,7 @@ final class PrefixRoute implements Route {
   private final byte[] stop; // PREFIX, ANCHOR
   private final Node root = new Node();
   private final Route otherwise;
+  private final List<Route> children;
   private final String description;
 
   PrefixRoute(
@@ -87,6 +88,9 @@ final class PrefixRoute implements Route {
     this.stop = stop;
     this.otherwise = otherwise;
     this.description = description;
+    List<Route> all = new ArrayList<>(map.values());
+    all.add(otherwise);
+    this.children = List.copyOf(all);
     for (Map.Entry<String, Route> e : map.entrySet()) {
       Node n = root;
       for (byte b : e.getKey().getBytes(StandardCharsets.UTF_8)) {
@@ -214,6 +218,11 @@ final class PrefixRoute implements Route {
       }
     }
     return true;
+  }
+
+  @Override
+  public List<Route> children() {
+    return children;
   }
 
   @Override

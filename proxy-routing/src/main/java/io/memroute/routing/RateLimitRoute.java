@@ -2,6 +2,7 @@ package io.memroute.routing;
 
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -10,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * updated by CAS, no lock, no timer) on the context's ticker; requests over the limit go to the
  * fallback route.
  */
-final class RateLimitRoute implements Route {
+final class RateLimitRoute implements Route, ParentRoute {
   private final Route child;
   private final Route fallback;
   private final long intervalNanos; // one token per interval
@@ -46,6 +47,11 @@ final class RateLimitRoute implements Route {
         return true;
       }
     }
+  }
+
+  @Override
+  public List<Route> children() {
+    return List.of(child, fallback);
   }
 
   @Override

@@ -3,10 +3,13 @@ package io.memroute.routing;
 import io.memroute.core.BackendOptions;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Everything a router routes with: backends, pools over them, and the root {@link Route}.
@@ -195,7 +198,8 @@ public final class RouterConfig {
      * Builds the configuration.
      *
      * @throws IllegalArgumentException listing every problem: no backends, duplicate labels or pool
-     *     names, pools naming unknown backends, no pools, no root route with several pools
+     *     names, pools naming unknown backends, no pools, no root route with several pools, a
+     *     built-in route ({@link Routes#pool}, at any depth) naming an unknown pool
      */
     public RouterConfig build() {
       List<String> errors = new ArrayList<>(problems);
@@ -219,12 +223,42 @@ public final class RouterConfig {
         } else if (!pools.isEmpty()) {
           errors.add("no root route with " + pools.size() + " pools (expected: route(...))");
         }
+      } else {
+        Set<String> named = new LinkedHashSet<>();
+        poolsNamed(r, named, Collections.newSetFromMap(new IdentityHashMap<>()));
+        for (String name : named) {
+          if (!pools.containsKey(name)) {
+            errors.add(
+                "route names unknown pool '"
+                    + name
+                    + "' (expected: one of "
+                    + pools.keySet()
+                    + ")");
+          }
+        }
       }
       if (!errors.isEmpty()) {
         throw new IllegalArgumentException(
             "invalid router configuration: " + String.join("; ", errors));
       }
       return new RouterConfig(this, r);
+    }
+
+    /**
+     * Collects the pools named by the built-in routes of a tree; a custom route's own lookups are
+     * only known when it runs.
+     */
+    private static void poolsNamed(Route route, Set<String> into, Set<Route> seen) {
+      if (!seen.add(route)) {
+        return; // a child shared by several parents
+      }
+      if (route instanceof BasicRoutes.PoolRoute) {
+        into.add(((BasicRoutes.PoolRoute) route).name);
+      } else if (route instanceof ParentRoute) {
+        for (Route child : ((ParentRoute) route).children()) {
+          poolsNamed(child, into, seen);
+        }
+      }
     }
   }
 }

@@ -3,6 +3,7 @@ package io.memroute.routing;
 import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -10,7 +11,7 @@ import java.util.concurrent.CompletionStage;
  * a seeded hash of the key, so the same keys are always shadowed) is also sent to the shadow route,
  * whose replies are ignored.
  */
-final class ShadowRoute implements Route {
+final class ShadowRoute implements Route, ParentRoute {
   private static final KeyHash HASH = KeyHash.xxh3("memroute-shadow");
 
   private final Route main;
@@ -36,6 +37,11 @@ final class ShadowRoute implements Route {
       Replies.fireAndForget(shadow, request, context);
     }
     return main.route(request, context);
+  }
+
+  @Override
+  public List<Route> children() {
+    return List.of(main, shadow);
   }
 
   @Override

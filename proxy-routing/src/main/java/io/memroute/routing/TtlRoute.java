@@ -3,6 +3,7 @@ package io.memroute.routing;
 import io.memroute.core.Command;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -10,7 +11,7 @@ import java.util.concurrent.CompletionStage;
  * (set, add, replace, cas, touch, gat, gats, ms, and mg with a {@code T} flag), then passes every
  * request to the child.
  */
-final class TtlRoute implements Route {
+final class TtlRoute implements Route, ParentRoute {
   /** memcached reads an exptime above 30 days as a unix time. */
   static final long RELATIVE_LIMIT = 60L * 60 * 24 * 30;
 
@@ -130,6 +131,11 @@ final class TtlRoute implements Route {
       sb.append(" T").append(next);
     }
     return Request.parse(sb.toString(), r.value());
+  }
+
+  @Override
+  public List<Route> children() {
+    return List.of(child);
   }
 
   @Override

@@ -2,9 +2,12 @@ package io.memroute.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.memroute.core.Command;
 import io.memroute.core.KeyFilter;
 import io.memroute.testkit.memory.MemoryBackend;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -126,6 +129,60 @@ class PoolConfigTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("duplicate pool name 'p'")
         .hasMessageContaining("pool 'p' names unknown backend 'x'");
+  }
+
+  @Test
+  void routerConfigRejectsBuiltInRoutesNamingUnknownPools() {
+    Route tree =
+        Routes.commands()
+            .on(Command.SET, Routes.allSync(Routes.pool("p"), Routes.pool("u1")))
+            .on(Command.DELETE, Routes.allAsync(Routes.pool("u2")))
+            .on(Command.ADD, Routes.allInitial(Routes.pool("u3")))
+            .on(Command.APPEND, Routes.split(Routes.pool("p"), Routes.pool("u4")))
+            .on(Command.PREPEND, Routes.allFastest(Routes.pool("u5")))
+            .on(Command.REPLACE, Routes.majority(Routes.pool("u6")))
+            .on(Command.TOUCH, Routes.random(Routes.pool("u7")))
+            .on(Command.INCR, Routes.failover().zones(Map.of("z", Routes.pool("u8"))).build())
+            .on(Command.DECR, Routes.shadow(Routes.pool("p"), Routes.pool("u9"), 0.5))
+            .on(Command.CAS, Routes.ttl(Duration.ofSeconds(1), Routes.pool("u10")))
+            .on(
+                Command.GAT,
+                Routes.rateLimit(Routes.pool("u11"))
+                    .rate(1, Duration.ofSeconds(1))
+                    .fallback(Routes.pool("u12"))
+                    .build())
+            .any(
+                Routes.prefix()
+                    .route("a:", Routes.pool("u13"))
+                    .defaultRoute(Routes.pool("u14"))
+                    .build())
+            .build();
+    RouterConfig.Builder config =
+        RouterConfig.builder().backend("a", "127.0.0.1:1").pool(PoolConfig.of("p", "a"));
+
+    String message =
+        assertThrows(IllegalArgumentException.class, () -> config.route(tree).build()).getMessage();
+
+    for (int i = 1; i <= 14; i++) {
+      assertThat(message).contains("route names unknown pool 'u" + i + "' (expected: one of [p])");
+    }
+    assertThat(message).doesNotContain("'p' (expected");
+  }
+
+  @Test
+  void routerConfigAcceptsKnownPoolsAndCustomRoutes() {
+    Route shared = Routes.pool("p");
+    // A custom route's lookups are only known when it runs: it fails then, not at build time.
+    Route custom = (request, context) -> context.pool("elsewhere").send(request);
+
+    RouterConfig built =
+        RouterConfig.builder()
+            .backend("a", "127.0.0.1:1")
+            .pool(PoolConfig.of("p", "a"))
+            .route(Routes.allSync(shared, Routes.failover(shared, custom)))
+            .build();
+
+    assertThat(built.pools()).containsOnlyKeys("p");
   }
 
   @Test
