@@ -173,7 +173,19 @@ public record MemrouteProperties(
         connectTimeout,
         options::connectTimeout);
     check(problems, "memroute.read-timeout", "readTimeout", readTimeout, options::readTimeout);
-    check(problems, "memroute.retry-timeout", "retryTimeout", retryTimeout, options::retryTimeout);
+    if (retryTimeout != null
+        && retryTimeout.compareTo(BackendOptions.DEFAULT_FLAP_BACKOFF_MAX) > 0) {
+      // BackendOptions.build() words this as flapBackoffMax, which has no property here
+      problems.add(
+          "memroute.retry-timeout: "
+              + retryTimeout
+              + " (expected: > 0 and <= "
+              + BackendOptions.DEFAULT_FLAP_BACKOFF_MAX
+              + ", the longest wait before retrying a flapping backend)");
+    } else {
+      check(
+          problems, "memroute.retry-timeout", "retryTimeout", retryTimeout, options::retryTimeout);
+    }
     check(problems, "memroute.failure-limit", "failureLimit", failureLimit, options::failureLimit);
     check(problems, "memroute.connections", "connections", connections, options::connections);
     check(
