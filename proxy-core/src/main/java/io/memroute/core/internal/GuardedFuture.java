@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -180,11 +181,140 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
    * calling {@link #complete}, so its {@link #onDone} slot would never be seen: its actions go
    * through {@code whenComplete}.
    */
-  private static final class Derived<T> extends GuardedFuture<T> {
+  private static class Derived<T> extends GuardedFuture<T> {
     @Override
     public void onDone(BiConsumer<? super T, ? super Throwable> action) {
       Objects.requireNonNull(action, "action");
       whenComplete((v, e) -> action.accept(v, unwrap(e)));
+    }
+  }
+
+  /**
+   * A stage offering only {@link CompletionStage}'s methods, like the JDK's, except that its {@link
+   * #toCompletableFuture()} and the stages derived from it stay guarded.
+   */
+  @Override
+  public CompletionStage<T> minimalCompletionStage() {
+    Minimal<T> m = new Minimal<>();
+    whenComplete(m::relay);
+    return m;
+  }
+
+  /**
+   * What {@link #minimalCompletionStage()} returns: the methods beyond {@link CompletionStage}
+   * throw {@link UnsupportedOperationException}, as the JDK's minimal stage does.
+   */
+  private static final class Minimal<T> extends Derived<T> {
+    void relay(T value, Throwable error) {
+      if (error == null) {
+        super.complete(value);
+      } else {
+        super.completeExceptionally(error);
+      }
+    }
+
+    @Override
+    public <U> CompletableFuture<U> newIncompleteFuture() {
+      return new Minimal<>();
+    }
+
+    @Override
+    public CompletableFuture<T> toCompletableFuture() {
+      Derived<T> d = new Derived<>();
+      whenComplete(
+          (v, e) -> {
+            if (e == null) {
+              d.complete(v);
+            } else {
+              d.completeExceptionally(unwrap(e));
+            }
+          });
+      return d;
+    }
+
+    @Override
+    public T get() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public T get(long timeout, TimeUnit unit) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public T getNow(T valueIfAbsent) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public T join() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean complete(T value) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean completeExceptionally(Throwable ex) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void obtrudeValue(T value) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void obtrudeException(Throwable ex) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean isDone() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean isCancelled() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean isCompletedExceptionally() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public int getNumberOfDependents() {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier, Executor executor) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<T> completeAsync(Supplier<? extends T> supplier) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<T> orTimeout(long timeout, TimeUnit unit) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<T> completeOnTimeout(T value, long timeout, TimeUnit unit) {
+      throw new UnsupportedOperationException();
     }
   }
 

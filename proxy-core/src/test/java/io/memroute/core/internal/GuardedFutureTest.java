@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -136,6 +137,34 @@ class GuardedFutureTest {
     CompletableFuture<?> chained = stages.get(stages.size() - 1);
     assertThat(onEventLoop(chained::join).value()).isEqualTo(4);
     assertThat(onEventLoop(stages.get(5)::join).value()).isEqualTo("abcdef");
+  }
+
+  @Test
+  void minimalStageIsGuardedWhenMadeWholeAgain() throws Exception {
+    GuardedFuture<String> f = new GuardedFuture<>();
+    CompletionStage<String> minimal = f.minimalCompletionStage();
+    CompletableFuture<String> whole = minimal.toCompletableFuture();
+    CompletableFuture<Integer> derived = minimal.thenApply(String::length).toCompletableFuture();
+
+    assertThat(onEventLoop(whole::join).error()).isExactlyInstanceOf(IllegalStateException.class);
+    assertThat(onEventLoop(derived::join).error()).isExactlyInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> ((CompletableFuture<String>) minimal).complete("x"))
+        .isExactlyInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(((CompletableFuture<String>) minimal)::join)
+        .isExactlyInstanceOf(UnsupportedOperationException.class);
+    assertThat(whole.isDone()).isFalse();
+
+    f.complete("abc");
+    assertThat(onEventLoop(whole::join).value()).isEqualTo("abc");
+    assertThat(onEventLoop(derived::join).value()).isEqualTo(3);
+
+    GuardedFuture<String> failing = new GuardedFuture<>();
+    CompletableFuture<String> failed = failing.minimalCompletionStage().toCompletableFuture();
+    RuntimeException boom = new RuntimeException("boom");
+    failing.completeExceptionally(boom);
+    assertThat(onEventLoop(failed::join).error())
+        .isExactlyInstanceOf(CompletionException.class)
+        .hasCause(boom);
   }
 
   @Test
