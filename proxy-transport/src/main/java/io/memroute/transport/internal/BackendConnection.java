@@ -34,6 +34,8 @@ interface BackendConnection {
 
   /**
    * Takes the connection down (administrative down) or closes it for good, failing what it holds.
+   * Racing option changes may reach a connection out of order, so a down is skipped if the backend
+   * is no longer down when it runs, and {@link #resume} if it is down again.
    *
    * @return completes once the connection has let go of its requests and its socket
    */

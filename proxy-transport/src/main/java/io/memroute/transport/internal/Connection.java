@@ -473,6 +473,9 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
           if (forever) {
             closed = true;
             tick.cancel();
+          } else if (!backend.ifStillDown(this::takeSubmitted)) {
+            done.complete(null); // stale: an up followed this down
+            return;
           }
           if (connectTask != null) {
             connectTask.cancel(false);
@@ -488,16 +491,36 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
           failQueue(inflight, reason, null);
           failQueue(waiting, reason, null);
           failQueue(local, reason, null);
-          failQueue(submitted, reason, null);
+          if (forever) { // a down took what was submitted before it, atomically; the rest is an
+            // up's
+            failQueue(submitted, reason, null);
+          }
           done.complete(null);
         });
     return done;
   }
 
+  private void takeSubmitted() {
+    Pending p;
+    while ((p = submitted.poll()) != null) {
+      local.add(p);
+    }
+  }
+
   @Override
   public void resume() {
     try {
-      loop.execute(() -> scheduleConnect(0));
+      loop.execute(
+          () -> {
+            if (backend.options().down()) {
+              return; // stale: a down followed this up
+            }
+            if (ready) {
+              backend.onUp(); // its down was stale and skipped: the connection never went
+            } else {
+              scheduleConnect(0);
+            }
+          });
     } catch (RejectedExecutionException e) {
       // The loop is shut down: nothing to connect on, and requests fail as closed (see drain).
     }

@@ -574,8 +574,10 @@ final class DirectConnection implements BackendConnection {
       if (forever) {
         closed = true;
         tick.cancel();
-      } else {
+      } else if (backend.ifStillDown(this::parkSubmitted)) {
         down = true;
+      } else {
+        return CompletableFuture.completedFuture(null); // stale: an up followed this down
       }
       connectAtNanos = NEVER;
       Session s = session;
@@ -583,9 +585,11 @@ final class DirectConnection implements BackendConnection {
         s.fail(reason, null, false);
       }
       failWaiting(reason, null);
-      Pending p;
-      while ((p = submitted.poll()) != null) {
-        failLater(p, reason, null);
+      if (forever) { // a down parked what was submitted before it, atomically; the rest is an up's
+        Pending p;
+        while ((p = submitted.poll()) != null) {
+          failLater(p, reason, null);
+        }
       }
       connectDue.signalAll();
     } finally {
@@ -598,17 +602,32 @@ final class DirectConnection implements BackendConnection {
     return terminated;
   }
 
+  /** With the lock held: moves what callers submitted to the parked requests. */
+  private void parkSubmitted() {
+    Pending p;
+    while ((p = submitted.poll()) != null) {
+      waiting.add(p);
+    }
+  }
+
   @Override
   public void resume() {
+    boolean stillUp = false;
     lock.lock();
     try {
-      if (!closed) {
+      if (!closed && !backend.options().down()) { // else stale: a down followed this up
         down = false;
-        connectAtNanos = System.nanoTime();
-        connectDue.signalAll();
+        stillUp = ready; // its down was stale and skipped: the session never ended
+        if (!stillUp) {
+          connectAtNanos = System.nanoTime();
+          connectDue.signalAll();
+        }
       }
     } finally {
       unlock();
+    }
+    if (stillUp) {
+      backend.onUp();
     }
   }
 

@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -496,6 +497,51 @@ class BackendHealthTest {
     assertThat(b.state()).isEqualTo(BackendState.UP);
     b.updateOptions(b.options().toBuilder().down(true).build());
     assertFailure(await(b.send(Request.get("k"))), FailureReason.DOWN);
+  }
+
+  /**
+   * A down and an up racing from two threads: whichever the backend applied last is what its
+   * connections end up doing. They hear of both after the backend's lock is released, in either
+   * order; a down landing after the up that followed it used to leave a backend that never
+   * connected again, and one still running could fail a request sent after the up.
+   */
+  @Test
+  void racingDownAndUpEndInTheStateAppliedLast() throws Exception {
+    ManagedBackend b = up(fast().build());
+    BackendOptions down = b.options().toBuilder().down(true).build();
+    BackendOptions up = b.options().toBuilder().down(false).build();
+    for (int i = 0; i < 200; i++) {
+      CyclicBarrier start = new CyclicBarrier(2);
+      Thread other =
+          new Thread(
+              () -> {
+                awaitBarrier(start);
+                b.updateOptions(down);
+              });
+      other.start();
+      awaitBarrier(start);
+      b.updateOptions(up);
+      other.join(5_000);
+
+      boolean downLast = b.options().down();
+      Response r = await(b.send(Request.get("k")));
+      if (downLast) {
+        assertFailure(r, FailureReason.DOWN);
+        b.updateOptions(up);
+        r = await(b.send(Request.get("k")));
+      }
+      assertThat(r.status())
+          .as("round %d: %s, down applied last: %s, now %s", i, r, downLast, b.state())
+          .isEqualTo(ResponseStatus.MISS);
+    }
+  }
+
+  private static void awaitBarrier(CyclicBarrier barrier) {
+    try {
+      barrier.await(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
   }
 
   @Test
