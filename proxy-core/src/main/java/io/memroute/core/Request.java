@@ -40,6 +40,12 @@ public final class Request {
    */
   private static final int MAX_OTHER_LINE = 2_047;
 
+  /**
+   * The longest meta O (opaque) token, the O counted: memcached answers {@code CLIENT_ERROR opaque
+   * token too long} to a longer one (ma after it has applied the change).
+   */
+  private static final int MAX_OPAQUE = 32;
+
   private final Command command;
   private final byte[] line;
   private final byte[] wire;
@@ -719,6 +725,9 @@ public final class Request {
                 cmd.wireName() + ": flag '" + tok(i) + "' repeats (expected: each flag once)");
           }
           metaFlags |= flag;
+          if (cmd != Command.ME) { // me reads no flags
+            checkFlag(i, c);
+          }
         }
         noreply = (metaFlags & bit('q')) != 0;
       }
@@ -783,6 +792,75 @@ public final class Request {
           cmd, lineBytes, wireBytes, value, keyOff, keyLen, keyCount, metaFlags, noreply);
     }
 
+    /**
+     * Checks meta flag {@code c}, token {@code i}, as memcached 1.6.18 reads it for mg, ms, md and
+     * ma: it answers CLIENT_ERROR to a number its strtol (T, N, R) or strtoull (F, C, J, D) does
+     * not take, to an M token that is not one mode byte (for ms and ma, one they know) and to an O
+     * token over 32 bytes.
+     */
+    private void checkFlag(int i, int c) {
+      int from = t[2 * i] + 1; // the token after the letter
+      int to = t[2 * i + 1];
+      String expected;
+      switch (c) {
+        case 'T':
+        case 'N':
+        case 'R':
+          if (isCNumber(src, from, to, true)) {
+            return;
+          }
+          expected = "a signed 64-bit number";
+          break;
+        case 'F':
+        case 'C':
+        case 'J':
+        case 'D':
+          if (isCNumber(src, from, to, false)) {
+            return;
+          }
+          expected = "an unsigned 64-bit number";
+          break;
+        case 'M':
+          if (to - from == 1 && isMode(src[from])) {
+            return;
+          }
+          expected =
+              cmd == Command.MS
+                  ? "one of E, A, P, R, S"
+                  : cmd == Command.MA ? "one of I, +, D, -" : "one character";
+          break;
+        case 'O':
+          if (to - from < MAX_OPAQUE) {
+            return;
+          }
+          expected = "at most " + (MAX_OPAQUE - 1) + " bytes";
+          break;
+        default:
+          return;
+      }
+      throw new IllegalArgumentException(
+          cmd.wireName()
+              + ": flag '"
+              + tok(i)
+              + "' (expected: "
+              + (char) c
+              + " then "
+              + expected
+              + ")");
+    }
+
+    /** Whether {@code m} is a mode the command takes after M (mg and md take any byte). */
+    private boolean isMode(byte m) {
+      switch (cmd) {
+        case MS: // add (E), append, prepend, replace, set
+          return m == 'E' || m == 'A' || m == 'P' || m == 'R' || m == 'S';
+        case MA: // incr, decr
+          return m == 'I' || m == '+' || m == 'D' || m == '-';
+        default:
+          return true;
+      }
+    }
+
     private boolean isQuietToken(int i) {
       if (i == 0) {
         return false;
@@ -821,6 +899,59 @@ public final class Request {
               + (end - start)
               + " base64 characters (expected: a multiple of 4 with the b flag)");
     }
+  }
+
+  /**
+   * Whether memcached's {@code safe_strtol} ({@code signed}) or {@code safe_strtoull} takes {@code
+   * b[from, to)}, a token ending at {@code to}: as C's strtol / strtoull in base 10, optional
+   * whitespace, an optional sign, at least one digit and no overflow of 64 bits, then the token's
+   * end or whitespace (anything may follow that). strtoull negates a number after a minus sign
+   * modulo 2^64, and {@code safe_strtoull} refuses a result of 2^63 or more if the token holds a
+   * minus sign anywhere ({@code -1} is refused, {@code -0} and {@code -18446744073709551615} are
+   * taken). {@code safe_strtoul}, for F, reads the same on a 64-bit server.
+   */
+  private static boolean isCNumber(byte[] b, int from, int to, boolean signed) {
+    int i = from;
+    while (i < to && isCSpace(b[i])) {
+      i++;
+    }
+    boolean negative = false;
+    if (i < to && (b[i] == '+' || b[i] == '-')) {
+      negative = b[i] == '-';
+      i++;
+    }
+    int digits = i;
+    long magnitude = 0; // unsigned
+    for (; i < to && b[i] >= '0' && b[i] <= '9'; i++) {
+      int d = b[i] - '0';
+      if (Long.compareUnsigned(magnitude, MAX_TENTH) > 0 || (magnitude == MAX_TENTH && d > 5)) {
+        return false; // over 2^64 - 1: ERANGE
+      }
+      magnitude = magnitude * 10 + d;
+    }
+    if (i == digits || (i < to && !isCSpace(b[i]))) {
+      return false;
+    }
+    if (signed) { // ERANGE outside -2^63 .. 2^63 - 1
+      return Long.compareUnsigned(magnitude, negative ? Long.MIN_VALUE : Long.MAX_VALUE) <= 0;
+    }
+    if ((negative ? -magnitude : magnitude) >= 0) {
+      return true;
+    }
+    for (int j = from; j < to; j++) {
+      if (b[j] == '-') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** (2^64 - 1) / 10: an unsigned magnitude above it overflows when a digit is added. */
+  private static final long MAX_TENTH = Long.divideUnsigned(-1L, 10);
+
+  /** C's isspace: space, tab, LF, vertical tab, form feed, CR. */
+  private static boolean isCSpace(byte c) {
+    return c == ' ' || (c >= '\t' && c <= '\r');
   }
 
   // ---------------------------------------------------------------- accessors

@@ -427,6 +427,101 @@ class RequestFactoryTest {
         Arguments.of("touch", (Runnable) () -> Request.touch("k", -1)));
   }
 
+  /**
+   * The meta factories refuse what memcached 1.6.18 answers CLIENT_ERROR to (which costs the
+   * connection and every request in flight on it), as {@link Request#parse} does.
+   */
+  static Stream<Arguments> metaFlagsMemcachedRefuses() {
+    String o32 = "O" + "x".repeat(32);
+    return Stream.of(
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", "v", "Tabc"),
+            "mg: flag 'Tabc' (expected: T then a signed 64-bit number)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", "T9223372036854775808"),
+            "mg: flag 'T9223372036854775808' (expected: T then a signed 64-bit number)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", "N"),
+            "mg: flag 'N' (expected: N then a signed 64-bit number)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaSet("k", ABC, "T-x"),
+            "ms: flag 'T-x' (expected: T then a signed 64-bit number)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaSet("k", ABC, "F-1"),
+            "ms: flag 'F-1' (expected: F then an unsigned 64-bit number)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaSet("k", ABC, "C18446744073709551616"),
+            "ms: flag 'C18446744073709551616' (expected: C then an unsigned 64-bit number)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaDelete("k", "C"),
+            "md: flag 'C' (expected: C then an unsigned 64-bit number)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaArithmetic("k", "D-1"),
+            "ma: flag 'D-1' (expected: D then an unsigned 64-bit number)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaArithmetic("k", "N0", "J1e3"),
+            "ma: flag 'J1e3' (expected: J then an unsigned 64-bit number)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaSet("k", ABC, "MX"),
+            "ms: flag 'MX' (expected: M then one of E, A, P, R, S)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaArithmetic("k", "Mi"),
+            "ma: flag 'Mi' (expected: M then one of I, +, D, -)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaDelete("k", "M"),
+            "md: flag 'M' (expected: M then one character)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", "v", o32),
+            "mg: flag '" + o32 + "' (expected: O then at most 31 bytes)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaArithmetic("k", o32),
+            "ma: flag '" + o32 + "' (expected: O then at most 31 bytes)"));
+  }
+
+  @ParameterizedTest(name = "[{index}] {1}")
+  @MethodSource("metaFlagsMemcachedRefuses")
+  void metaFactoriesRefuseFlagsMemcachedRefuses(Supplier<Request> factory, String message) {
+    assertThatIllegalArgumentException().isThrownBy(factory::get).withMessage(message);
+  }
+
+  /** The neighbours of the refused flags, which memcached 1.6.18 takes, exactly as given. */
+  static Stream<Arguments> metaFlagsMemcachedTakes() {
+    String o31 = "O" + "x".repeat(31);
+    return Stream.of(
+        Arguments.of(
+            (Supplier<Request>)
+                () -> Request.metaGet("k", "v", "T-1", "N0", "R9223372036854775807"),
+            "mg k v T-1 N0 R9223372036854775807\r\n"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", "T-9223372036854775808", "R+5"),
+            "mg k T-9223372036854775808 R+5\r\n"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", "T+5", o31, "Mz"),
+            "mg k T+5 " + o31 + " Mz\r\n"),
+        Arguments.of(
+            (Supplier<Request>)
+                () -> Request.metaSet("k", ABC, "F18446744073709551615", "C0", "ME", "I", "q"),
+            "ms k 3 F18446744073709551615 C0 ME I\r\n"),
+        Arguments.of((Supplier<Request>) () -> Request.metaSet("k", ABC, "MA"), "ms k 3 MA\r\n"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaDelete("k", "C-18446744073709551615", "M!"),
+            "md k C-18446744073709551615 M!\r\n"),
+        Arguments.of(
+            (Supplier<Request>)
+                () -> Request.metaArithmetic("k", "M-", "D18446744073709551615", "J+0", "N-1", o31),
+            "ma k M- D18446744073709551615 J+0 N-1 " + o31 + "\r\n"),
+        Arguments.of((Supplier<Request>) () -> Request.metaArithmetic("k", "M+"), "ma k M+\r\n"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", "vvv", "kk", "t0"),
+            "mg k vvv kk t0\r\n"));
+  }
+
+  @ParameterizedTest(name = "[{index}] {1}")
+  @MethodSource("metaFlagsMemcachedTakes")
+  void metaFactoriesTakeTheFlagsMemcachedTakes(Supplier<Request> factory, String wire) {
+    assertThat(latin1(factory.get().wireLine())).isEqualTo(wire);
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("negativeTtl")
   void negativeTtlIsRejected(String name, Runnable factory) {

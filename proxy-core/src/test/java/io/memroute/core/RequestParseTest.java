@@ -300,8 +300,82 @@ class RequestParseTest {
         rj("md k q q", null, "md: flag 'q' repeats (expected: each flag once)"),
         rj("ma k N0 v N0", null, "ma: flag 'N0' repeats (expected: each flag once)"),
         // the b flag makes the key base64
-        rj("mg a_b b", null, "key: not base64 at index 1 (expected: base64 with the b flag)"));
+        rj("mg a_b b", null, "key: not base64 at index 1 (expected: base64 with the b flag)"),
+        // memcached 1.6.18 answers CLIENT_ERROR to these flag tokens (T, N, R: strtol; F, C, J,
+        // D: strtoull), to an M token that is not one mode character and an O token over 32
+        // bytes;
+        // the connection is replaced, failing all in flight on it
+        rj("mg k Tabc", null, "mg: flag 'Tabc' " + SIGNED.replace('X', 'T')),
+        rj("mg k T", null, "mg: flag 'T' " + SIGNED.replace('X', 'T')),
+        rj("mg k T5x", null, "mg: flag 'T5x' " + SIGNED.replace('X', 'T')),
+        rj("mg k T\t", null, "mg: flag 'T\t' " + SIGNED.replace('X', 'T')),
+        rj("mg k T+", null, "mg: flag 'T+' " + SIGNED.replace('X', 'T')),
+        rj("mg k T1.5", null, "mg: flag 'T1.5' " + SIGNED.replace('X', 'T')),
+        rj("mg k T0x10", null, "mg: flag 'T0x10' " + SIGNED.replace('X', 'T')),
+        rj(
+            "mg k T9223372036854775808",
+            null,
+            "mg: flag 'T9223372036854775808' " + SIGNED.replace('X', 'T')),
+        rj(
+            "ms k 3 T-9223372036854775809",
+            ABC,
+            "ms: flag 'T-9223372036854775809' " + SIGNED.replace('X', 'T')),
+        rj("mg k Nabc", null, "mg: flag 'Nabc' " + SIGNED.replace('X', 'N')),
+        rj("ma k N", null, "ma: flag 'N' " + SIGNED.replace('X', 'N')),
+        rj("mg k R-", null, "mg: flag 'R-' " + SIGNED.replace('X', 'R')),
+        rj("md k Tx", null, "md: flag 'Tx' " + SIGNED.replace('X', 'T')),
+        rj("ms k 3 Fx", ABC, "ms: flag 'Fx' " + UNSIGNED.replace('X', 'F')),
+        rj("ms k 3 F", ABC, "ms: flag 'F' " + UNSIGNED.replace('X', 'F')),
+        rj("ms k 3 F-1", ABC, "ms: flag 'F-1' " + UNSIGNED.replace('X', 'F')),
+        rj(
+            "ms k 3 F18446744073709551616",
+            ABC,
+            "ms: flag 'F18446744073709551616' " + UNSIGNED.replace('X', 'F')),
+        // a number over 2^63 - 1 is refused when a '-' follows it in the token, as strchr sees
+        rj(
+            "mg k F18446744073709551615\t-",
+            null,
+            "mg: flag 'F18446744073709551615\t-' " + UNSIGNED.replace('X', 'F')),
+        rj("ms k 3 C", ABC, "ms: flag 'C' " + UNSIGNED.replace('X', 'C')),
+        rj("md k C-1", null, "md: flag 'C-1' " + UNSIGNED.replace('X', 'C')),
+        rj("md k Cabc", null, "md: flag 'Cabc' " + UNSIGNED.replace('X', 'C')),
+        rj(
+            "ma k C-9223372036854775808",
+            null,
+            "ma: flag 'C-9223372036854775808' " + UNSIGNED.replace('X', 'C')),
+        rj("ma k Dabc", null, "ma: flag 'Dabc' " + UNSIGNED.replace('X', 'D')),
+        rj("ma k D", null, "ma: flag 'D' " + UNSIGNED.replace('X', 'D')),
+        rj("ma k D-1", null, "ma: flag 'D-1' " + UNSIGNED.replace('X', 'D')),
+        rj(
+            "ma k D18446744073709551616",
+            null,
+            "ma: flag 'D18446744073709551616' " + UNSIGNED.replace('X', 'D')),
+        rj("ma k N0 J-5", null, "ma: flag 'J-5' " + UNSIGNED.replace('X', 'J')),
+        rj("ma k Jx", null, "ma: flag 'Jx' " + UNSIGNED.replace('X', 'J')),
+        rj("mg k Dx", null, "mg: flag 'Dx' " + UNSIGNED.replace('X', 'D')),
+        rj("ms k 3 M", ABC, "ms: flag 'M' (expected: M then one of E, A, P, R, S)"),
+        rj("ms k 3 MX", ABC, "ms: flag 'MX' (expected: M then one of E, A, P, R, S)"),
+        rj("ms k 3 Ms", ABC, "ms: flag 'Ms' (expected: M then one of E, A, P, R, S)"),
+        rj("ms k 3 MSS", ABC, "ms: flag 'MSS' (expected: M then one of E, A, P, R, S)"),
+        rj("ma k M", null, "ma: flag 'M' (expected: M then one of I, +, D, -)"),
+        rj("ma k Mi", null, "ma: flag 'Mi' (expected: M then one of I, +, D, -)"),
+        rj("ma k MX", null, "ma: flag 'MX' (expected: M then one of I, +, D, -)"),
+        rj("ma k MII", null, "ma: flag 'MII' (expected: M then one of I, +, D, -)"),
+        rj("mg k M", null, "mg: flag 'M' (expected: M then one character)"),
+        rj("md k MXY", null, "md: flag 'MXY' (expected: M then one character)"),
+        rj("mg k " + O32, null, "mg: flag '" + O32 + "' (expected: O then at most 31 bytes)"),
+        rj("ms k 3 " + O32, ABC, "ms: flag '" + O32 + "' (expected: O then at most 31 bytes)"),
+        rj("md k " + O32, null, "md: flag '" + O32 + "' (expected: O then at most 31 bytes)"),
+        rj("ma k " + O32, null, "ma: flag '" + O32 + "' (expected: O then at most 31 bytes)"));
   }
+
+  /** The expectation of a number flag: X stands for the letter. */
+  private static final String SIGNED = "(expected: X then a signed 64-bit number)";
+
+  private static final String UNSIGNED = "(expected: X then an unsigned 64-bit number)";
+
+  /** An opaque token of 33 bytes, the O counted: memcached takes at most 32. */
+  private static final String O32 = "O" + "x".repeat(32);
 
   private static Arguments rj(String line, byte[] value, String message) {
     return Arguments.of(line, value, message);
@@ -316,6 +390,67 @@ class RequestParseTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> Request.parse(bytes(line + "\r\n"), value))
         .withMessage(message);
+  }
+
+  /**
+   * The neighbours of each refused flag token that memcached 1.6.18 takes: strtol and strtoull
+   * accept a sign, leading whitespace and anything after whitespace; T takes any signed 64-bit
+   * number (memcached keeps its low 32 bits), F, C, J and D any unsigned 64-bit one, or a negative
+   * one that wraps below 2^63; flags that take no token ignore one.
+   */
+  static Stream<Arguments> metaFlagsMemcachedTakes() {
+    return Stream.of(
+        Arguments.of("mg k T0", null),
+        Arguments.of("mg k T-1", null),
+        Arguments.of("mg k T+5", null),
+        Arguments.of("mg k T-0", null),
+        Arguments.of("mg k T4294967296", null),
+        Arguments.of("mg k T9223372036854775807", null),
+        Arguments.of("mg k T-9223372036854775808", null),
+        Arguments.of("mg k T\t5", null),
+        Arguments.of("mg k T\u000b5", null),
+        Arguments.of("mg k T5\t", null),
+        Arguments.of("mg k T5\tjunk", null),
+        Arguments.of("mg k N30 R-1 T00000000000000000000000000030", null),
+        Arguments.of("ms k 3 F4294967295", ABC),
+        Arguments.of("ms k 3 F4294967296", ABC),
+        Arguments.of("ms k 3 F18446744073709551615", ABC),
+        Arguments.of("ms k 3 F-0", ABC),
+        Arguments.of("ms k 3 F+3", ABC),
+        Arguments.of("mg k F5\t-", null),
+        Arguments.of("ms k 3 C18446744073709551615", ABC),
+        Arguments.of("md k C-18446744073709551615", null),
+        Arguments.of("ma k D0 N0 J18446744073709551615", null),
+        Arguments.of("ma k D+5", null),
+        Arguments.of("ma k D-0", null),
+        Arguments.of("mg k J1 D2 C3", null),
+        Arguments.of("ms k 3 MS", ABC),
+        Arguments.of("ms k 3 ME", ABC),
+        Arguments.of("ms k 3 MA", ABC),
+        Arguments.of("ms k 3 MP", ABC),
+        Arguments.of("ms k 3 MR", ABC),
+        Arguments.of("ma k MI", null),
+        Arguments.of("ma k M+", null),
+        Arguments.of("ma k MD", null),
+        Arguments.of("ma k M-", null),
+        Arguments.of("mg k Mx", null),
+        Arguments.of("md k M-", null),
+        Arguments.of("mg k O" + "x".repeat(31), null),
+        Arguments.of("ms k 3 O" + "x".repeat(31), ABC),
+        Arguments.of("md k O" + "x".repeat(31), null),
+        Arguments.of("ma k O" + "x".repeat(31), null),
+        Arguments.of("mg k O", null),
+        Arguments.of("mg k vabc kxyz s1 t2 c3 f4 h5 l6 u7 P8 L9 I0", null),
+        Arguments.of("mg a2V5 b64", null),
+        Arguments.of("ms k 3 I N5 R5 D5 J5", ABC),
+        Arguments.of("md k T5 I q", null),
+        Arguments.of("me k x y x", null));
+  }
+
+  @ParameterizedTest(name = "[{index}] ''{0}''")
+  @MethodSource("metaFlagsMemcachedTakes")
+  void metaFlagTokensMemcachedTakesAreAccepted(String line, byte[] value) {
+    assertThat(Request.parse(line, value).line()).isEqualTo(line);
   }
 
   @Test
@@ -349,12 +484,13 @@ class RequestParseTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> Request.parse(head + "b".repeat(34)))
         .withMessage("line: 2048 bytes (expected: <= 2047 for gat)");
-    String flag = "O" + "x".repeat(2100);
+    // memcached reads no further than the v of a v flag: its token makes the line long
+    String flag = "v" + "x".repeat(2100);
     assertThatIllegalArgumentException()
         .isThrownBy(() -> Request.metaGet("k", flag))
         .withMessage("line: 2106 bytes (expected: <= 2047 for mg)");
     // what is sent counts: a q flag is not
-    String mg = "mg k " + "O" + "x".repeat(2040); // 2046 bytes
+    String mg = "mg k " + "v" + "x".repeat(2040); // 2046 bytes
     assertThat(Request.parse(mg + " q").wireLine()).hasSize(2046 + 2);
   }
 
