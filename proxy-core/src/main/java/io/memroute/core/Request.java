@@ -46,6 +46,14 @@ public final class Request {
    */
   private static final int MAX_OPAQUE = 32;
 
+  /**
+   * The meta flags memcached 1.6.18 knows, for mg, ms, md and ma alike: it answers {@code
+   * CLIENT_ERROR invalid flag} to any other letter (E and S too, which later versions know).
+   */
+  private static final String KNOWN_FLAG_LETTERS = "b c f h k l q s t u v C D F I J L M N O P R T";
+
+  private static final long KNOWN_FLAGS = letterBits(KNOWN_FLAG_LETTERS);
+
   private final Command command;
   private final byte[] line;
   private final byte[] wire;
@@ -795,8 +803,8 @@ public final class Request {
     /**
      * Checks meta flag {@code c}, token {@code i}, as memcached 1.6.18 reads it for mg, ms, md and
      * ma: it answers CLIENT_ERROR to a number its strtol (T, N, R) or strtoull (F, C, J, D) does
-     * not take, to an M token that is not one mode byte (for ms and ma, one they know) and to an O
-     * token over 32 bytes.
+     * not take, to an M token that is not one mode byte (for ms and ma, one they know), to an O
+     * token over 32 bytes and to a flag it does not know.
      */
     private void checkFlag(int i, int c) {
       int from = t[2 * i] + 1; // the token after the letter
@@ -836,7 +844,16 @@ public final class Request {
           expected = "at most " + (MAX_OPAQUE - 1) + " bytes";
           break;
         default:
-          return;
+          if ((KNOWN_FLAGS & bit((char) c)) != 0) {
+            return;
+          }
+          throw new IllegalArgumentException(
+              cmd.wireName()
+                  + ": flag '"
+                  + tok(i)
+                  + "' (expected: a flag memcached knows: "
+                  + KNOWN_FLAG_LETTERS
+                  + ")");
       }
       throw new IllegalArgumentException(
           cmd.wireName()
@@ -1144,6 +1161,17 @@ public final class Request {
 
   static long bit(char c) {
     return 1L << (c - 'A');
+  }
+
+  /** The bits of the letters in {@code letters}. */
+  private static long letterBits(String letters) {
+    long bits = 0;
+    for (int i = 0; i < letters.length(); i++) {
+      if (isLetter(letters.charAt(i))) {
+        bits |= bit(letters.charAt(i));
+      }
+    }
+    return bits;
   }
 
   private static boolean isLetter(char c) {

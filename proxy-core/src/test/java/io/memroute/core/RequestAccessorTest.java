@@ -137,7 +137,8 @@ class RequestAccessorTest {
       if (!Character.isLetter(c)) {
         continue;
       }
-      Request r = Request.metaGet("kkkk", c + "1"); // base64 too, for the b flag
+      // me, as memcached reads none of its flags: mg takes only the flags memcached knows
+      Request r = Request.parse("me kkkk " + c + "1"); // base64 too, for the b flag
       for (char d = 'A'; d <= 'z'; d++) {
         if (Character.isLetter(d)) {
           assertThat(r.hasFlag(d)).as("flag %s in request with %s", d, c).isEqualTo(c == d);

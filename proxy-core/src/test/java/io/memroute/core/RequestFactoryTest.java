@@ -475,7 +475,15 @@ class RequestFactoryTest {
             "mg: flag '" + o32 + "' (expected: O then at most 31 bytes)"),
         Arguments.of(
             (Supplier<Request>) () -> Request.metaArithmetic("k", o32),
-            "ma: flag '" + o32 + "' (expected: O then at most 31 bytes)"));
+            "ma: flag '" + o32 + "' (expected: O then at most 31 bytes)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaSet("k", ABC, "E5"),
+            "ms: flag 'E5' (expected: a flag memcached knows: "
+                + "b c f h k l q s t u v C D F I J L M N O P R T)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", "x"),
+            "mg: flag 'x' (expected: a flag memcached knows: "
+                + "b c f h k l q s t u v C D F I J L M N O P R T)"));
   }
 
   @ParameterizedTest(name = "[{index}] {1}")

@@ -302,9 +302,8 @@ class RequestParseTest {
         // the b flag makes the key base64
         rj("mg a_b b", null, "key: not base64 at index 1 (expected: base64 with the b flag)"),
         // memcached 1.6.18 answers CLIENT_ERROR to these flag tokens (T, N, R: strtol; F, C, J,
-        // D: strtoull), to an M token that is not one mode character and an O token over 32
-        // bytes;
-        // the connection is replaced, failing all in flight on it
+        // D: strtoull), to an M token that is not one mode character, an O token over 32 bytes
+        // and a flag it does not know; the connection is replaced, failing all in flight on it
         rj("mg k Tabc", null, "mg: flag 'Tabc' " + SIGNED.replace('X', 'T')),
         rj("mg k T", null, "mg: flag 'T' " + SIGNED.replace('X', 'T')),
         rj("mg k T5x", null, "mg: flag 'T5x' " + SIGNED.replace('X', 'T')),
@@ -366,13 +365,23 @@ class RequestParseTest {
         rj("mg k " + O32, null, "mg: flag '" + O32 + "' (expected: O then at most 31 bytes)"),
         rj("ms k 3 " + O32, ABC, "ms: flag '" + O32 + "' (expected: O then at most 31 bytes)"),
         rj("md k " + O32, null, "md: flag '" + O32 + "' (expected: O then at most 31 bytes)"),
-        rj("ma k " + O32, null, "ma: flag '" + O32 + "' (expected: O then at most 31 bytes)"));
+        rj("ma k " + O32, null, "ma: flag '" + O32 + "' (expected: O then at most 31 bytes)"),
+        rj("mg k v x", null, "mg: flag 'x' " + KNOWN),
+        rj("mg k V", null, "mg: flag 'V' " + KNOWN),
+        rj("ms k 3 E5", ABC, "ms: flag 'E5' " + KNOWN),
+        rj("ms k 3 S3", ABC, "ms: flag 'S3' " + KNOWN),
+        rj("md k x", null, "md: flag 'x' " + KNOWN),
+        rj("ma k E1", null, "ma: flag 'E1' " + KNOWN),
+        rj("ma k a", null, "ma: flag 'a' " + KNOWN));
   }
 
   /** The expectation of a number flag: X stands for the letter. */
   private static final String SIGNED = "(expected: X then a signed 64-bit number)";
 
   private static final String UNSIGNED = "(expected: X then an unsigned 64-bit number)";
+
+  private static final String KNOWN =
+      "(expected: a flag memcached knows: b c f h k l q s t u v C D F I J L M N O P R T)";
 
   /** An opaque token of 33 bytes, the O counted: memcached takes at most 32. */
   private static final String O32 = "O" + "x".repeat(32);
