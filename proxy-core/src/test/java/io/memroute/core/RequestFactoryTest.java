@@ -433,6 +433,7 @@ class RequestFactoryTest {
    */
   static Stream<Arguments> metaFlagsMemcachedRefuses() {
     String o32 = "O" + "x".repeat(32);
+    String[] eighteen = "v k s t c f h l O1 T5 N5 R5 u P L I C5 F1".split(" ");
     return Stream.of(
         Arguments.of(
             (Supplier<Request>) () -> Request.metaGet("k", "v", "Tabc"),
@@ -483,7 +484,14 @@ class RequestFactoryTest {
         Arguments.of(
             (Supplier<Request>) () -> Request.metaGet("k", "x"),
             "mg: flag 'x' (expected: a flag memcached knows: "
-                + "b c f h k l q s t u v C D F I J L M N O P R T)"));
+                + "b c f h k l q s t u v C D F I J L M N O P R T)"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", eighteen),
+            "mg: 18 flags (expected: <= 17, q not counted)"),
+        Arguments.of(
+            (Supplier<Request>)
+                () -> Request.metaSet("k", ABC, Arrays.copyOf(eighteen, 17, String[].class)),
+            "ms: 17 flags (expected: <= 16, q not counted)"));
   }
 
   @ParameterizedTest(name = "[{index}] {1}")
@@ -495,6 +503,7 @@ class RequestFactoryTest {
   /** The neighbours of the refused flags, which memcached 1.6.18 takes, exactly as given. */
   static Stream<Arguments> metaFlagsMemcachedTakes() {
     String o31 = "O" + "x".repeat(31);
+    String[] seventeen = "v k s t c f h l O1 T5 N5 R5 u P L I C5".split(" ");
     return Stream.of(
         Arguments.of(
             (Supplier<Request>)
@@ -521,7 +530,16 @@ class RequestFactoryTest {
         Arguments.of((Supplier<Request>) () -> Request.metaArithmetic("k", "M+"), "ma k M+\r\n"),
         Arguments.of(
             (Supplier<Request>) () -> Request.metaGet("k", "vvv", "kk", "t0"),
-            "mg k vvv kk t0\r\n"));
+            "mg k vvv kk t0\r\n"),
+        Arguments.of(
+            (Supplier<Request>) () -> Request.metaGet("k", seventeen),
+            "mg k " + String.join(" ", seventeen) + "\r\n"),
+        Arguments.of(
+            (Supplier<Request>)
+                () ->
+                    Request.metaSet("k", ABC, Arrays.copyOf(seventeen, 16, String[].class))
+                        .withKey("j"),
+            "ms j 3 " + String.join(" ", Arrays.copyOf(seventeen, 16)) + "\r\n"));
   }
 
   @ParameterizedTest(name = "[{index}] {1}")

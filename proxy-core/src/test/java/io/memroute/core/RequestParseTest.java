@@ -462,6 +462,36 @@ class RequestParseTest {
     assertThat(Request.parse(line, value).line()).isEqualTo(line);
   }
 
+  /**
+   * memcached 1.6.18 answers CLIENT_ERROR options flags too long to a meta line of more than 20
+   * tokens, its end counted: 17 flags for mg, md and ma, 16 for ms. It does so before reading the
+   * data block of an ms, which then runs as a command. The q flag is never sent, so it does not
+   * count.
+   */
+  @Test
+  void metaFlagsAreAtMost17Or16ForMs() {
+    String sixteen = "v k s t c f h l O1 T5 N5 R5 u P L I";
+    assertThat(Request.parse("mg k " + sixteen + " C5").tokenCount()).isEqualTo(19);
+    assertThat(Request.parse("md k " + sixteen + " C5 q").wireLine())
+        .isEqualTo(bytes("md k " + sixteen + " C5\r\n"));
+    assertThat(Request.parse("ma k " + sixteen + " C5").tokenCount()).isEqualTo(19);
+    assertThat(Request.parse("ms k 3 " + sixteen + " q", ABC).noreply()).isTrue();
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse("mg k " + sixteen + " C5 F1"))
+        .withMessage("mg: 18 flags (expected: <= 17, q not counted)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse("md k " + sixteen + " C5 F1 q"))
+        .withMessage("md: 18 flags (expected: <= 17, q not counted)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse("ma a2V5 " + sixteen + " C5 F1 D1 J1 MI b"))
+        .withMessage("ma: 22 flags (expected: <= 17, q not counted)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse("ms k 3 " + sixteen + " C5", ABC))
+        .withMessage("ms: 17 flags (expected: <= 16, q not counted)");
+    // me reads no flags
+    assertThat(Request.parse("me k " + sixteen + " C F J D").tokenCount()).isEqualTo(22);
+  }
+
   @Test
   void bareCrlfIsAnEmptyLine() {
     assertThatIllegalArgumentException()
