@@ -60,6 +60,12 @@ public final class Request {
 
   private static final long KNOWN_FLAGS = letterBits(KNOWN_FLAG_LETTERS);
 
+  /** The meta flags memcached 1.6.18 knows that take any token, ignoring it. */
+  private static final long ANY_TOKEN_FLAGS = letterBits("b c f h k l q s t u v I L P");
+
+  /** The meta flags whose token is a number: signed for T, N and R, unsigned for the others. */
+  private static final long NUMBER_FLAGS = letterBits("T N R F C J D");
+
   private final Command command;
   private final byte[] line;
   private final byte[] wire;
@@ -826,10 +832,22 @@ public final class Request {
      * ma: it answers CLIENT_ERROR to a number its strtol (T, N, R) or strtoull (F, C, J, D) does
      * not take, to an M token that is not one mode byte (for ms and ma, one they know), to an O
      * token over 32 bytes and to a flag it does not know.
+     *
+     * <p>The common flags, one whose token memcached ignores or a number of up to 18 digits, are
+     * settled here, which the JIT keeps small; {@link #checkFlagToken} reads the others.
      */
     private void checkFlag(int i, int c) {
       int from = t[2 * i] + 1; // the token after the letter
       int to = t[2 * i + 1];
+      long letter = bit((char) c);
+      if ((letter & ANY_TOKEN_FLAGS) == 0
+          && ((letter & NUMBER_FLAGS) == 0 || !isShortNumber(src, from, to))) {
+        checkFlagToken(i, c, from, to);
+      }
+    }
+
+    /** Checks meta flag {@code c}, token {@code i}, whose token is {@code src[from, to)}. */
+    private void checkFlagToken(int i, int c, int from, int to) {
       String expected;
       switch (c) {
         case 'T':
@@ -978,6 +996,19 @@ public final class Request {
     }
     for (int j = from; j < to; j++) {
       if (b[j] == '-') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Whether {@code b[from, to)} is 1 to 18 digits, a number every numeric meta flag takes. */
+  private static boolean isShortNumber(byte[] b, int from, int to) {
+    if (to <= from || to - from > 18) {
+      return false;
+    }
+    for (int i = from; i < to; i++) {
+      if (b[i] < '0' || b[i] > '9') {
         return false;
       }
     }

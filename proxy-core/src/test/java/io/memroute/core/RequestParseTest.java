@@ -312,6 +312,10 @@ class RequestParseTest {
         rj("mg k T1.5", null, "mg: flag 'T1.5' " + SIGNED.replace('X', 'T')),
         rj("mg k T0x10", null, "mg: flag 'T0x10' " + SIGNED.replace('X', 'T')),
         rj(
+            "mg k T9999999999999999999",
+            null,
+            "mg: flag 'T9999999999999999999' " + SIGNED.replace('X', 'T')),
+        rj(
             "mg k T9223372036854775808",
             null,
             "mg: flag 'T9223372036854775808' " + SIGNED.replace('X', 'T')),
@@ -415,6 +419,8 @@ class RequestParseTest {
         Arguments.of("mg k T-0", null),
         Arguments.of("mg k T4294967296", null),
         Arguments.of("mg k T9223372036854775807", null),
+        Arguments.of("mg k T999999999999999999", null),
+        Arguments.of("ms k 3 F9999999999999999999", ABC),
         Arguments.of("mg k T-9223372036854775808", null),
         Arguments.of("mg k T\t5", null),
         Arguments.of("mg k T\u000b5", null),
