@@ -17,7 +17,8 @@ import java.util.Objects;
  * mcp.request}). Every factory validates at once and throws {@link IllegalArgumentException} for
  * bad input (empty key, key over 250 bytes, whitespace or control bytes in a key, an unpaired
  * surrogate in a key (it has no UTF-8 form: two such keys would name one item), a meta {@code b}
- * key that is not whole base64 (as memcached, a base64 key is at most 250 characters), negative
+ * key that is not whole base64 (as memcached, a base64 key is at most 250 characters), a meta flag
+ * memcached 1.6.18 answers {@code CLIENT_ERROR} to (see {@link #parse(byte[], byte[])}), negative
  * sizes, a data block whose size does not match the line), and {@link NullPointerException} for
  * nulls; nothing invalid ever reaches the network.
  *
@@ -458,22 +459,34 @@ public final class Request {
    *
    * @param flags meta flags, each a letter optionally followed by a token ({@code "T30"}, {@code
    *     "Oabc"})
+   * @throws IllegalArgumentException also for flags memcached 1.6.18 refuses (an unknown letter, a
+   *     bad number, M or O token, more than 17 flags), as {@link #parse(byte[], byte[])} lists
    */
   public static Request metaGet(String key, String... flags) {
     return meta(Command.MG, key, flags, null);
   }
 
-  /** Meta set: {@code ms <key> <datalen> <flags>*} followed by the value. */
+  /**
+   * Meta set: {@code ms <key> <datalen> <flags>*} followed by the value. Flags memcached 1.6.18
+   * refuses (more than 16 here) throw {@link IllegalArgumentException}, as for {@link #metaGet}.
+   */
   public static Request metaSet(String key, byte[] value, String... flags) {
     return meta(Command.MS, key, flags, Objects.requireNonNull(value, "value"));
   }
 
-  /** Meta delete: {@code md <key> <flags>*}. */
+  /**
+   * Meta delete: {@code md <key> <flags>*}. Flags memcached 1.6.18 refuses throw {@link
+   * IllegalArgumentException}, as for {@link #metaGet}.
+   */
   public static Request metaDelete(String key, String... flags) {
     return meta(Command.MD, key, flags, null);
   }
 
-  /** Meta arithmetic: {@code ma <key> <flags>*}. */
+  /**
+   * Meta arithmetic: {@code ma <key> <flags>*}. Flags memcached 1.6.18 refuses (an M other than
+   * {@code MI}, {@code M+}, {@code MD}, {@code M-} too) throw {@link IllegalArgumentException}, as
+   * for {@link #metaGet}.
+   */
   public static Request metaArithmetic(String key, String... flags) {
     return meta(Command.MA, key, flags, null);
   }
@@ -529,10 +542,17 @@ public final class Request {
    *
    * <p>Tokens are separated by spaces. The line is checked the way a strict server would: a known
    * command, the right number of tokens, valid keys, numeric fields in range, meta flags that are
-   * letters, each at most once, and a data block whose length matches the line. The line, as sent
-   * (single spaces, no {@code noreply} or {@code q}), may take 65,534 bytes for {@code get} and
-   * {@code gets} and 2,047 bytes for every other command: memcached closes the connection on a
-   * longer one.
+   * letters, each at most once, and a data block whose length matches the line. The flags of {@code
+   * mg}, {@code ms}, {@code md} and {@code ma} are checked as memcached 1.6.18 reads them, since it
+   * answers {@code CLIENT_ERROR} otherwise: only the letters it knows ({@code b c f h k l q s t u v
+   * C D F I J L M N O P R T}), at most 17 ({@code ms}: 16; {@code q}, never sent, not counted);
+   * {@code T}, {@code N} and {@code R} a signed, {@code F}, {@code C}, {@code J} and {@code D} an
+   * unsigned 64-bit number as C's strtol / strtoull read it (a sign and leading whitespace are
+   * taken, whatever follows whitespace is ignored); {@code M} and one mode character ({@code ms}:
+   * {@code E A P R S}, {@code ma}: {@code I + D -}); {@code O} and at most 31 bytes. {@code me}
+   * reads no flags. The line, as sent (single spaces, no {@code noreply} or {@code q}), may take
+   * 65,534 bytes for {@code get} and {@code gets} and 2,047 bytes for every other command:
+   * memcached closes the connection on a longer one.
    *
    * @throws IllegalArgumentException if the request is malformed; the message says why
    */
