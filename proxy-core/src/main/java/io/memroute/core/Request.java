@@ -54,18 +54,21 @@ public final class Request {
   private static final int MAX_META_TOKENS = 19;
 
   /**
-   * The meta flags memcached 1.6.18 knows, for mg, ms, md and ma alike: it answers {@code
-   * CLIENT_ERROR invalid flag} to any other letter (E and S too, which later versions know).
+   * The meta flags memcached knows, for mg, ms, md and ma alike: those of 1.6.18, which answers
+   * {@code CLIENT_ERROR invalid flag} to any other letter, and E (a CAS value to set) and x (md:
+   * drop the value, keep the item), which later versions added. A server without them refuses them;
+   * refusing them here would keep them from the servers that have them.
    */
-  private static final String KNOWN_FLAG_LETTERS = "b c f h k l q s t u v C D F I J L M N O P R T";
+  private static final String KNOWN_FLAG_LETTERS =
+      "b c f h k l q s t u v x C D E F I J L M N O P R T";
 
   private static final long KNOWN_FLAGS = letterBits(KNOWN_FLAG_LETTERS);
 
   /** The meta flags memcached 1.6.18 knows that take any token, ignoring it. */
-  private static final long ANY_TOKEN_FLAGS = letterBits("b c f h k l q s t u v I L P");
+  private static final long ANY_TOKEN_FLAGS = letterBits("b c f h k l q s t u v x I L P");
 
   /** The meta flags whose token is a number: signed for T, N and R, unsigned for the others. */
-  private static final long NUMBER_FLAGS = letterBits("T N R F C J D");
+  private static final long NUMBER_FLAGS = letterBits("T N R F C E J D");
 
   private final Command command;
   private final byte[] line;
@@ -545,14 +548,15 @@ public final class Request {
    * letters, each at most once, and a data block whose length matches the line. The flags of {@code
    * mg}, {@code ms}, {@code md} and {@code ma} are checked as memcached 1.6.18 reads them, since it
    * answers {@code CLIENT_ERROR} otherwise: only the letters it knows ({@code b c f h k l q s t u v
-   * C D F I J L M N O P R T}), at most 17 ({@code ms}: 16; {@code q}, never sent, not counted);
-   * {@code T}, {@code N} and {@code R} a signed, {@code F}, {@code C}, {@code J} and {@code D} an
-   * unsigned 64-bit number as C's strtol / strtoull read it (a sign and leading whitespace are
-   * taken, whatever follows whitespace is ignored); {@code M} and one mode character ({@code ms}:
-   * {@code E A P R S}, {@code ma}: {@code I + D -}); {@code O} and at most 31 bytes. {@code me}
-   * reads no flags. The line, as sent (single spaces, no {@code noreply} or {@code q}), may take
-   * 65,534 bytes for {@code get} and {@code gets} and 2,047 bytes for every other command:
-   * memcached closes the connection on a longer one.
+   * C D F I J L M N O P R T}, and {@code E} and {@code x}, which later versions know), at most 17
+   * ({@code ms}: 16; {@code q}, never sent, not counted); {@code T}, {@code N} and {@code R} a
+   * signed, {@code F}, {@code C}, {@code E}, {@code J} and {@code D} an unsigned 64-bit number as
+   * C's strtol / strtoull read it (a sign and leading whitespace are taken, whatever follows
+   * whitespace is ignored); {@code M} and one mode character ({@code ms}: {@code E A P R S}, {@code
+   * ma}: {@code I + D -}); {@code O} and at most 31 bytes. {@code me} reads no flags. The line, as
+   * sent (single spaces, no {@code noreply} or {@code q}), may take 65,534 bytes for {@code get}
+   * and {@code gets} and 2,047 bytes for every other command: memcached closes the connection on a
+   * longer one.
    *
    * @throws IllegalArgumentException if the request is malformed; the message says why
    */
@@ -849,7 +853,7 @@ public final class Request {
 
     /**
      * Checks meta flag {@code c}, token {@code i}, as memcached 1.6.18 reads it for mg, ms, md and
-     * ma: it answers CLIENT_ERROR to a number its strtol (T, N, R) or strtoull (F, C, J, D) does
+     * ma: it answers CLIENT_ERROR to a number its strtol (T, N, R) or strtoull (F, C, E, J, D) does
      * not take, to an M token that is not one mode byte (for ms and ma, one they know), to an O
      * token over 32 bytes and to a flag it does not know.
      *
@@ -880,6 +884,7 @@ public final class Request {
           break;
         case 'F':
         case 'C':
+        case 'E':
         case 'J':
         case 'D':
           if (isCNumber(src, from, to, false)) {
