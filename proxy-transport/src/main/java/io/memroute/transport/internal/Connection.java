@@ -172,16 +172,19 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
       writeBatch(local, submitted);
       return;
     }
-    FailureReason fastFail = backend.fastFailReason();
-    park(local, fastFail);
-    park(submitted, fastFail);
+    park(local);
+    park(submitted);
   }
 
-  /** Not connected yet: requests wait for the connection, or fail fast if the backend is bad. */
-  private void park(Queue<Pending> source, FailureReason fastFail) {
+  /**
+   * Not connected yet: requests wait for the connection, or fail fast if the backend is bad or
+   * down. The state is read after taking each request, so one sent after an up sees that up.
+   */
+  private void park(Queue<Pending> source) {
     Pending p;
     long now = 0;
     while ((p = source.poll()) != null) {
+      FailureReason fastFail = backend.fastFailReason();
       if (fastFail != null) {
         failOne(p, backend.failure(fastFail, null));
       } else {
@@ -473,7 +476,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
           if (forever) {
             closed = true;
             tick.cancel();
-          } else if (!backend.ifStillDown(this::takeSubmitted)) {
+          } else if (!backend.options().down()) {
             done.complete(null); // stale: an up followed this down
             return;
           }
@@ -491,20 +494,14 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
           failQueue(inflight, reason, null);
           failQueue(waiting, reason, null);
           failQueue(local, reason, null);
-          if (forever) { // a down took what was submitted before it, atomically; the rest is an
-            // up's
+          if (forever) {
             failQueue(submitted, reason, null);
+          } else {
+            park(submitted); // fails fast while down; an up racing this down may have sent some
           }
           done.complete(null);
         });
     return done;
-  }
-
-  private void takeSubmitted() {
-    Pending p;
-    while ((p = submitted.poll()) != null) {
-      local.add(p);
-    }
   }
 
   @Override

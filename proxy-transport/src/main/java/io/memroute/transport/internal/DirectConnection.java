@@ -216,10 +216,11 @@ final class DirectConnection implements BackendConnection {
       write(s, submitted);
       return;
     }
-    FailureReason reason = closed ? FailureReason.CLOSED : backend.fastFailReason();
     Pending p;
     long now = 0;
     while ((p = submitted.poll()) != null) {
+      // Read after taking the request: one sent after an up sees that up.
+      FailureReason reason = closed ? FailureReason.CLOSED : backend.fastFailReason();
       if (reason != null) {
         failLater(p, reason, closed ? "backend closed" : null);
       } else {
@@ -574,7 +575,7 @@ final class DirectConnection implements BackendConnection {
       if (forever) {
         closed = true;
         tick.cancel();
-      } else if (backend.ifStillDown(this::parkSubmitted)) {
+      } else if (backend.options().down()) {
         down = true;
       } else {
         return CompletableFuture.completedFuture(null); // stale: an up followed this down
@@ -585,11 +586,13 @@ final class DirectConnection implements BackendConnection {
         s.fail(reason, null, false);
       }
       failWaiting(reason, null);
-      if (forever) { // a down parked what was submitted before it, atomically; the rest is an up's
+      if (forever) {
         Pending p;
         while ((p = submitted.poll()) != null) {
           failLater(p, reason, null);
         }
+      } else {
+        drainSubmitted(); // fails fast while down; an up racing this down may have sent some
       }
       connectDue.signalAll();
     } finally {
@@ -600,14 +603,6 @@ final class DirectConnection implements BackendConnection {
       return CompletableFuture.completedFuture(null);
     }
     return terminated;
-  }
-
-  /** With the lock held: moves what callers submitted to the parked requests. */
-  private void parkSubmitted() {
-    Pending p;
-    while ((p = submitted.poll()) != null) {
-      waiting.add(p);
-    }
   }
 
   @Override

@@ -340,19 +340,6 @@ public final class NettyBackend implements ManagedBackend {
     return Response.failure(reason, name, message);
   }
 
-  /**
-   * Runs {@code takeRequests} if the backend is still administratively down, under the lock that
-   * option changes take: a down a later up made stale is skipped, and requests sent after that up
-   * returned are never taken. Returns whether it ran.
-   */
-  synchronized boolean ifStillDown(Runnable takeRequests) {
-    if (!options.down()) {
-      return false;
-    }
-    takeRequests.run();
-    return true;
-  }
-
   synchronized void onValidating() {
     if (state == BackendState.CONNECTING) {
       transition(BackendState.VALIDATING, null);
