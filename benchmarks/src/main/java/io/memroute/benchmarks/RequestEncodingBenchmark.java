@@ -95,6 +95,18 @@ public class RequestEncodingBenchmark {
     return write(Request.join(gets10));
   }
 
+  /** A meta get with the flags of a typical stale-while-revalidate read (each flag checked). */
+  @Benchmark
+  public int metaGet() {
+    return write(Request.metaGet(KEY, "v", "f", "t", "c", "N30", "R10", "T60", "Oab12"));
+  }
+
+  /** A meta set with flags, TTL, CAS compare and mode. */
+  @Benchmark
+  public int metaSet100() {
+    return write(Request.metaSet(KEY, value100, "F5", "T3600", "C12345", "MS", "c"));
+  }
+
   /** The factory alone: validation, encoding and the Request object. */
   @Benchmark
   public Request getConstructOnly() {
