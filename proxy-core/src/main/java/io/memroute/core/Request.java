@@ -509,19 +509,59 @@ public final class Request {
     Objects.requireNonNull(flags, "flags");
     byte[] kb = Keys.utf8(key, "key");
     Keys.validate(kb, 0, kb.length, Keys.MAX_KEY_LENGTH);
-    StringBuilder sb = new StringBuilder(command.wireName()).append(' ').append(key);
-    if (command == Command.MS) {
-      sb.append(' ').append(value.length);
-    }
+    // The line is written straight into an exactly sized array (no builder, no String), as the
+    // other factories do, then parsed: meta requests are built on hot paths too.
+    boolean ms = command == Command.MS;
+    int size = 3 + kb.length + (ms ? 1 + LineWriter.digits(value.length) : 0);
+    boolean ascii = true;
     for (String f : flags) {
       Objects.requireNonNull(f, "flag");
-      if (f.isEmpty() || f.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
-        throw new IllegalArgumentException(
-            "flag: '" + f + "' (expected: one token, a letter then an optional argument)");
+      int n = f.length();
+      if (n == 0) {
+        throw badFlag(f);
       }
-      sb.append(' ').append(f);
+      for (int i = 0; i < n; i++) {
+        char c = f.charAt(i);
+        if (c <= ' ' || c == 0x7f) {
+          throw badFlag(f);
+        }
+        ascii &= c < 0x80;
+      }
+      size += 1 + n;
     }
-    return parse(sb.toString().getBytes(StandardCharsets.UTF_8), value);
+    if (!ascii) { // rare: let parse name the flag, from its UTF-8 form
+      StringBuilder sb = new StringBuilder(command.wireName()).append(' ').append(key);
+      if (ms) {
+        sb.append(' ').append(value.length);
+      }
+      for (String f : flags) {
+        sb.append(' ').append(f);
+      }
+      return parse(Keys.utf8(sb.toString(), "flags"), value);
+    }
+    byte[] line = new byte[size];
+    String name = command.wireName();
+    line[0] = (byte) name.charAt(0);
+    line[1] = (byte) name.charAt(1);
+    line[2] = ' ';
+    System.arraycopy(kb, 0, line, 3, kb.length);
+    int p = 3 + kb.length;
+    if (ms) {
+      line[p++] = ' ';
+      p = LineWriter.putUnsigned(line, p, value.length, LineWriter.digits(value.length));
+    }
+    for (String f : flags) {
+      line[p++] = ' ';
+      for (int i = 0, n = f.length(); i < n; i++) {
+        line[p++] = (byte) f.charAt(i);
+      }
+    }
+    return parse(line, value);
+  }
+
+  private static IllegalArgumentException badFlag(String f) {
+    return new IllegalArgumentException(
+        "flag: '" + f + "' (expected: one token, a letter then an optional argument)");
   }
 
   // ---------------------------------------------------------------- parsing
@@ -631,6 +671,21 @@ public final class Request {
     }
 
     long number(int i, String what, long min, long max) {
+      // Fast path, no String: an optional minus and up to 18 digits, which cannot overflow.
+      int from = t[2 * i];
+      int to = t[2 * i + 1];
+      int d = src[from] == '-' ? from + 1 : from;
+      if (to > d && to - d <= 18) {
+        long v = 0;
+        int j = d;
+        while (j < to && src[j] >= '0' && src[j] <= '9') {
+          v = v * 10 + (src[j++] - '0');
+        }
+        v = d > from ? -v : v;
+        if (j == to && v >= min && v <= max) {
+          return v;
+        }
+      }
       String s = tok(i);
       long v;
       try {
