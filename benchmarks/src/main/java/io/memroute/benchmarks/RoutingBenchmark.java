@@ -14,6 +14,7 @@ import io.memroute.routing.Route;
 import io.memroute.routing.RouteContext;
 import io.memroute.routing.Routes;
 import io.memroute.routing.internal.DefaultPool;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,7 @@ public class RoutingBenchmark {
   private Context context;
   private Request get;
   private Request set;
+  private Route ttl;
 
   /** An in-memory backend: returns one shared completed future. */
   static final class StubBackend implements Backend {
@@ -158,6 +160,7 @@ public class RoutingBenchmark {
             .build();
     get = Request.get(KEY);
     set = Request.set(KEY, new byte[100], 0);
+    ttl = Routes.ttl(Duration.ofMinutes(5), poolRoute);
   }
 
   private static final byte[] USER = {'u', 's', 'e', 'r', ':'};
@@ -173,6 +176,15 @@ public class RoutingBenchmark {
       }
     }
     return true;
+  }
+
+  /**
+   * A TTL route forcing 300 s on a prebuilt set of TTL 0, then the pool route: the set is rebuilt
+   * with the new exptime (the new request is the allocation).
+   */
+  @Benchmark
+  public CompletionStage<Response> ttlRouteSetPrebuilt() {
+    return ttl.route(set, context);
   }
 
   /** Pool route (XXH3 + jump over 3 backends) on a prebuilt request: should allocate nothing. */

@@ -1275,6 +1275,46 @@ public final class Request {
     return parse(out, value).decodedBy(decoder);
   }
 
+  /**
+   * Returns a copy of this request with token {@code i} replaced by {@code token}, or added at the
+   * end when {@code i == tokenCount()} (same value and decoder), as the memcached proxy's {@code
+   * r:token(n, value)} does (0-based here; the command, token 0, cannot be replaced). E.g. {@code
+   * set.withToken(3, "300")} sets a text set's exptime, {@code mg.withToken(mg.tokenCount(),
+   * "T30")} adds a flag. The result is validated like {@link #parse(byte[], byte[])}.
+   *
+   * @throws IllegalArgumentException if {@code i} is out of range, the token is empty or holds a
+   *     space or control character, or the new line is not a valid request
+   */
+  public Request withToken(int i, String token) {
+    Objects.requireNonNull(token, "token");
+    int[] tk = tokens();
+    int count = tk.length / 2;
+    if (i < 1 || i > count) {
+      throw new IllegalArgumentException("i: " + i + " (expected: 1-" + count + ")");
+    }
+    byte[] tb = Keys.utf8(token, "token");
+    if (tb.length == 0) {
+      throw new IllegalArgumentException("token: empty (expected: one token)");
+    }
+    for (byte b : tb) {
+      if ((b & 0xff) <= ' ' || b == 0x7f) {
+        throw new IllegalArgumentException(
+            "token: '" + token + "' (expected: one token, no space or control character)");
+      }
+    }
+    int from = i < count ? tk[2 * i] : line.length - 2;
+    int to = i < count ? tk[2 * i + 1] : line.length - 2;
+    int gap = i < count ? 0 : 1; // the space before an added token
+    byte[] out = new byte[line.length - 2 - (to - from) + gap + tb.length];
+    System.arraycopy(line, 0, out, 0, from);
+    if (gap == 1) {
+      out[from] = ' ';
+    }
+    System.arraycopy(tb, 0, out, from + gap, tb.length);
+    System.arraycopy(line, to, out, from + gap + tb.length, line.length - 2 - to);
+    return parse(out, value).decodedBy(decoder);
+  }
+
   /** Sets the decoder of a request just built, before it is shared. */
   private Request decodedBy(ValueDecoder<?> d) {
     decoder = d;

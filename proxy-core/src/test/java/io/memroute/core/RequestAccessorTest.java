@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** key(), keys(), token(), hasFlag(), flagToken(), keyByte() and withKey(). */
+/** key(), keys(), token(), hasFlag(), flagToken(), keyByte(), withKey() and withToken(). */
 class RequestAccessorTest {
   private static final byte[] ABC = "abc".getBytes(StandardCharsets.US_ASCII);
 
@@ -283,5 +283,54 @@ class RequestAccessorTest {
         .isThrownBy(() -> Request.metaNoop().withKey("c"))
         .withMessage("withKey: MN request with 0 keys (expected: 1)");
     assertThat(Request.getMulti(List.of("a")).withKey("z").keys()).containsExactly("z");
+  }
+
+  // ---------------------------------------------------------------- withToken
+
+  @Test
+  void withTokenReplacesOneTokenAndKeepsTheRest() {
+    ValueDecoder<String> d = (data, flags) -> "x";
+    Request set = Request.parse("set a 7 0 3 noreply", ABC);
+    Request w = set.withToken(3, "300");
+    assertThat(w.line()).isEqualTo("set a 7 0 3 noreply".replace(" 0 ", " 300 "));
+    assertThat(latin1(w.wireLine())).isEqualTo("set a 7 300 3\r\n");
+    assertThat(w.noreply()).isTrue();
+    assertThat(w.value()).isSameAs(set.value());
+    assertThat(set.line()).as("original unchanged").isEqualTo("set a 7 0 3 noreply");
+
+    Request get = Request.get("k", d).withToken(1, "other");
+    assertThat(get.key()).isEqualTo("other");
+    assertThat(get.decoder()).isSameAs(d);
+
+    Request mg = Request.metaGet("k", "v", "T30");
+    assertThat(mg.withToken(3, "T5").line()).isEqualTo("mg k v T5");
+    assertThat(mg.withToken(mg.tokenCount(), "N30").line()).isEqualTo("mg k v T30 N30");
+    assertThat(mg.withToken(mg.tokenCount(), "N30").flagToken('N')).isEqualTo("30");
+  }
+
+  @Test
+  void withTokenChecksItsTokenAndTheNewLine() {
+    Request set = Request.set("a", ABC, 0);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> set.withToken(0, "get"))
+        .withMessage("i: 0 (expected: 1-5)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> set.withToken(6, "x"))
+        .withMessage("i: 6 (expected: 1-5)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> set.withToken(3, ""))
+        .withMessage("token: empty (expected: one token)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> set.withToken(3, "1 2"))
+        .withMessage("token: '1 2' (expected: one token, no space or control character)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> set.withToken(3, "soon"))
+        .withMessage("exptime: 'soon' (expected: a number)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> set.withToken(5, "x"))
+        .withMessage("set: 5 arguments (expected: 4)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.metaGet("k", "v").withToken(3, "v"))
+        .withMessageContaining("repeats");
   }
 }

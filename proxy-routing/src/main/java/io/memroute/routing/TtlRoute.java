@@ -81,19 +81,7 @@ final class TtlRoute implements Route, ParentRoute {
     if (next == current) {
       return r;
     }
-    StringBuilder sb = new StringBuilder(r.wireSize() + 12);
-    int n = r.tokenCount();
-    for (int i = 0; i < n; i++) {
-      if (i > 0) {
-        sb.append(' ');
-      }
-      if (i == index) {
-        sb.append(next);
-      } else {
-        sb.append(r.token(i));
-      }
-    }
-    return Request.parse(sb.toString(), r.value());
+    return r.withToken(index, Long.toString(next));
   }
 
   private Request withFlag(Request r, boolean addIfAbsent) {
@@ -112,25 +100,15 @@ final class TtlRoute implements Route, ParentRoute {
       return r;
     }
     int first = r.command() == Command.MS ? 3 : 2;
-    StringBuilder sb = new StringBuilder(r.wireSize() + 12);
     int n = r.tokenCount();
-    boolean replaced = false;
-    for (int i = 0; i < n; i++) {
-      if (i > 0) {
-        sb.append(' ');
-      }
-      String tok = r.token(i);
-      if (i >= first && !replaced && tok.charAt(0) == 'T') {
-        sb.append('T').append(next);
-        replaced = true;
-      } else {
-        sb.append(tok);
+    int at = n; // added at the end when absent
+    for (int i = first; i < n && t != null; i++) {
+      if (r.token(i).charAt(0) == 'T') {
+        at = i;
+        break;
       }
     }
-    if (!replaced) {
-      sb.append(" T").append(next);
-    }
-    return Request.parse(sb.toString(), r.value());
+    return r.withToken(at, "T" + next);
   }
 
   @Override
