@@ -238,7 +238,8 @@ public final class MemcachedExtension
      * Extra memcached arguments for every server; see {@link MemcachedProcess.Builder#extraArgs}.
      *
      * @throws NullPointerException if the array or an element is null
-     * @throws IllegalArgumentException if an argument sets {@code -l}, {@code -p} or {@code -U}
+     * @throws IllegalArgumentException if an argument sets {@code -l}, {@code -p}, {@code -U} or
+     *     {@code -d}
      */
     public Builder extraArgs(String... extraArgs) {
       MemcachedProcess.builder().extraArgs(extraArgs); // validates

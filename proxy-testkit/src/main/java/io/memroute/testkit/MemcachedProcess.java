@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -211,6 +212,78 @@ public final class MemcachedProcess implements AutoCloseable {
     return null;
   }
 
+  /** memcached's short options that take a value (its getopt string, 1.6.18). */
+  private static final String SHORT_WITH_VALUE = "apsUmcluPfntDRbBIYeoN";
+
+  /** memcached's long options that take a value. */
+  private static final Set<String> LONG_WITH_VALUE =
+      Set.of(
+          "--port",
+          "--udp-port",
+          "--unix-socket",
+          "--unix-mask",
+          "--listen",
+          "--user",
+          "--memory-limit",
+          "--conn-limit",
+          "--pidfile",
+          "--slab-growth-factor",
+          "--slab-min-size",
+          "--threads",
+          "--max-reqs-per-event",
+          "--listen-backlog",
+          "--protocol",
+          "--max-item-size",
+          "--auth-file",
+          "--memory-file",
+          "--extended",
+          "--napi_ids");
+
+  /** Options this class manages, or that would fork memcached away from it (daemon mode). */
+  private static final Set<String> LONG_MANAGED =
+      Set.of("--listen", "--port", "--udp-port", "--daemon");
+
+  private static final String SHORT_MANAGED = "lpUd";
+
+  /**
+   * The first argument that sets the listen address, a port or daemon mode, read as memcached's
+   * getopt reads it: a short option's value may follow in the same word ({@code -p11211}), short
+   * flags cluster ({@code -vd}), and the word after an option that takes a value is that value,
+   * whatever it looks like. Returns null if there is none.
+   */
+  static String managedOption(List<String> args) {
+    for (int i = 0; i < args.size(); i++) {
+      String arg = args.get(i);
+      if (arg.equals("--")) {
+        return null; // getopt stops here
+      }
+      if (arg.startsWith("--")) {
+        int eq = arg.indexOf('=');
+        String name = eq < 0 ? arg : arg.substring(0, eq);
+        if (LONG_MANAGED.contains(name)) {
+          return arg;
+        }
+        if (eq < 0 && LONG_WITH_VALUE.contains(name)) {
+          i++; // its value
+        }
+      } else if (arg.length() > 1 && arg.charAt(0) == '-') {
+        for (int j = 1; j < arg.length(); j++) {
+          char option = arg.charAt(j);
+          if (SHORT_MANAGED.indexOf(option) >= 0) {
+            return arg;
+          }
+          if (SHORT_WITH_VALUE.indexOf(option) >= 0) {
+            if (j == arg.length() - 1) {
+              i++; // its value is the next word
+            }
+            break; // or the rest of this one
+          }
+        }
+      }
+    }
+    return null;
+  }
+
   /**
    * Options for a {@link MemcachedProcess}; every setter validates at once. Not thread-safe; the
    * builder may be reused, and {@link #start()} does not change it.
@@ -240,22 +313,17 @@ public final class MemcachedProcess implements AutoCloseable {
      *
      * @throws NullPointerException if the array or an element is null
      * @throws IllegalArgumentException if an argument tries to change {@code -l}, {@code -p} or
-     *     {@code -U}, which this class controls
+     *     {@code -U}, which this class controls, in any form ({@code -p11211}, {@code --port}), or
+     *     asks for daemon mode ({@code -d}), whose fork no watchdog would kill
      */
     public Builder extraArgs(String... extraArgs) {
       List<String> args = List.of(extraArgs); // rejects nulls
-      for (String arg : args) {
-        if (arg.equals("-l")
-            || arg.equals("-p")
-            || arg.equals("-U")
-            || arg.startsWith("--listen")
-            || arg.startsWith("--port")
-            || arg.startsWith("--udp-port")) {
-          throw new IllegalArgumentException(
-              "extraArgs: "
-                  + Arrays.toString(extraArgs)
-                  + " (expected: no -l, -p or -U; the listen address and port are managed)");
-        }
+      if (managedOption(args) != null) {
+        throw new IllegalArgumentException(
+            "extraArgs: "
+                + Arrays.toString(extraArgs)
+                + " (expected: no -l, -p, -U or -d; the listen address and port are managed, and"
+                + " memcached must stay this process's child)");
       }
       this.extraArgs = new ArrayList<>(args);
       return this;

@@ -168,7 +168,8 @@ class MemcachedProcessTest {
     assertThatThrownBy(() -> builder.extraArgs("-p", "11211"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "extraArgs: [-p, 11211] (expected: no -l, -p or -U; the listen address and port are managed)");
+            "extraArgs: [-p, 11211] (expected: no -l, -p, -U or -d; the listen address and port are"
+                + " managed, and memcached must stay this process's child)");
     assertThatThrownBy(() -> builder.extraArgs("-U", "1"))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> builder.extraArgs("--listen=0.0.0.0"))
@@ -184,5 +185,35 @@ class MemcachedProcessTest {
     assertThatThrownBy(() -> builder.executable(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("executable");
+  }
+
+  @Test
+  void extraArgsRefuseEveryFormOfTheManagedOptionsAndDaemonMode() {
+    MemcachedProcess.Builder builder = MemcachedProcess.builder();
+    // getopt takes a short option's value from the same word, and options clustered after flags
+    for (String[] args :
+        List.of(
+            new String[] {"-p11211"},
+            new String[] {"-l0.0.0.0"},
+            new String[] {"-U11211"},
+            new String[] {"-vp11211"},
+            new String[] {"--port", "11211"},
+            new String[] {"--udp-port=1"},
+            // daemon mode forks memcached away from this process, its watchdog and its reaper:
+            // the fork outlived the failed start and the JVM
+            new String[] {"-d"},
+            new String[] {"-vd"},
+            new String[] {"--daemon"})) {
+      assertThatThrownBy(() -> builder.extraArgs(args))
+          .as(List.of(args).toString())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("(expected: no -l, -p, -U or -d;");
+    }
+    // values, and other options that only look like the managed ones, are passed on
+    builder.extraArgs("-P", "-pidfile");
+    builder.extraArgs("-o", "-lru_crawler");
+    builder.extraArgs("--listen-backlog=2048", "-b", "100");
+    builder.extraArgs("--pidfile", "-d");
+    builder.extraArgs("-vv", "-I", "2m", "-c1024", "-t4");
   }
 }
