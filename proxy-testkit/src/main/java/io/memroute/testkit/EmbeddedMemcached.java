@@ -28,7 +28,8 @@ import java.util.Objects;
  * {@code flush_all}, {@code verbosity}, {@code version}, {@code quit}, {@code stats} (a few
  * counters) and the meta commands {@code mg}, {@code ms}, {@code md}, {@code ma}, {@code mn} and
  * {@code me}, including memcached's error replies and {@code noreply}/{@code q} rules. Other
- * commands (slab, LRU and extstore administration, binary protocol) reply {@code ERROR}.
+ * commands (slab, LRU and extstore administration) reply {@code ERROR}; a connection that opens
+ * with a binary-protocol request gets {@code ERROR} and is closed.
  *
  * <p>Items live in a concurrent hash map with memcached's expiry rules (0 never expires, negative
  * expires at once, up to 30 days is relative seconds, larger values are absolute unix times), read

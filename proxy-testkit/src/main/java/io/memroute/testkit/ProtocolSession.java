@@ -18,8 +18,9 @@ import java.util.function.Supplier;
  * {@code proto_text.c}), including its parsing quirks.
  *
  * <p>Deliberate differences: no eviction, no slab classes, item size counts value bytes only
- * ({@code maxItemSize}), expiry has millisecond precision, and a {@code get} with an over-long key
- * only discards its own reply (memcached also drops replies of earlier pipelined commands).
+ * ({@code maxItemSize}), expiry has millisecond precision, a {@code get} with an over-long key only
+ * discards its own reply (memcached also drops replies of earlier pipelined commands), and a
+ * connection opening with a binary-protocol request is answered {@code ERROR} and closed.
  *
  * <p>Not thread-safe: one instance per connection, driven by that connection's reader.
  */
@@ -34,6 +35,7 @@ final class ProtocolSession {
   static final int MAX_GET_LINE = 2 * 1024 * 1024;
 
   private static final int MAX_TOKENS = 24;
+  private static final byte BINARY_REQUEST_MAGIC = (byte) 0x80;
   private static final int MFLAG_MAX_OPT_LENGTH = 20;
   private static final int MFLAG_MAX_OPAQUE_LENGTH = 32;
   private static final byte[] EMPTY = new byte[0];
@@ -51,6 +53,9 @@ final class ProtocolSession {
   private Request pendingRequest;
   private Function<byte[], byte[]> pendingAction;
 
+  /** Whether the first byte has arrived; memcached chooses the protocol from it. */
+  private boolean negotiated;
+
   ProtocolSession(ServerContext context) {
     this.context = context;
     this.store = context.store;
@@ -63,6 +68,16 @@ final class ProtocolSession {
    *     memcached would not accept); {@code true} to keep reading
    */
   boolean process(InputBuffer in, Handler handler) throws IOException {
+    if (!negotiated && in.readable() > 0) {
+      negotiated = true;
+      if (in.get(0) == BINARY_REQUEST_MAGIC) {
+        // memcached would switch to its binary protocol; a text-only server can only refuse it,
+        // and must close: the binary requests hold no line ends to wait for
+        in.skip(in.readable());
+        handler.handle(new Request("<binary protocol>", "", () -> line("ERROR"), true));
+        return false;
+      }
+    }
     while (true) {
       if (swallow > 0) {
         int n = (int) Math.min(swallow, in.readable());

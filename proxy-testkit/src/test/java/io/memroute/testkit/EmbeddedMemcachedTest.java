@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -325,6 +326,24 @@ class EmbeddedMemcachedTest {
   void closesOnHttpRequests() {
     try (RawClient client = RawClient.connect(server.port())) {
       assertThat(client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n").readToEnd()).isEmpty();
+    }
+  }
+
+  @Test
+  void answersTheBinaryProtocolWithErrorAndCloses() {
+    // a binary "version" request: magic 0x80, opcode 0x0b, no key, extras or body, opaque 1
+    byte[] version = new byte[24];
+    version[0] = (byte) 0x80;
+    version[1] = 0x0b;
+    version[15] = 1;
+    try (RawClient client = RawClient.connect(server.port())) {
+      assertThat(client.send(version).readToEnd()).isEqualTo("ERROR\r\n");
+    }
+    // only the first byte of a connection chooses the protocol, as in memcached
+    try (RawClient client = RawClient.connect(server.port())) {
+      byte[] line = "\u0080x\r\nversion\r\n".getBytes(StandardCharsets.ISO_8859_1);
+      assertThat(client.send("mn\r\n").send(line).readUntil("VERSION ", Duration.ofSeconds(5)))
+          .isEqualTo("MN\r\nERROR\r\nVERSION ");
     }
   }
 
