@@ -301,6 +301,16 @@ public record MemrouteProperties(
       } catch (IllegalStateException e) {
         problems.add("memroute.transport: auto: " + e.getMessage());
         return null;
+      } catch (IllegalArgumentException e) {
+        // the system property names no transport (it would be this property's value, were the
+        // property not set in a source that beats system properties, such as the command line)
+        problems.add(
+            "memroute.transport: auto, but the system property "
+                + Transport.PROPERTY
+                + " is '"
+                + System.getProperty(Transport.PROPERTY)
+                + "' (expected: auto, epoll, io_uring, nio or direct)");
+        return null;
       }
     }
     Transport t;

@@ -84,6 +84,30 @@ class BadPropertiesTest {
   }
 
   @Test
+  void autoWithABadTransportSystemPropertyIsListedWithTheOtherProblems() {
+    String previous = System.setProperty("memroute.transport", "carrier-pigeon");
+    try {
+      // the command line (here: test values) beats system properties, so memroute.transport is
+      // auto, and Transport.auto() reads the system property of the same name
+      assertThat(
+              failure(
+                  "memroute.servers=127.0.0.1:11211",
+                  "memroute.transport=auto",
+                  "memroute.connections=9"))
+          .contains(
+              "memroute.transport: auto, but the system property memroute.transport is"
+                  + " 'carrier-pigeon' (expected: auto, epoll, io_uring, nio or direct)")
+          .contains("memroute.connections: 9 (expected: 1-8)");
+    } finally {
+      if (previous == null) {
+        System.clearProperty("memroute.transport");
+      } else {
+        System.setProperty("memroute.transport", previous);
+      }
+    }
+  }
+
+  @Test
   void noServersFailsStartup() {
     assertThat(failure("memroute.read-timeout=1s")).contains("memroute.servers: none");
   }
