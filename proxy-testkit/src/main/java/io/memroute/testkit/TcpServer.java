@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +25,7 @@ final class TcpServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(TcpServer.class);
   private static final long JOIN_MILLIS = 2_000;
+  private static final long MAX_ACCEPT_BACKOFF_MILLIS = 100;
 
   private final String name;
   private final Policy policy;
@@ -137,13 +139,28 @@ final class TcpServer implements AutoCloseable {
   }
 
   private void acceptLoop(ServerSocket socket) {
+    acceptLoop(socket, TcpServer::pause);
+  }
+
+  /**
+   * Accepts until the socket closes. A failing {@code accept} (out of file descriptors, say) would
+   * otherwise be retried at once, spinning a CPU: the loop pauses 1 ms after a failure, doubling up
+   * to 100 ms while failures last.
+   */
+  void acceptLoop(ServerSocket socket, LongConsumer pauseMillis) {
+    long backoff = 0;
     while (!socket.isClosed()) {
       Socket accepted;
       try {
         accepted = socket.accept();
+        backoff = 0;
       } catch (IOException e) {
         if (!socket.isClosed()) {
-          log.debug("{}: accept failed", name, e);
+          if (backoff == 0) {
+            log.warn("{}: accept failed; retrying with backoff", name, e);
+          }
+          backoff = Math.min(backoff == 0 ? 1 : backoff * 2, MAX_ACCEPT_BACKOFF_MILLIS);
+          pauseMillis.accept(backoff);
         }
         continue;
       }
@@ -242,6 +259,14 @@ final class TcpServer implements AutoCloseable {
 
     boolean isClosed() {
       return closed.get();
+    }
+  }
+
+  private static void pause(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the loop ends when the socket closes
     }
   }
 }
