@@ -107,6 +107,18 @@ class BadPropertiesTest {
     }
   }
 
+  /** docs/spring.md: a label with dots binds as written, or in brackets. */
+  @Test
+  void backendLabelsWithDots() {
+    assertThat(
+            failure(
+                "memroute.backends.cache.a=127.0.0.1:11211",
+                "memroute.backends[cache.b]=127.0.0.1:11212",
+                "memroute.pools.main=nope"))
+        .contains(
+            "memroute.pools.main: unknown backend 'nope' (expected: one of [cache.a, cache.b])");
+  }
+
   @Test
   void noServersFailsStartup() {
     assertThat(failure("memroute.read-timeout=1s")).contains("memroute.servers: none");
