@@ -154,12 +154,14 @@ public final class Request {
 
   /** {@code gat <ttl> <key>}: get and update the expiry. */
   public static Request gat(String key, int ttlSeconds) {
-    return retrieval(Command.GAT, checkTtl(ttlSeconds), List.of(key));
+    return retrieval(
+        Command.GAT, checkTtl(ttlSeconds), List.of(Objects.requireNonNull(key, "key")));
   }
 
   /** {@code gats <ttl> <key>}: get and touch with the CAS value. */
   public static Request gats(String key, int ttlSeconds) {
-    return retrieval(Command.GATS, checkTtl(ttlSeconds), List.of(key));
+    return retrieval(
+        Command.GATS, checkTtl(ttlSeconds), List.of(Objects.requireNonNull(key, "key")));
   }
 
   /**
@@ -241,14 +243,23 @@ public final class Request {
    *     gats}; see {@link #retrieval})
    */
   public static Request join(List<Request> retrievals) {
+    Objects.requireNonNull(retrievals, "retrievals");
     if (retrievals.isEmpty()) {
       throw new IllegalArgumentException("retrievals: empty (expected: at least one request)");
     }
     Request first = retrievals.get(0);
+    if (first == null) {
+      throw new NullPointerException("retrievals: null request at index 0");
+    }
     int prefix = first.keyOff - 1; // "get", or "gat 300": the line up to the space before a key
     int size = prefix + 2;
     int keyCount = 0;
+    int index = 0;
     for (Request r : retrievals) {
+      if (r == null) {
+        throw new NullPointerException("retrievals: null request at index " + index);
+      }
+      index++;
       if (!r.command.isMultiKey()
           || r.wire != r.line // keyOff counts in line
           || r.keyOff - 1 != prefix
@@ -571,12 +582,12 @@ public final class Request {
    * byte[])}.
    */
   public static Request parse(String line) {
-    return parse(Keys.utf8(line, "line"), null);
+    return parse(Keys.utf8(Objects.requireNonNull(line, "line"), "line"), null);
   }
 
   /** Parses a line and its data block; see {@link #parse(byte[], byte[])}. */
   public static Request parse(String line, byte[] value) {
-    return parse(Keys.utf8(line, "line"), value);
+    return parse(Keys.utf8(Objects.requireNonNull(line, "line"), "line"), value);
   }
 
   /**
