@@ -97,7 +97,7 @@ public final class Await {
    * Returns a copy that completes, with {@link AwaitResult#timedOut()} set and whatever replies
    * arrived, when {@code timeout} passes before the count is reached. The timer runs on {@code
    * scheduler} (in a route: {@code context.scheduler()}); if the scheduler rejects the task, the
-   * await runs without a timeout.
+   * await runs without a timeout. A timeout past 292 years (a long of nanoseconds) waits that long.
    *
    * @throws IllegalArgumentException if {@code timeout} is not positive
    */
@@ -185,7 +185,7 @@ public final class Await {
       run.completeNow(); // the proxy's dummy IO: completes before any reply can arrive
     } else if (timeout != null) {
       try {
-        run.timer = scheduler.schedule(run::expire, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        run.timer = scheduler.schedule(run::expire, nanos(timeout), TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException e) {
         log.debug("await timeout not scheduled: scheduler rejected the task", e);
       }
@@ -215,6 +215,13 @@ public final class Await {
                               new NullPointerException("null response from target " + target))));
     }
     return run.future;
+  }
+
+  /** The timeout in nanoseconds; one past a long's range (292 years) waits that long. */
+  private static long nanos(Duration timeout) {
+    return timeout.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L
+        ? Long.MAX_VALUE
+        : timeout.toNanos();
   }
 
   private static <K> void checkDistinct(List<K> ts) {

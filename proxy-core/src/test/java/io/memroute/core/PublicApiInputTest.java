@@ -1,8 +1,15 @@
 package io.memroute.core;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,5 +40,23 @@ class PublicApiInputTest {
     assertThatNullPointerException()
         .isThrownBy(() -> Request.join(Arrays.asList(Request.get("a"), null)))
         .withMessage("retrievals: null request at index 1");
+  }
+
+  @Test
+  void awaitTakesATimeoutPastLongNanosAsNoTimeout() throws Exception {
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    try {
+      Await await = Await.of(AwaitMode.ANY).timeout(Duration.ofSeconds(Long.MAX_VALUE), scheduler);
+      AwaitResult<String> r =
+          await
+              .run(
+                  List.of("a"),
+                  t -> CompletableFuture.completedFuture(Response.of(ResponseStatus.STORED)))
+              .get(10, TimeUnit.SECONDS);
+      assertThat(r.timedOut()).isFalse();
+      assertThat(r.inArrivalOrder()).hasSize(1);
+    } finally {
+      scheduler.shutdownNow();
+    }
   }
 }
