@@ -96,7 +96,7 @@ public final class KeyFilter {
 
   /** Returns the part of {@code key} that is hashed (for tests and diagnostics). */
   public String selected(String key) {
-    byte[] b = key.getBytes(StandardCharsets.UTF_8);
+    byte[] b = Objects.requireNonNull(key, "key").getBytes(StandardCharsets.UTF_8);
     long r = select(b, 0, b.length);
     return new String(b, (int) (r >>> 32), (int) r, StandardCharsets.UTF_8);
   }

@@ -1,6 +1,7 @@
 package io.memroute.core;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import net.openhft.hashing.LongHashFunction;
 
 /**
@@ -21,8 +22,12 @@ public interface KeyHash {
    * Hashes the first key of a request (its filtered part, when {@code filter} is not {@code null}).
    */
   default long hash(Request request, KeyFilter filter) {
-    byte[] line = request.lineArray();
+    byte[] line = Objects.requireNonNull(request, "request").lineArray();
     int off = request.keyOffset();
+    if (off < 0) {
+      throw new IllegalArgumentException(
+          "request: '" + request.line() + "' has no key (expected: a keyed request)");
+    }
     int len = request.keyLength();
     if (filter != null) {
       long range = filter.select(line, off, len);
@@ -33,7 +38,7 @@ public interface KeyHash {
 
   /** Hashes a key given as a string (UTF-8), through {@code filter} when not {@code null}. */
   default long hash(String key, KeyFilter filter) {
-    byte[] b = key.getBytes(StandardCharsets.UTF_8);
+    byte[] b = Objects.requireNonNull(key, "key").getBytes(StandardCharsets.UTF_8);
     if (filter != null) {
       long range = filter.select(b, 0, b.length);
       return hash(b, (int) (range >>> 32), (int) range);
@@ -51,7 +56,7 @@ public interface KeyHash {
    * seed means no seed.
    */
   static KeyHash xxh3(String seed) {
-    if (seed.isEmpty()) {
+    if (Objects.requireNonNull(seed, "seed").isEmpty()) {
       return xxh3();
     }
     byte[] s = seed.getBytes(StandardCharsets.UTF_8);

@@ -1,5 +1,6 @@
 package io.memroute.core;
 
+import java.util.Objects;
 import net.openhft.hashing.LongHashFunction;
 
 /** XXH3-64 over zero-allocation-hashing, seeded as the memcached proxy seeds it. */
@@ -16,6 +17,8 @@ final class XxHash3 implements KeyHash {
 
   @Override
   public long hash(byte[] bytes, int off, int len) {
+    // the library's own check throws an IndexOutOfBoundsException without a message
+    Objects.checkFromIndexSize(off, len, Objects.requireNonNull(bytes, "bytes").length);
     return fn.hashBytes(bytes, off, len);
   }
 

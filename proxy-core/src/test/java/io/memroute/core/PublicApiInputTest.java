@@ -1,7 +1,9 @@
 package io.memroute.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -58,5 +60,42 @@ class PublicApiInputTest {
     } finally {
       scheduler.shutdownNow();
     }
+  }
+
+  @Test
+  void keyHashNamesANullArgument() {
+    assertThatNullPointerException().isThrownBy(() -> KeyHash.xxh3(null)).withMessage("seed");
+    assertThatNullPointerException()
+        .isThrownBy(() -> KeyHash.xxh3().hash((byte[]) null, 0, 0))
+        .withMessage("bytes");
+    assertThatNullPointerException()
+        .isThrownBy(() -> KeyHash.xxh3().hash((String) null, null))
+        .withMessage("key");
+    assertThatNullPointerException()
+        .isThrownBy(() -> KeyHash.xxh3().hash((Request) null, null))
+        .withMessage("request");
+    assertThatNullPointerException()
+        .isThrownBy(() -> KeyFilter.stop("/").selected(null))
+        .withMessage("key");
+  }
+
+  @Test
+  void keyHashSaysWhichRangeIsOutOfBounds() {
+    assertThatThrownBy(() -> KeyHash.xxh3().hash(new byte[4], 2, Integer.MAX_VALUE))
+        .isInstanceOf(IndexOutOfBoundsException.class)
+        .hasMessageContaining("length 4");
+    assertThatThrownBy(() -> KeyHash.xxh3("s").hash(new byte[4], -1, 1))
+        .isInstanceOf(IndexOutOfBoundsException.class)
+        .hasMessageContaining("length 4");
+  }
+
+  @Test
+  void keyHashRefusesAKeylessRequest() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> KeyHash.xxh3().hash(Request.version(), null))
+        .withMessage("request: 'version' has no key (expected: a keyed request)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> KeyHash.xxh3().hash(Request.flushAll(), KeyFilter.stop("/")))
+        .withMessage("request: 'flush_all' has no key (expected: a keyed request)");
   }
 }
