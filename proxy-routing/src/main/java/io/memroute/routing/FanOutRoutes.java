@@ -4,7 +4,6 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -187,10 +186,10 @@ final class FanOutRoutes {
     private final boolean missIsFailure;
     private final long waitNanos; // 0: no wait
 
-    AllFastest(Route[] children, boolean missIsFailure, Duration wait) {
+    AllFastest(Route[] children, boolean missIsFailure, long waitNanos) {
       this.children = children;
       this.missIsFailure = missIsFailure;
-      this.waitNanos = wait.toNanos();
+      this.waitNanos = waitNanos;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.memroute.routing;
 
 import io.memroute.core.Command;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -194,7 +195,9 @@ public final class Routes {
       throw new IllegalArgumentException("wait: " + wait + " (expected: >= 0)");
     }
     return new FanOutRoutes.AllFastest(
-        FanOutRoutes.copy(children.toArray(new Route[0]), "allFastest"), missIsFailure, wait);
+        FanOutRoutes.copy(children.toArray(new Route[0]), "allFastest"),
+        missIsFailure,
+        nanos(wait));
   }
 
   /**
@@ -286,6 +289,14 @@ public final class Routes {
    */
   public static Route maxTtl(Duration max, Route child) {
     return new TtlRoute(seconds("max", max, 1), true, Objects.requireNonNull(child, "child"));
+  }
+
+  /**
+   * A non-negative duration in nanoseconds; one past a long's range (292 years) is as long as a
+   * long can say, for a timer that never fires.
+   */
+  static long nanos(Duration d) {
+    return d.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : d.toNanos();
   }
 
   private static int seconds(String what, Duration d, int min) {
@@ -673,18 +684,21 @@ public final class Routes {
           limit,
           shuffle,
           missIsFailure,
-          hedgeAfter.toNanos(),
+          nanos(hedgeAfter),
           d.append(')').toString());
     }
   }
 
   /** Builds a {@link Routes#rateLimit} route. Not thread-safe; the route it builds is immutable. */
   public static final class RateLimitBuilder {
+    private static final long MAX_INTERVAL_NANOS = Long.MAX_VALUE / 2;
+
     private final Route child;
     private long permits;
     private Duration per;
     private int burst;
     private Route fallback = BasicRoutes.NullRoute.INSTANCE;
+    private long intervalNanos;
 
     private RateLimitBuilder(Route child) {
       this.child = child;
@@ -702,12 +716,23 @@ public final class Routes {
       if (per.isNegative() || per.isZero()) {
         throw new IllegalArgumentException("per: " + per + " (expected: > 0)");
       }
-      if (per.toNanos() / permits < 1) {
+      // per may be past a long of nanoseconds while per / permits is not
+      BigInteger interval =
+          BigInteger.valueOf(per.getSeconds())
+              .multiply(BigInteger.valueOf(1_000_000_000L))
+              .add(BigInteger.valueOf(per.getNano()))
+              .divide(BigInteger.valueOf(permits));
+      if (interval.signum() == 0) {
         throw new IllegalArgumentException(
             "rate: " + permits + " per " + per + " (expected: at most 1 per nanosecond)");
       }
       this.permits = permits;
       this.per = per;
+      // at most 146 years: the bucket's arithmetic wraps around a long
+      this.intervalNanos =
+          interval.compareTo(BigInteger.valueOf(MAX_INTERVAL_NANOS)) > 0
+              ? MAX_INTERVAL_NANOS
+              : interval.longValueExact();
       return this;
     }
 
@@ -739,11 +764,10 @@ public final class Routes {
         throw new IllegalStateException("rate: not set (expected: rate(permits, per))");
       }
       int b = burst > 0 ? burst : (int) Math.min(Integer.MAX_VALUE, permits);
-      long interval = per.toNanos() / permits;
       return new RateLimitRoute(
           child,
           fallback,
-          interval,
+          intervalNanos,
           b,
           "rateLimit("
               + child
