@@ -761,10 +761,16 @@ public final class MemcacheRouter implements AutoCloseable {
         }
         res = rb.build();
       }
-      return new MemcacheRouter(
-          new RouterEngine(cfg, res, own, listener, requestLog),
-          completionExecutor,
-          shutdownTimeout);
+      RouterEngine engine;
+      try {
+        engine = new RouterEngine(cfg, res, own, listener, requestLog);
+      } catch (RuntimeException | Error e) {
+        if (own) {
+          res.closeAsync(); // the event loops just started would run on, owned by nobody
+        }
+        throw e;
+      }
+      return new MemcacheRouter(engine, completionExecutor, shutdownTimeout);
     }
 
     private RouterConfig effectiveConfig() {

@@ -4,6 +4,7 @@ import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.routing.RequestLogOptions;
+import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +20,10 @@ final class RequestLogger {
 
   RequestLogger(RequestLogOptions options) {
     this.errors = options.errors();
-    this.slowNanos = options.slowerThan().toNanos();
+    Duration slow = options.slowerThan();
+    // past a long of nanoseconds (292 years): no request is that slow
+    this.slowNanos =
+        slow.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : slow.toNanos();
     this.sampleRate = options.sampleRate();
     this.hashKeys = options.hashKeys();
   }
