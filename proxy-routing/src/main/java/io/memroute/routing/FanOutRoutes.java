@@ -6,6 +6,7 @@ import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -338,7 +339,7 @@ final class FanOutRoutes {
   }
 
   static Route[] copy(Route[] children, String what) {
-    if (children.length == 0) {
+    if (Objects.requireNonNull(children, "children").length == 0) {
       throw new IllegalArgumentException(what + ": no children (expected: at least one)");
     }
     Route[] c = Arrays.copyOf(children, children.length);

@@ -91,7 +91,12 @@ public interface Pool {
     Objects.requireNonNull(backends, "backends");
     PoolConfig.Builder b = PoolConfig.builder(name);
     Map<String, Backend> byName = new java.util.LinkedHashMap<>();
+    int i = 0;
     for (Backend be : backends) {
+      if (be == null) {
+        throw new NullPointerException("backends: null backend at index " + i);
+      }
+      i++;
       b.backends(be.name());
       byName.put(be.name(), be);
     }

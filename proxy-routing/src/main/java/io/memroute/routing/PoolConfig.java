@@ -170,7 +170,7 @@ public final class PoolConfig {
 
     /** Adds backends by label, in placement order. */
     public Builder backends(String... labels) {
-      for (String l : labels) {
+      for (String l : Objects.requireNonNull(labels, "labels")) {
         backends.add(Objects.requireNonNull(l, "label"));
       }
       return this;
@@ -178,7 +178,7 @@ public final class PoolConfig {
 
     /** Adds backends by label, in placement order. */
     public Builder backends(List<String> labels) {
-      return backends(labels.toArray(new String[0]));
+      return backends(Objects.requireNonNull(labels, "labels").toArray(new String[0]));
     }
 
     /** Adds one backend with a weight (see {@link #weight(String, double)}). */

@@ -88,7 +88,9 @@ public final class RouterConfig {
 
   /** Returns the options in force for a backend: its own, or the defaults. */
   public BackendOptions optionsOf(BackendConfig backend) {
-    return backend.options() != null ? backend.options() : backendDefaults;
+    return Objects.requireNonNull(backend, "backend").options() != null
+        ? backend.options()
+        : backendDefaults;
   }
 
   /** Returns the pools by name, in configuration order. */
@@ -184,7 +186,8 @@ public final class RouterConfig {
 
     /** Replaces or adds a pool. */
     public Builder replacePool(PoolConfig pool) {
-      pools.put(pool.name(), Objects.requireNonNull(pool, "pool"));
+      Objects.requireNonNull(pool, "pool");
+      pools.put(pool.name(), pool);
       return this;
     }
 

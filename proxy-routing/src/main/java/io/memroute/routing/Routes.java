@@ -5,6 +5,7 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -161,7 +162,7 @@ public final class Routes {
 
   /** {@link #allSync(Route...)} over a list. */
   public static Route allSync(List<Route> children) {
-    return allSync(children.toArray(new Route[0]));
+    return allSync(Objects.requireNonNull(children, "children").toArray(new Route[0]));
   }
 
   /**
@@ -178,7 +179,9 @@ public final class Routes {
    * error once all have answered (mcrouter's AllFastestRoute, routelib's {@code route_allfastest}).
    */
   public static Route allFastest(Route... children) {
-    return allFastest(List.of(children), false, Duration.ZERO);
+    // not List.of, whose NullPointerException for a null child names nothing
+    return allFastest(
+        Arrays.asList(FanOutRoutes.copy(children, "allFastest")), false, Duration.ZERO);
   }
 
   /**
@@ -190,6 +193,7 @@ public final class Routes {
    *     best reply received so far (or the next to arrive, if none has yet)
    */
   public static Route allFastest(List<Route> children, boolean missIsFailure, Duration wait) {
+    Objects.requireNonNull(children, "children");
     Objects.requireNonNull(wait, "wait");
     if (wait.isNegative()) {
       throw new IllegalArgumentException("wait: " + wait + " (expected: >= 0)");
@@ -343,6 +347,8 @@ public final class Routes {
 
     /** Routes each of {@code commands} to {@code route}. */
     public CommandsBuilder on(List<Command> commands, Route route) {
+      Objects.requireNonNull(commands, "commands");
+      Objects.requireNonNull(route, "route");
       for (Command c : commands) {
         on(c, route);
       }
@@ -540,7 +546,7 @@ public final class Routes {
 
     /** Adds children, tried in this order. Exclusive with {@link #zones}. */
     public FailoverBuilder children(Route... children) {
-      for (Route r : children) {
+      for (Route r : Objects.requireNonNull(children, "children")) {
         this.children.add(Objects.requireNonNull(r, "child"));
       }
       return this;
@@ -548,7 +554,7 @@ public final class Routes {
 
     /** Adds children, tried in this order. Exclusive with {@link #zones}. */
     public FailoverBuilder children(List<Route> children) {
-      return children(children.toArray(new Route[0]));
+      return children(Objects.requireNonNull(children, "children").toArray(new Route[0]));
     }
 
     /**

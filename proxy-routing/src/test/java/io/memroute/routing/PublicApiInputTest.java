@@ -2,13 +2,22 @@ package io.memroute.routing;
 
 import static io.memroute.routing.Fixture.hit;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
+import io.memroute.core.Backend;
+import io.memroute.core.Command;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Bad input to the routing API is answered at once: a {@link NullPointerException} naming the
@@ -61,5 +70,75 @@ class PublicApiInputTest {
             .build();
     assertThat(fx.run(fast, Request.get("k")).join().backend()).isEqualTo("a");
     assertThat(fast.toString()).contains(Long.MAX_VALUE + "/PT87600000H");
+  }
+
+  static Stream<Arguments> nulls() {
+    Route r = Routes.nullRoute();
+    Pool pool = Pool.of("p", List.of(memory("b"), memory("c")));
+    return Stream.of(
+        nul("allFastest(null...)", () -> Routes.allFastest((Route[]) null), "children"),
+        nul("allFastest(r, null)", () -> Routes.allFastest(r, null), "allFastest: null child"),
+        nul(
+            "allFastest(null list)",
+            () -> Routes.allFastest(null, false, Duration.ZERO),
+            "children"),
+        nul("allSync(null list)", () -> Routes.allSync((List<Route>) null), "children"),
+        nul("allSync(null...)", () -> Routes.allSync((Route[]) null), "children"),
+        nul("allAsync(null...)", () -> Routes.allAsync((Route[]) null), "children"),
+        nul("random(null...)", () -> Routes.random((Route[]) null), "children"),
+        nul("majority(null...)", () -> Routes.majority((Route[]) null), "children"),
+        nul("allInitial(null...)", () -> Routes.allInitial((Route[]) null), "children"),
+        nul("failover(null...)", () -> Routes.failover((Route[]) null), "children"),
+        nul(
+            "failover().children(null...)",
+            () -> Routes.failover().children((Route[]) null),
+            "children"),
+        nul(
+            "failover().children(null list)",
+            () -> Routes.failover().children((List<Route>) null),
+            "children"),
+        nul(
+            "commands().on(null list, r)",
+            () -> Routes.commands().on((List<Command>) null, r),
+            "commands"),
+        nul("commands().on([], null)", () -> Routes.commands().on(List.of(), null), "route"),
+        nul("PoolConfig.of(p, null...)", () -> PoolConfig.of("p", (String[]) null), "labels"),
+        nul(
+            "PoolConfig.backends(null list)",
+            () -> PoolConfig.builder("p").backends((List<String>) null),
+            "labels"),
+        nul(
+            "RouterConfig.replacePool(null)",
+            () -> RouterConfig.builder().replacePool(null),
+            "pool"),
+        nul(
+            "RouterConfig.optionsOf(null)",
+            () ->
+                RouterConfig.builder()
+                    .backend("a", "h:1")
+                    .pool(PoolConfig.of("p", "a"))
+                    .build()
+                    .optionsOf(null),
+            "backend"),
+        nul(
+            "Pool.of(name, [null])",
+            () -> Pool.of("p", Arrays.asList((Backend) null)),
+            "backends: null backend at index 0"),
+        nul("Pool.send(null)", () -> pool.send(null), "request"),
+        nul("Pool.backendFor(null)", () -> pool.backendFor(null), "request"));
+  }
+
+  private static Backend memory(String name) {
+    return io.memroute.testkit.memory.MemoryBackend.create(name);
+  }
+
+  private static Arguments nul(String what, ThrowingCallable call, String message) {
+    return Arguments.of(what, call, message);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("nulls")
+  void aNullIsNamed(String what, ThrowingCallable call, String message) {
+    assertThatNullPointerException().isThrownBy(call).withMessage(message);
   }
 }

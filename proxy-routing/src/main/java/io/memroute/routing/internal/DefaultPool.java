@@ -92,12 +92,14 @@ public final class DefaultPool implements Pool {
 
   @Override
   public Backend backendFor(Request request) {
-    return request.command().hasKey() ? backends[index(request)] : backends[0];
+    return Objects.requireNonNull(request, "request").command().hasKey()
+        ? backends[index(request)]
+        : backends[0];
   }
 
   @Override
   public CompletableFuture<Response> send(Request request) {
-    if (request.keyCount() > 1 && backends.length > 1) {
+    if (Objects.requireNonNull(request, "request").keyCount() > 1 && backends.length > 1) {
       return sendMulti(request);
     }
     return backendFor(request).send(request);
