@@ -667,7 +667,7 @@ public final class MemcacheRouter implements AutoCloseable {
 
     /** Adds servers ({@code host:port}) to the {@value #DEFAULT_POOL} pool. */
     public Builder servers(List<String> addresses) {
-      for (String s : addresses) {
+      for (String s : Objects.requireNonNull(addresses, "servers")) {
         servers.add(BackendConfig.of(s));
       }
       return this;

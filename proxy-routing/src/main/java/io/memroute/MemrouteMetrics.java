@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
@@ -66,6 +67,7 @@ public final class MemrouteMetrics implements MeterBinder {
 
   @Override
   public synchronized void bindTo(MeterRegistry registry) {
+    Objects.requireNonNull(registry, "registry");
     Gauge.builder("memroute.active.requests", engine, RouterEngine::activeRequests)
         .description("requests admitted and not yet complete")
         .register(registry);

@@ -2,11 +2,13 @@ package io.memroute;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import io.memroute.routing.RequestLogOptions;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +36,18 @@ class PublicApiInputTest {
     try (MemcacheRouter router = builder().requestLog(log).build()) {
       assertThat(router.set("k", "v".getBytes(UTF_8), 0).get(10, TimeUnit.SECONDS)).isTrue();
       assertThat(router.get("k").get(10, TimeUnit.SECONDS)).isEqualTo("v".getBytes(UTF_8));
+    }
+  }
+
+  @Test
+  void builderAndMetricsNameANull() throws Exception {
+    assertThatNullPointerException()
+        .isThrownBy(() -> MemcacheRouter.builder().servers((List<String>) null))
+        .withMessage("servers");
+    try (MemcacheRouter router = builder().build()) {
+      assertThatNullPointerException()
+          .isThrownBy(() -> router.metrics().bindTo(null))
+          .withMessage("registry");
     }
   }
 }
