@@ -5,6 +5,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.Locale;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -140,7 +141,10 @@ public enum Transport {
    * @throws IllegalArgumentException for any other name
    */
   public static Transport parse(String name) {
-    switch (name.trim().toLowerCase(Locale.ROOT).replace("-", "_")) {
+    switch (Objects.requireNonNull(name, "name")
+        .trim()
+        .toLowerCase(Locale.ROOT)
+        .replace("-", "_")) {
       case "io_uring":
       case "iouring":
         return IO_URING;

@@ -100,6 +100,10 @@ public final class TransportResources implements AutoCloseable {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(listener, "listener");
+    if (host.isEmpty() || host.chars().anyMatch(c -> c <= ' ')) {
+      // such a backend would only fail, once used, to resolve or to connect
+      throw new IllegalArgumentException("host: '" + host + "' (expected: a host name or IP)");
+    }
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
     }

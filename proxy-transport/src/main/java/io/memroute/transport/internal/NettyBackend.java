@@ -178,7 +178,7 @@ public final class NettyBackend implements ManagedBackend {
 
   @Override
   public long failureCount(FailureReason reason) {
-    return failureCounts[reason.ordinal()].sum();
+    return failureCounts[Objects.requireNonNull(reason, "reason").ordinal()].sum();
   }
 
   @Override
