@@ -83,13 +83,19 @@ public final class BackendConfig {
   }
 
   private static int parsePort(String s, String address) {
-    try {
-      int p = Integer.parseInt(s);
-      if (p >= 1 && p <= 65535) {
-        return p;
+    // ASCII digits only: Integer.parseInt also takes a sign and other scripts' digits ("+80",
+    // "\u0661\u0662"), which no other reader of the address would take as that port
+    int p = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9' || p > 65535) {
+        p = -1;
+        break;
       }
-    } catch (NumberFormatException e) {
-      // fall through
+      p = p * 10 + (c - '0');
+    }
+    if (p >= 1 && p <= 65535) {
+      return p;
     }
     throw new IllegalArgumentException("address: '" + address + "' (expected: a port 1-65535)");
   }

@@ -2,6 +2,7 @@ package io.memroute.routing;
 
 import static io.memroute.routing.Fixture.hit;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import io.memroute.core.Backend;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Bad input to the routing API is answered at once: a {@link NullPointerException} naming the
@@ -140,5 +142,18 @@ class PublicApiInputTest {
   @MethodSource("nulls")
   void aNullIsNamed(String what, ThrowingCallable call, String message) {
     assertThatNullPointerException().isThrownBy(call).withMessage(message);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"h:+80", "h:-1", "h:\u0661\u0662", "[::1]:+11211", "h:0x50", "h: 80"})
+  void backendConfigTakesAPortOfAsciiDigitsOnly(String address) {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> BackendConfig.of(address))
+        .withMessage("address: '" + address + "' (expected: a port 1-65535)");
+  }
+
+  @Test
+  void backendConfigStillTakesLeadingZeros() {
+    assertThat(BackendConfig.of("h:011211").port()).isEqualTo(11211);
   }
 }
