@@ -136,9 +136,10 @@ public enum Transport {
 
   /**
    * Parses a transport name: {@code io_uring} (or {@code iouring}), {@code epoll}, {@code nio},
-   * {@code direct}.
+   * {@code direct}, or {@code auto} for {@link #auto()}'s choice.
    *
    * @throws IllegalArgumentException for any other name
+   * @throws IllegalStateException for {@code auto} when {@link #auto()} throws it
    */
   public static Transport parse(String name) {
     switch (Objects.requireNonNull(name, "name")
@@ -154,6 +155,8 @@ public enum Transport {
         return NIO;
       case "direct":
         return DIRECT;
+      case "auto":
+        return auto();
       default:
         throw new IllegalArgumentException(
             "transport: '" + name + "' (expected: io_uring, epoll, nio, direct or auto)");

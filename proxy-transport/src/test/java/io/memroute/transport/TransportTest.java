@@ -32,8 +32,12 @@ class TransportTest {
     try {
       System.clearProperty(Transport.PROPERTY);
       assertThat(Transport.auto()).isNotEqualTo(Transport.DIRECT);
+      assertThat(Transport.parse("auto"))
+          .as("parse names auto among the names it takes")
+          .isEqualTo(Transport.auto());
       System.setProperty(Transport.PROPERTY, "direct");
       assertThat(Transport.auto()).isEqualTo(Transport.DIRECT);
+      assertThat(Transport.parse(" Auto ")).isEqualTo(Transport.DIRECT);
     } finally {
       if (before == null) {
         System.clearProperty(Transport.PROPERTY);
