@@ -38,6 +38,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -158,8 +159,9 @@ public final class MemcacheRouter implements AutoCloseable {
   /**
    * Gets several values with one request per backend and decodes each with {@code decoder} where it
    * arrives, as {@link #get(String, ValueDecoder)} does. The map, unmodifiable, holds the hits
-   * only, in the order of {@code keys}; duplicate keys are asked once. If the decoder throws for
-   * any value, the future fails with its exception.
+   * only, in the order of {@code keys}; duplicate keys are asked once; more than one line takes go
+   * out as several requests, as in {@link #getMulti(Collection)}. If the decoder throws for any
+   * value, the future fails with its exception.
    */
   public <T> CompletableFuture<Map<String, T>> getMulti(
       Collection<String> keys, ValueDecoder<T> decoder) {
@@ -169,7 +171,9 @@ public final class MemcacheRouter implements AutoCloseable {
 
   /**
    * Gets several values with one request per backend. The map, unmodifiable, holds the hits only,
-   * in the order of {@code keys}; duplicate keys are asked once.
+   * in the order of {@code keys}; duplicate keys are asked once. Any number of keys: more than one
+   * {@code get} line takes (about 64 KiB of keys, memcached's limit) go out as several requests,
+   * and the future fails if any of them fails.
    */
   public CompletableFuture<Map<String, byte[]>> getMulti(Collection<String> keys) {
     return multi(keys, null, Item::value);
@@ -183,10 +187,97 @@ public final class MemcacheRouter implements AutoCloseable {
       return completed(Collections.emptyMap());
     }
     Collection<String> unique = distinct(keys);
-    Request request =
-        decoder == null ? Request.getMulti(unique) : Request.getMulti(unique, decoder);
+    List<List<String>> lines = splitLines(unique);
+    if (lines == null) {
+      return multiLine(multiRequest(unique, decoder), value);
+    }
+    List<Request> requests = new ArrayList<>(lines.size());
+    for (List<String> line : lines) {
+      requests.add(multiRequest(line, decoder)); // every key checked before any is sent
+    }
+    List<CompletableFuture<Map<String, T>>> parts = new ArrayList<>(requests.size());
+    for (Request request : requests) {
+      parts.add(multiLine(request, value));
+    }
+    return joined(parts);
+  }
+
+  private static Request multiRequest(Collection<String> keys, ValueDecoder<?> decoder) {
+    return decoder == null ? Request.getMulti(keys) : Request.getMulti(keys, decoder);
+  }
+
+  private <T> CompletableFuture<Map<String, T>> multiLine(Request request, ItemValue<T> value) {
     List<String> asked = request.keys();
     return typed(request, r -> hits(r.items(), asked, value));
+  }
+
+  /**
+   * The most bytes of keys, their spaces included, put in one {@code get} line: memcached takes
+   * 65,534 bytes and closes the connection on a longer line; this leaves room for the command.
+   */
+  private static final int MULTIGET_LINE_BYTES = 65_000;
+
+  /**
+   * Splits keys too many for one {@code get} line into runs that fit, in order; {@code null} when
+   * they fit in one (the usual case: one pass over the keys' lengths, no allocation).
+   */
+  private static List<List<String>> splitLines(Collection<String> keys) {
+    if (keys.size() <= MULTIGET_LINE_BYTES / 251) {
+      return null; // keys of up to 250 bytes fit; a longer one fails in Request.getMulti
+    }
+    long total = 0;
+    for (String k : keys) {
+      total += 1 + (k == null ? 0 : utf8Length(k));
+    }
+    if (total <= MULTIGET_LINE_BYTES) {
+      return null;
+    }
+    List<List<String>> lines = new ArrayList<>();
+    List<String> line = new ArrayList<>();
+    int bytes = 0;
+    for (String k : keys) {
+      int n = 1 + (k == null ? 0 : utf8Length(k));
+      if (bytes + n > MULTIGET_LINE_BYTES && !line.isEmpty()) {
+        lines.add(line);
+        line = new ArrayList<>();
+        bytes = 0;
+      }
+      line.add(k); // a bad key (null, too long) fails in Request.getMulti, with its name
+      bytes += n;
+    }
+    lines.add(line);
+    return lines;
+  }
+
+  private static int utf8Length(String s) {
+    int n = 0;
+    for (int i = 0, len = s.length(); i < len; i++) {
+      char c = s.charAt(i);
+      n += c < 0x80 ? 1 : c < 0x800 || Character.isSurrogate(c) ? 2 : 3; // a pair: 2 + 2
+    }
+    return n;
+  }
+
+  /** The maps of several multigets over runs of keys, in order, as one; the first failure wins. */
+  private static <T> CompletableFuture<Map<String, T>> joined(
+      List<CompletableFuture<Map<String, T>>> parts) {
+    GuardedFuture<Map<String, T>> out = new GuardedFuture<>();
+    AtomicInteger left = new AtomicInteger(parts.size());
+    for (CompletableFuture<Map<String, T>> part : parts) {
+      part.whenComplete(
+          (m, e) -> {
+            if (e != null) {
+              out.completeExceptionally(GuardedFuture.unwrap(e));
+            } else if (left.decrementAndGet() == 0) {
+              Map<String, T> all = new LinkedHashMap<>();
+              for (CompletableFuture<Map<String, T>> p : parts) {
+                all.putAll(p.join()); // each is done
+              }
+              out.complete(Collections.unmodifiableMap(all));
+            }
+          });
+    }
+    return out;
   }
 
   /**

@@ -169,6 +169,44 @@ class RealMemcachedTest {
     assertThat(gats.items()).allSatisfy(it -> assertThat(it.cas()).isNotZero());
   }
 
+  /** memcached closes the connection on a get line over 65,534 bytes: these go out as several. */
+  @ParameterizedTest
+  @EnumSource(
+      value = Transport.class,
+      names = {"NIO", "DIRECT"})
+  void multiGetOfMoreKeysThanOneLineTakes(Transport transport) throws Exception {
+    MemcacheRouter r = router(transport);
+    List<String> keys = new ArrayList<>();
+    List<CompletableFuture<Boolean>> sets = new ArrayList<>();
+    for (int i = 0; i < 4_000; i++) {
+      String key = String.format("big:%036d", i); // 40 bytes: 164,000 for the line
+      keys.add(key);
+      if (i % 3 == 0) {
+        sets.add(r.set(key, b("v" + i), 0));
+      }
+    }
+    for (CompletableFuture<Boolean> set : sets) {
+      assertThat(await(set)).isTrue();
+    }
+
+    Map<String, byte[]> got = await(r.getMulti(keys));
+    Map<String, Integer> lengths = await(r.getMulti(keys, (data, flags) -> data.remaining()));
+
+    List<String> stored = new ArrayList<>();
+    for (int i = 0; i < 4_000; i += 3) {
+      stored.add(keys.get(i));
+    }
+    assertThat(got.keySet()).containsExactlyElementsOf(stored);
+    assertThat(new String(got.get(keys.get(3_999)), UTF_8)).isEqualTo("v3999");
+    assertThat(lengths.keySet()).containsExactlyElementsOf(stored);
+    assertThat(lengths.get(keys.get(0))).isEqualTo(2);
+    List<String> badLast = new ArrayList<>(keys);
+    badLast.set(3_999, "bad key");
+    assertThatThrownBy(() -> r.getMulti(badLast))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("key");
+  }
+
   @ParameterizedTest
   @EnumSource(Transport.class)
   void metaCommands(Transport transport) throws Exception {
