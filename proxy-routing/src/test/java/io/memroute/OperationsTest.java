@@ -289,6 +289,7 @@ class OperationsTest {
                           io.memroute.routing.Routes.allSync(
                               io.memroute.routing.Routes.pool("a"),
                               io.memroute.routing.Routes.pool("b")))
+                      .on(io.memroute.core.Command.DELETE, io.memroute.routing.Routes.nullRoute())
                       .any(
                           io.memroute.routing.Routes.failover(
                               io.memroute.routing.Routes.pool("a"),
@@ -309,6 +310,15 @@ class OperationsTest {
         assertThat(router.stats().get("fanouts")).isEqualTo(1);
         assertThat(registry.find("memroute.failovers").functionCounter().count()).isEqualTo(3);
         assertThat(registry.find("memroute.fanouts").functionCounter().count()).isEqualTo(1);
+        // docs/operations.md: memroute.requests counts requests to backends, cmd_* what reached
+        // the router, and a reply a route made itself counts in cmd_* only
+        assertThat(router.delete("s").get(5, TimeUnit.SECONDS)).isFalse();
+        assertThat(backendRequests(registry, "set")).isEqualTo(2);
+        assertThat(router.stats().get("cmd_set")).isEqualTo(1);
+        assertThat(backendRequests(registry, "get")).isEqualTo(6);
+        assertThat(router.stats().get("cmd_get")).isEqualTo(3);
+        assertThat(backendRequests(registry, "delete")).isZero();
+        assertThat(router.stats().get("cmd_delete")).isEqualTo(1);
       }
     }
   }
@@ -689,5 +699,11 @@ class OperationsTest {
     assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);
     assertThatThrownBy(() -> router.reconfigure(router.config()))
         .isInstanceOf(IllegalStateException.class);
+  }
+
+  private static double backendRequests(MeterRegistry registry, String command) {
+    return registry.find("memroute.requests").tag("command", command).functionTimers().stream()
+        .mapToDouble(io.micrometer.core.instrument.FunctionTimer::count)
+        .sum();
   }
 }
