@@ -62,7 +62,8 @@ public final class ManualScheduler extends AbstractExecutorService
     }
     long until;
     synchronized (this) {
-      until = now + duration.toNanos();
+      // Long.MAX_VALUE is where saturated delays land: never reached, so they never fire.
+      until = Math.min(later(now, saturatedNanos(duration)), Long.MAX_VALUE - 1);
     }
     while (true) {
       Task<?> t;
@@ -126,7 +127,20 @@ public final class ManualScheduler extends AbstractExecutorService
   }
 
   private synchronized long delay(long delay, TimeUnit unit) {
-    return now + Math.max(0, unit.toNanos(delay));
+    return later(now, Math.max(0, unit.toNanos(delay)));
+  }
+
+  /** {@code at + nanos}, held at {@code Long.MAX_VALUE}: a very long delay never wraps to "now". */
+  static long later(long at, long nanos) {
+    return at > Long.MAX_VALUE - nanos ? Long.MAX_VALUE : at + nanos;
+  }
+
+  private static long saturatedNanos(Duration d) {
+    try {
+      return d.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE;
+    }
   }
 
   private synchronized <V> Task<V> add(Task<V> t) {
@@ -205,7 +219,7 @@ public final class ManualScheduler extends AbstractExecutorService
       if (period == 0) {
         run();
       } else if (runAndReset()) {
-        at += period;
+        at = later(at, period);
         requeue(this);
       }
     }

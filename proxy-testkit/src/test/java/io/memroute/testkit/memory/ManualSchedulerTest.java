@@ -64,4 +64,19 @@ class ManualSchedulerTest {
     s.execute(() -> ran.add("now"));
     assertThat(ran).containsExactly("now");
   }
+
+  @Test
+  void aDelayPastTheEndOfTimeNeverFiresInsteadOfWrappingToNow() {
+    ManualScheduler s = ManualScheduler.create();
+    List<String> ran = new ArrayList<>();
+    s.advance(Duration.ofSeconds(1));
+    s.schedule(() -> ran.add("forever"), Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+    s.scheduleAtFixedRate(() -> ran.add("tick"), 0, Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+
+    s.advance(Duration.ofDays(365));
+    s.advance(Duration.ofSeconds(Long.MAX_VALUE));
+
+    assertThat(ran).containsExactly("tick");
+    assertThat(s.pending()).isEqualTo(2);
+  }
 }
