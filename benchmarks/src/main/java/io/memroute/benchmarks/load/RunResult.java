@@ -85,8 +85,9 @@ public final class RunResult {
   }
 
   /**
-   * One result per client and workload from repeated runs: the median of each numeric column (the
-   * lower middle value for an even count), the first run's text columns, and every run's notes.
+   * One result per client and workload from repeated runs: the median of each numeric column (for
+   * an even count the mean of the two middle values), the first run's text columns, and every run's
+   * notes.
    */
   public static List<RunResult> medians(List<RunResult> runs) {
     Map<String, List<RunResult>> byRun = new LinkedHashMap<>();
@@ -101,8 +102,7 @@ public final class RunResult {
             same.stream().mapToDouble(r -> r.num(column)).filter(d -> !Double.isNaN(d)).toArray();
         boolean numeric = v.length == same.size() && !column.equals("timelineKops");
         if (numeric) {
-          Arrays.sort(v);
-          m.set(column, v[(v.length - 1) / 2]);
+          m.set(column, median(v));
         } else {
           m.values.put(column, same.get(0).get(column));
         }
@@ -125,6 +125,13 @@ public final class RunResult {
       out.add(m);
     }
     return out;
+  }
+
+  /** The median of {@code v} (sorted in place): for an even count the mean of the middle two. */
+  static double median(double[] v) {
+    Arrays.sort(v);
+    int mid = v.length / 2;
+    return v.length % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
   }
 
   public String client() {

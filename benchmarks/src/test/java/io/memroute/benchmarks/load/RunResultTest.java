@@ -33,4 +33,20 @@ class RunResultTest {
     assertThat(m.get(1).get("note")).contains("p99 of each run 100.0 101.0 102.0 us");
     assertThat(m.get(2).get("note")).isEqualTo("median of 3 runs"); // closed loop: no list
   }
+
+  /** Two rounds (--repeat 2): the median is the middle of the two, not the lower one. */
+  @Test
+  void theMedianOfAnEvenCountIsTheMeanOfTheTwoMiddleValues() {
+    List<RunResult> runs = new ArrayList<>();
+    runs.add(run("memroute", "c256", 0, 300.0, 1).set("opsPerSec", 1_000_000.0));
+    runs.add(run("memroute", "c256", 0, 340.0, 2).set("opsPerSec", 1_100_000.0));
+    runs.add(run("folsom", "c256", 0, 10.0, 1));
+    runs.add(run("folsom", "c256", 0, 40.0, 2));
+    runs.add(run("folsom", "c256", 0, 20.0, 3));
+    runs.add(run("folsom", "c256", 0, 30.0, 4));
+    List<RunResult> m = RunResult.medians(runs);
+    assertThat(m.get(0).num("p99us")).isEqualTo(320.0);
+    assertThat(m.get(0).num("opsPerSec")).isEqualTo(1_050_000.0);
+    assertThat(m.get(1).num("p99us")).isEqualTo(25.0);
+  }
 }
