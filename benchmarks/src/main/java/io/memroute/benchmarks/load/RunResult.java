@@ -87,7 +87,8 @@ public final class RunResult {
   /**
    * One result per client and workload from repeated runs: the median of each numeric column (for
    * an even count the mean of the two middle values), the first run's text columns, and every run's
-   * notes.
+   * notes. A run that failed (no throughput) is left out of the medians and counted in the notes;
+   * when every run failed, the row is a failed row.
    */
   public static List<RunResult> medians(List<RunResult> runs) {
     Map<String, List<RunResult>> byRun = new LinkedHashMap<>();
@@ -95,20 +96,38 @@ public final class RunResult {
       byRun.computeIfAbsent(r.client() + "\n" + r.workload(), k -> new ArrayList<>()).add(r);
     }
     List<RunResult> out = new ArrayList<>();
-    for (List<RunResult> same : byRun.values()) {
-      RunResult m = new RunResult();
-      for (String column : COLUMNS) {
-        double[] v =
-            same.stream().mapToDouble(r -> r.num(column)).filter(d -> !Double.isNaN(d)).toArray();
-        boolean numeric = v.length == same.size() && !column.equals("timelineKops");
-        if (numeric) {
-          m.set(column, median(v));
-        } else {
-          m.values.put(column, same.get(0).get(column));
+    for (List<RunResult> all : byRun.values()) {
+      List<RunResult> same = new ArrayList<>();
+      for (RunResult r : all) {
+        if (!Double.isNaN(r.num("opsPerSec"))) {
+          same.add(r);
         }
       }
-      StringBuilder notes = new StringBuilder("median of " + same.size() + " runs");
-      if (same.get(0).num("targetRate") > 0) {
+      int failed = all.size() - same.size();
+      RunResult m = new RunResult();
+      if (same.isEmpty()) {
+        m.values.putAll(all.get(0).values);
+      } else {
+        for (String column : COLUMNS) {
+          double[] v =
+              same.stream().mapToDouble(r -> r.num(column)).filter(d -> !Double.isNaN(d)).toArray();
+          boolean numeric = v.length == same.size() && !column.equals("timelineKops");
+          if (numeric) {
+            m.set(column, median(v));
+          } else {
+            m.values.put(column, same.get(0).get(column));
+          }
+        }
+      }
+      StringBuilder notes =
+          new StringBuilder(
+              same.isEmpty()
+                  ? failed + " of " + all.size() + " runs failed"
+                  : "median of "
+                      + same.size()
+                      + " runs"
+                      + (failed > 0 ? " (" + failed + " of " + all.size() + " failed)" : ""));
+      if (!same.isEmpty() && same.get(0).num("targetRate") > 0) {
         // an open loop's p99 swings between JVM runs: show the spread the median hides
         notes.append("; p99 of each run");
         for (RunResult r : same) {
@@ -116,7 +135,7 @@ public final class RunResult {
         }
         notes.append(" us");
       }
-      for (RunResult r : same) {
+      for (RunResult r : all) {
         if (!r.get("note").matches("(round \\d+)?")) {
           notes.append("; ").append(r.get("note"));
         }
