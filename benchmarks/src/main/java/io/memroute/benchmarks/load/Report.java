@@ -487,17 +487,23 @@ public final class Report {
             + "time per request (user+kernel). sys%: kernel share of it. ctx: context switches per request. syscalls: "
             + "system calls per request (perf stat, only with --syscalls), then reads/writes/epoll waits/futex calls. "
             + "B/op: bytes allocated per request. srv: memcached CPU per request.\n\n");
-    sb.append(
-        "| workload | client | ops/s | p50 | p99 | p99.9 | CPU ns/op | sys% | ctx/op | syscalls/op | rd | wr | epoll | futex | B/op | srv ns/op | sidecar ns/op | notes |\n");
-    sb.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+    String[] header = {
+      "workload", "client", "ops/s", "p50", "p99", "p99.9", "CPU ns/op", "sys%", "ctx/op",
+      "syscalls/op", "rd", "wr", "epoll", "futex", "B/op", "srv ns/op", "sidecar ns/op", "notes"
+    };
+    sb.append("| ").append(String.join(" | ", header)).append(" |\n");
+    sb.append("|---|---|").append("--:|".repeat(header.length - 3)).append("---|\n");
     for (Workload w : workloads) {
       for (RunResult r : runs(w)) {
         if (Double.isNaN(r.num("opsPerSec"))) {
+          // a failed run: its note under notes, every number column empty
           sb.append("| ")
               .append(w.name())
               .append(" | ")
               .append(r.client())
-              .append(" | | | | | | | | | | | | ")
+              .append(" |")
+              .append(" |".repeat(header.length - 3))
+              .append(" ")
               .append(r.get("note"))
               .append(" |\n");
           continue;
