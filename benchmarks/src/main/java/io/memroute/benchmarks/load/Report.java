@@ -377,17 +377,21 @@ public final class Report {
                 fmt2(x.cpu) + "x " + x.cpuPeer
               });
         }
+        // two targets, each judged only when measured: no raw run, no verdict against raw
         if (pipelined && w.concurrency == 256 && x.ops != null) {
-          boolean ok = x.ops >= 1.0 && (x.opsRaw == null || x.opsRaw >= 0.95);
           out.add(
               new String[] {
-                status(ok),
-                c + " throughput >= best peer and >= 95% of raw at " + x.workload,
-                fmt2(x.ops)
-                    + "x "
-                    + x.opsPeer
-                    + ", "
-                    + (x.opsRaw == null ? "raw n/a" : fmt2(x.opsRaw) + "x raw")
+                status(x.ops >= 1.0),
+                c + " throughput >= best peer at " + x.workload,
+                fmt2(x.ops) + "x " + x.opsPeer
+              });
+        }
+        if (pipelined && w.concurrency == 256 && x.opsRaw != null) {
+          out.add(
+              new String[] {
+                status(x.opsRaw >= 0.95),
+                c + " throughput >= 95% of raw at " + x.workload,
+                fmt2(x.opsRaw) + "x raw"
               });
         }
         if (w.open && x.p99 != null) {
