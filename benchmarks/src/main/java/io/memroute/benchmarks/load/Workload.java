@@ -64,6 +64,10 @@ public final class Workload {
       }
     } else if (parts[0].charAt(0) == 'r') {
       open = true;
+      if (n > 1_000_000_000) { // the pacers send every 1e9 / n ns: 0 would never advance
+        throw new IllegalArgumentException(
+            "workload: '" + spec + "' rate " + n + " (expected: 1-1000000000 per second)");
+      }
     } else {
       throw new IllegalArgumentException(
           "workload: '" + spec + "' (expected: c<N>, t<N> or r<N> first)");
