@@ -272,6 +272,51 @@ class OperationsTest {
     }
   }
 
+  /**
+   * BackendListener promises that what a listener throws is logged and ignored: an Error (an
+   * AssertionError from a test's listener) used to escape the transition to bad after the state was
+   * written, so the marking was not counted, the request in flight on the failed connection never
+   * completed, and the caller waited for good.
+   */
+  @Test
+  void aListenerThrowingAnErrorBreaksNeitherTheBackendNorTheCaller() throws Exception {
+    BackendListener throwing =
+        new BackendListener() {
+          @Override
+          public void onStateChange(
+              String backend, BackendState from, BackendState to, FailureReason reason) {
+            throw new AssertionError("listener bug: " + from + " -> " + to);
+          }
+
+          @Override
+          public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
+            throw new AssertionError("listener bug: " + reason);
+          }
+        };
+    try (FaultServer server = FaultServer.start();
+        MemcacheRouter router =
+            MemcacheRouter.builder()
+                .servers(server.address())
+                .backendOptions(
+                    BackendOptions.builder()
+                        .failureLimit(0)
+                        .retryTimeout(Duration.ofSeconds(30))
+                        .flapBackoffMax(Duration.ofSeconds(30))
+                        .build())
+                .backendListener(throwing)
+                .build()) {
+      router.ready().get(5, TimeUnit.SECONDS);
+      server.faultNext(1, Fault.reply("STORED\r\n"));
+      assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(io.memroute.core.MemcacheException.class);
+      assertThat(router.stats().get("backend_marked_bad")).isEqualTo(1);
+      assertThat(router.stats().get("backend_failed")).isEqualTo(1);
+      assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(io.memroute.core.BackendUnavailableException.class);
+    }
+  }
+
   @Test
   void fanOutsAndFailoversAreCounted() throws Exception {
     try (FaultServer dead = FaultServer.start();

@@ -445,7 +445,10 @@ public final class NettyBackend implements ManagedBackend {
     }
     try {
       listener.onStateChange(name, from, to, reason);
-    } catch (RuntimeException e) {
+    } catch (Throwable e) {
+      // an Error too (an assertion in a test's listener): thrown on, it would leave the state
+      // written and the rest of the transition undone (the marking uncounted, the connection not
+      // validated, its requests in flight never completed)
       log.warn("backend listener failed on state change of {}", name, e);
     }
   }
@@ -453,7 +456,7 @@ public final class NettyBackend implements ManagedBackend {
   private void notifyFailure(FailureReason reason, int count) {
     try {
       listener.onFailure(name, reason, count);
-    } catch (RuntimeException e) {
+    } catch (Throwable e) { // an Error too, as for a state change
       log.warn("backend listener failed on failure of {}", name, e);
     }
   }
