@@ -15,9 +15,11 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
@@ -94,7 +96,8 @@ public final class MemrouteMetrics implements MeterBinder {
           .register(registry);
     }
     if (perBackend) {
-      bound.put(registry, new HashMap<>());
+      // bound again: the meters this binder registered stay its own
+      bound.computeIfAbsent(registry, r -> new HashMap<>());
       rebind();
     } else {
       bindBackendMeters(registry, Tags.empty(), null);
@@ -109,7 +112,11 @@ public final class MemrouteMetrics implements MeterBinder {
     return n;
   }
 
-  /** Registers meters of new backends and removes those of backends no longer configured. */
+  /**
+   * Registers meters of new backends and removes those of backends no longer configured: only those
+   * this binder registered. A registry hands out a meter it has (another router's with the same
+   * labels) instead of registering one: removing that would take it from its owner for good.
+   */
   private synchronized void rebind() {
     Map<String, ManagedBackend> current = engine.backends();
     for (Map.Entry<MeterRegistry, Map<String, List<Meter>>> e : bound.entrySet()) {
@@ -125,9 +132,19 @@ public final class MemrouteMetrics implements MeterBinder {
                 m.getValue().forEach(registry::remove);
                 return true;
               });
+      Set<Meter.Id> others = null;
       for (String label : current.keySet()) {
         if (!byLabel.containsKey(label)) {
-          byLabel.put(label, bindBackendMeters(registry, Tags.of("backend", label), label));
+          if (others == null) {
+            others = new HashSet<>();
+            for (Meter m : registry.getMeters()) {
+              others.add(m.getId());
+            }
+          }
+          List<Meter> meters = bindBackendMeters(registry, Tags.of("backend", label), label);
+          Set<Meter.Id> theirs = others;
+          meters.removeIf(m -> theirs.contains(m.getId()));
+          byLabel.put(label, meters);
         }
       }
     }

@@ -154,6 +154,40 @@ class OperationsTest {
     }
   }
 
+  /**
+   * Two routers with the same backend labels bound to one registry: the registry keeps the first
+   * router's meters and hands them to the second. A reconfiguration of the second that removed a
+   * label used to remove those meters, the first router's, for good (its binder, thinking them
+   * registered, never added them back). A binder now removes only meters it registered.
+   */
+  @Test
+  void aReconfigurationRemovesOnlyItsOwnRoutersMeters() throws Exception {
+    try (MemcacheRouter first =
+            MemcacheRouter.builder()
+                .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
+                .build();
+        MemcacheRouter second =
+            MemcacheRouter.builder()
+                .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
+                .build()) {
+      first.ready().get(10, TimeUnit.SECONDS);
+      MeterRegistry registry = new SimpleMeterRegistry();
+      first.metrics().bindTo(registry);
+      second.metrics().bindTo(registry);
+      second.reconfigure(config(memcached.addresses(), 1, Duration.ofSeconds(3)));
+      assertThat(registry.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNotNull();
+      first.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+      assertThat(backendRequests(registry, "set")).isEqualTo(1);
+      // and what the second registered itself, it removes
+      MeterRegistry own = new SimpleMeterRegistry();
+      second.reconfigure(config(memcached.addresses(), 2, Duration.ofSeconds(3)));
+      second.metrics().bindTo(own);
+      second.reconfigure(config(memcached.addresses(), 1, Duration.ofSeconds(3)));
+      assertThat(own.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNull();
+      assertThat(own.find("memroute.backend.state").tag("backend", "mc0").gauge()).isNotNull();
+    }
+  }
+
   @Test
   void failuresAndFastFailsAreCounted() throws Exception {
     try (FaultServer server = FaultServer.start();
