@@ -52,6 +52,7 @@ import java.util.function.ToLongFunction;
  * MemcacheRouter#metrics(boolean)}) to sum over backends. After a reconfiguration, meters of new
  * backends are added and those of removed backends removed. Summed counters and timers keep what
  * removed backends counted, so they never go back; summed gauges cover the configured backends.
+ * Closing the router removes the meters its binders registered.
  *
  * <p>A router has one binder of each kind: {@link MemcacheRouter#metrics()} returns the same one on
  * every call. It may be bound to several registries.
@@ -59,49 +60,89 @@ import java.util.function.ToLongFunction;
 public final class MemrouteMetrics implements MeterBinder {
   private final RouterEngine engine;
   private final boolean perBackend;
+  // per registry: the per-backend meters this binder registered, by label, and its other ones
   private final Map<MeterRegistry, Map<String, List<Meter>>> bound = new HashMap<>();
+  private final Map<MeterRegistry, List<Meter>> boundCommon = new HashMap<>();
 
   MemrouteMetrics(RouterEngine engine, boolean perBackend) {
     this.engine = engine;
     this.perBackend = perBackend;
     engine.onReconfigure(this::rebind);
+    engine.onClose(this::unbind);
   }
 
+  /** Removes every meter this binder registered: a closed router's would shadow its successor's. */
+  private synchronized void unbind() {
+    boundCommon.forEach((registry, meters) -> meters.forEach(registry::remove));
+    boundCommon.clear();
+    bound.forEach(
+        (registry, byLabel) -> byLabel.values().forEach(ms -> ms.forEach(registry::remove)));
+    bound.clear();
+  }
+
+  /**
+   * Registers the router's meters. A closed router registers none: closing it removed the meters
+   * its binders registered, so that a router replacing it can register its own under the same
+   * names.
+   */
   @Override
   public synchronized void bindTo(MeterRegistry registry) {
     Objects.requireNonNull(registry, "registry");
-    Gauge.builder("memroute.active.requests", engine, RouterEngine::activeRequests)
-        .description("requests admitted and not yet complete")
-        .register(registry);
-    Gauge.builder("memroute.buffer.memory", engine, RouterEngine::bufferMemoryUsed)
-        .baseUnit("bytes")
-        .description("request bytes in flight (tracked while a buffer memory limit is set)")
-        .register(registry);
-    FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloads)
-        .tag("result", "ok")
-        .register(registry);
-    FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloadFails)
-        .tag("result", "failed")
-        .register(registry);
-    FunctionCounter.builder("memroute.fanouts", engine, RouterEngine::fanOuts)
-        .description("requests sent to several routes at once")
-        .register(registry);
-    FunctionCounter.builder("memroute.failovers", engine, RouterEngine::failovers)
-        .description("requests tried on a further route")
-        .register(registry);
-    for (BackendState s : BackendState.values()) {
-      Gauge.builder("memroute.backends", engine, e -> count(e, s))
-          .tag("state", s.name().toLowerCase(java.util.Locale.ROOT))
-          .description("backends in this state")
-          .register(registry);
+    if (engine.isClosed()) {
+      return;
     }
+    Set<Meter.Id> others = ids(registry);
+    List<Meter> common = new ArrayList<>();
+    common.add(
+        Gauge.builder("memroute.active.requests", engine, RouterEngine::activeRequests)
+            .description("requests admitted and not yet complete")
+            .register(registry));
+    common.add(
+        Gauge.builder("memroute.buffer.memory", engine, RouterEngine::bufferMemoryUsed)
+            .baseUnit("bytes")
+            .description("request bytes in flight (tracked while a buffer memory limit is set)")
+            .register(registry));
+    common.add(
+        FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloads)
+            .tag("result", "ok")
+            .register(registry));
+    common.add(
+        FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloadFails)
+            .tag("result", "failed")
+            .register(registry));
+    common.add(
+        FunctionCounter.builder("memroute.fanouts", engine, RouterEngine::fanOuts)
+            .description("requests sent to several routes at once")
+            .register(registry));
+    common.add(
+        FunctionCounter.builder("memroute.failovers", engine, RouterEngine::failovers)
+            .description("requests tried on a further route")
+            .register(registry));
+    for (BackendState s : BackendState.values()) {
+      common.add(
+          Gauge.builder("memroute.backends", engine, e -> count(e, s))
+              .tag("state", s.name().toLowerCase(java.util.Locale.ROOT))
+              .description("backends in this state")
+              .register(registry));
+    }
+    if (!perBackend) {
+      common.addAll(bindBackendMeters(registry, Tags.empty(), null));
+    }
+    // only what this binder registered (bound again, what it registered the first time)
+    common.removeIf(m -> others.contains(m.getId()));
+    boundCommon.computeIfAbsent(registry, r -> new ArrayList<>()).addAll(common);
     if (perBackend) {
-      // bound again: the meters this binder registered stay its own
       bound.computeIfAbsent(registry, r -> new HashMap<>());
       rebind();
-    } else {
-      bindBackendMeters(registry, Tags.empty(), null);
     }
+  }
+
+  private static Set<Meter.Id> ids(MeterRegistry registry) {
+    Set<Meter.Id> ids = new HashSet<>();
+    for (Meter m : registry.getMeters()) {
+      ids.add(m.getId());
+    }
+    return ids;
   }
 
   private static double count(RouterEngine engine, BackendState state) {
@@ -136,10 +177,7 @@ public final class MemrouteMetrics implements MeterBinder {
       for (String label : current.keySet()) {
         if (!byLabel.containsKey(label)) {
           if (others == null) {
-            others = new HashSet<>();
-            for (Meter m : registry.getMeters()) {
-              others.add(m.getId());
-            }
+            others = ids(registry);
           }
           List<Meter> meters = bindBackendMeters(registry, Tags.of("backend", label), label);
           Set<Meter.Id> theirs = others;

@@ -188,6 +188,45 @@ class OperationsTest {
     }
   }
 
+  /**
+   * An application that replaces its router binds the new one to the same registry. The closed
+   * router's meters stayed registered, and the registry handed them to the new router: it reported
+   * the closed one's frozen counts (NaN once that router was collected), never its own. Closing a
+   * router now removes the meters its binders registered.
+   */
+  @Test
+  void closingARouterRemovesItsMetersForTheNextOne() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    MeterRegistry summed = new SimpleMeterRegistry();
+    MemcacheRouter old =
+        MemcacheRouter.builder()
+            .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
+            .build();
+    old.ready().get(10, TimeUnit.SECONDS);
+    old.metrics().bindTo(registry);
+    old.metrics(false).bindTo(summed);
+    old.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+    old.close();
+    assertThat(registry.find("memroute.backend.state").gauge()).isNull();
+    assertThat(summed.find("memroute.requests").functionTimer()).isNull();
+    old.metrics().bindTo(registry); // a closed router registers nothing
+    assertThat(registry.getMeters()).isEmpty();
+    try (MemcacheRouter next =
+        MemcacheRouter.builder()
+            .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
+            .build()) {
+      next.ready().get(10, TimeUnit.SECONDS);
+      next.metrics().bindTo(registry);
+      next.metrics(false).bindTo(summed);
+      for (int i = 0; i < 3; i++) {
+        next.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+      }
+      assertThat(backendRequests(registry, "set")).isEqualTo(3);
+      assertThat(backendRequests(summed, "set")).isEqualTo(3);
+      assertThat(summed.find("memroute.backends").tag("state", "up").gauge().value()).isEqualTo(1);
+    }
+  }
+
   @Test
   void failuresAndFastFailsAreCounted() throws Exception {
     try (FaultServer server = FaultServer.start();

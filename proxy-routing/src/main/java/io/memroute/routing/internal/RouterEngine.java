@@ -65,6 +65,7 @@ public final class RouterEngine {
   private final LongAdder failovers = new LongAdder();
   private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
   private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
+  private final List<Runnable> closeListeners = new CopyOnWriteArrayList<>();
   // guarded: waiting for it on an event loop would keep that loop from draining and closing
   private final CompletableFuture<Void> closeFuture = new GuardedFuture<>();
   private volatile Map<String, ManagedBackend> backends;
@@ -443,6 +444,14 @@ public final class RouterEngine {
   }
 
   /**
+   * Runs {@code r} once when {@link #closeAsync} starts, after the router stopped admitting
+   * requests and reconfiguring (metrics remove their meters).
+   */
+  public void onClose(Runnable r) {
+    closeListeners.add(r);
+  }
+
+  /**
    * Swaps in a new configuration atomically. Backends whose label, address and connection settings
    * stay are reused (their connections survive; changed timeouts apply at once); others are
    * created; removed or replaced ones drain their in-flight requests and close. Calls are
@@ -593,6 +602,13 @@ public final class RouterEngine {
         return closeFuture;
       }
       all = new ArrayList<>(backends.values());
+    }
+    for (Runnable r : closeListeners) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        log.warn("close listener failed", e);
+      }
     }
     drain(all, null, drainTimeout)
         .whenComplete(
