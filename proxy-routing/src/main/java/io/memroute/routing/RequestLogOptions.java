@@ -7,21 +7,27 @@ import java.util.Objects;
  * Which requests to log, with the memcached proxy's {@code log_reqsample} rules: every error, every
  * request slower than a threshold, and a 1-in-N sample. Each logged request is one line on the
  * SLF4J logger {@code io.memroute.requests} at INFO: command, key (or its XXH3 hash), backend,
- * status, failure reason and elapsed microseconds. Off by default, and free when off. Immutable.
+ * status, failure reason and elapsed microseconds; at most {@value #DEFAULT_MAX_LINES_PER_SECOND}
+ * lines a second unless set otherwise. Off by default, and free when off. Immutable.
  */
 public final class RequestLogOptions {
+  /** The default of {@link Builder#maxLinesPerSecond}. */
+  public static final int DEFAULT_MAX_LINES_PER_SECOND = 1_000;
+
   private static final RequestLogOptions OFF = new Builder().build();
 
   private final boolean errors;
   private final Duration slowerThan;
   private final int sampleRate;
   private final boolean hashKeys;
+  private final int maxLinesPerSecond;
 
   private RequestLogOptions(Builder b) {
     this.errors = b.errors;
     this.slowerThan = b.slowerThan;
     this.sampleRate = b.sampleRate;
     this.hashKeys = b.hashKeys;
+    this.maxLinesPerSecond = b.maxLinesPerSecond;
   }
 
   /** Logs nothing (the default). */
@@ -59,6 +65,11 @@ public final class RequestLogOptions {
     return hashKeys;
   }
 
+  /** Returns the most lines logged in a second (0: no limit). */
+  public int maxLinesPerSecond() {
+    return maxLinesPerSecond;
+  }
+
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof RequestLogOptions)) {
@@ -68,12 +79,13 @@ public final class RequestLogOptions {
     return errors == x.errors
         && slowerThan.equals(x.slowerThan)
         && sampleRate == x.sampleRate
-        && hashKeys == x.hashKeys;
+        && hashKeys == x.hashKeys
+        && maxLinesPerSecond == x.maxLinesPerSecond;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(errors, slowerThan, sampleRate, hashKeys);
+    return Objects.hash(errors, slowerThan, sampleRate, hashKeys, maxLinesPerSecond);
   }
 
   @Override
@@ -86,6 +98,8 @@ public final class RequestLogOptions {
         + sampleRate
         + ", hashKeys="
         + hashKeys
+        + ", maxLinesPerSecond="
+        + maxLinesPerSecond
         + "}";
   }
 
@@ -95,6 +109,7 @@ public final class RequestLogOptions {
     private Duration slowerThan = Duration.ZERO;
     private int sampleRate;
     private boolean hashKeys;
+    private int maxLinesPerSecond = DEFAULT_MAX_LINES_PER_SECOND;
 
     private Builder() {}
 
@@ -126,6 +141,22 @@ public final class RequestLogOptions {
     /** Logs keys as their XXH3 hash (for keys holding personal data). */
     public Builder hashKeys(boolean hashKeys) {
       this.hashKeys = hashKeys;
+      return this;
+    }
+
+    /**
+     * Logs at most {@code n} lines a second ({@code 0..1_000_000}; 0: no limit; default {@value
+     * #DEFAULT_MAX_LINES_PER_SECOND}). Lines are written on the thread that completes the request,
+     * often an event loop: in an outage, with {@code errors(true)}, every failed request would be a
+     * line, and a slow appender would slow every request. Lines past the limit are dropped and
+     * counted; the next line logged after the second is over is preceded by {@code rule=dropped
+     * lines=N}. The memcached proxy bounds its log buffer the same way.
+     */
+    public Builder maxLinesPerSecond(int n) {
+      if (n < 0 || n > 1_000_000) {
+        throw new IllegalArgumentException("maxLinesPerSecond: " + n + " (expected: 0-1000000)");
+      }
+      this.maxLinesPerSecond = n;
       return this;
     }
 

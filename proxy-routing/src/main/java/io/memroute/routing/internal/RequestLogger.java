@@ -6,10 +6,19 @@ import io.memroute.core.Response;
 import io.memroute.routing.RequestLogOptions;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Applies {@link RequestLogOptions}: errors, then slow requests, then a 1-in-N sample. */
+/**
+ * Applies {@link RequestLogOptions}: errors, then slow requests, then a 1-in-N sample, at most so
+ * many lines a second.
+ */
 final class RequestLogger {
   static final Logger LOG = LoggerFactory.getLogger("io.memroute.requests");
 
@@ -17,8 +26,29 @@ final class RequestLogger {
   private final long slowNanos;
   private final int sampleRate;
   private final boolean hashKeys;
+  private final int maxPerSecond;
+  private final LongSupplier nanoClock;
+  private final BooleanSupplier on;
+  private final Consumer<String> out;
+  private final AtomicLong windowStart;
+  private final AtomicInteger inWindow = new AtomicInteger();
+  private final LongAdder dropped = new LongAdder();
+
+  RequestLogger(RequestLogOptions options, LongSupplier nanoClock) {
+    this(options, nanoClock, LOG::isInfoEnabled, LOG::info);
+  }
 
   RequestLogger(RequestLogOptions options) {
+    this(options, System::nanoTime);
+  }
+
+  RequestLogger(
+      RequestLogOptions options, LongSupplier nanoClock, BooleanSupplier on, Consumer<String> out) {
+    this.maxPerSecond = options.maxLinesPerSecond();
+    this.nanoClock = nanoClock;
+    this.on = on;
+    this.out = out;
+    this.windowStart = new AtomicLong(nanoClock.getAsLong());
     this.errors = options.errors();
     Duration slow = options.slowerThan();
     // past a long of nanoseconds (292 years): no request is that slow
@@ -46,13 +76,34 @@ final class RequestLogger {
   }
 
   void consider(Request request, Response r, Throwable error) {
-    if (!LOG.isInfoEnabled()) {
+    if (!on.getAsBoolean()) {
       return;
     }
     String rule = rule(r, error);
-    if (rule != null) {
-      LOG.info(line(rule, request, r, error));
+    if (rule != null && admit()) {
+      out.accept(line(rule, request, r, error));
     }
+  }
+
+  /** Whether a line fits this second's budget; reports what the last second dropped. */
+  private boolean admit() {
+    if (maxPerSecond == 0) {
+      return true;
+    }
+    long now = nanoClock.getAsLong();
+    long start = windowStart.get();
+    if (now - start >= 1_000_000_000L && windowStart.compareAndSet(start, now)) {
+      inWindow.set(0);
+      long n = dropped.sumThenReset();
+      if (n > 0) {
+        out.accept("rule=dropped lines=" + n + " max_per_second=" + maxPerSecond);
+      }
+    }
+    if (inWindow.incrementAndGet() <= maxPerSecond) {
+      return true;
+    }
+    dropped.increment();
+    return false;
   }
 
   String line(String rule, Request request, Response r, Throwable error) {

@@ -87,7 +87,8 @@ public final class RouterEngine {
     this.resources = resources;
     this.ownsResources = ownsResources;
     this.listener = listener;
-    this.requestLog = requestLog.enabled() ? new RequestLogger(requestLog) : null;
+    this.requestLog =
+        requestLog.enabled() ? new RequestLogger(requestLog, resources.ticker()::nanoTime) : null;
     for (int i = 0; i < commands.length; i++) {
       commands[i] = new LongAdder();
     }

@@ -9,6 +9,9 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.routing.RequestLogOptions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -86,5 +89,51 @@ class RequestLoggerTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> RequestLogOptions.builder().slowerThan(Duration.ofMillis(-1)))
         .hasMessage("slowerThan: PT-0.001S (expected: >= 0)");
+  }
+
+  @Test
+  void atMostSoManyLinesASecondAndTheDroppedCounted() {
+    AtomicLong clock = new AtomicLong(5_000_000_000L);
+    List<String> lines = new ArrayList<>();
+    RequestLogger limited =
+        new RequestLogger(
+            RequestLogOptions.builder().errors(true).maxLinesPerSecond(3).build(),
+            clock::get,
+            () -> true,
+            lines::add);
+    Request get = Request.get("k");
+
+    for (int i = 0; i < 10; i++) {
+      limited.consider(get, FAILED, null);
+    }
+    assertThat(lines).hasSize(3).allMatch(l -> l.startsWith("rule=error "));
+
+    clock.addAndGet(999_999_999L); // still the same second
+    limited.consider(get, FAILED, null);
+    assertThat(lines).hasSize(3);
+
+    clock.addAndGet(1L);
+    limited.consider(get, FAILED, null);
+    assertThat(lines).hasSize(5);
+    assertThat(lines.get(3)).isEqualTo("rule=dropped lines=8 max_per_second=3");
+    assertThat(lines.get(4)).startsWith("rule=error ");
+  }
+
+  @Test
+  void noLimitWhenZeroAndAThousandByDefault() {
+    assertThat(RequestLogOptions.builder().build().maxLinesPerSecond())
+        .isEqualTo(RequestLogOptions.DEFAULT_MAX_LINES_PER_SECOND)
+        .isEqualTo(1_000);
+    List<String> lines = new ArrayList<>();
+    RequestLogger unlimited =
+        new RequestLogger(
+            RequestLogOptions.builder().errors(true).maxLinesPerSecond(0).build(),
+            () -> 0L,
+            () -> true,
+            lines::add);
+    for (int i = 0; i < 5_000; i++) {
+      unlimited.consider(Request.get("k"), FAILED, null);
+    }
+    assertThat(lines).hasSize(5_000);
   }
 }
