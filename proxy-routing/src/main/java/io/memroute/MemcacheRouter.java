@@ -83,13 +83,15 @@ public final class MemcacheRouter implements AutoCloseable {
   private final RouterEngine engine;
   private final Executor completionExecutor;
   private final Duration shutdownTimeout;
+  private final String name; // null: unnamed
   // one binder of each kind, made on first use: each keeps a reconfigure listener for good
   private volatile MemrouteMetrics metrics;
   private volatile MemrouteMetrics summedMetrics;
 
   private MemcacheRouter(
-      RouterEngine engine, Executor completionExecutor, Duration shutdownTimeout) {
+      RouterEngine engine, Executor completionExecutor, Duration shutdownTimeout, String name) {
     this.engine = engine;
+    this.name = name;
     this.completionExecutor = completionExecutor == null ? null : orInline(completionExecutor);
     this.shutdownTimeout = shutdownTimeout;
   }
@@ -563,7 +565,7 @@ public final class MemcacheRouter implements AutoCloseable {
       // a binder per call would add a reconfigure listener per call, never removed
       m = perBackendTags ? metrics : summedMetrics;
       if (m == null) {
-        m = new MemrouteMetrics(engine, perBackendTags);
+        m = new MemrouteMetrics(engine, perBackendTags, name);
         if (perBackendTags) {
           metrics = m;
         } else {
@@ -700,8 +702,28 @@ public final class MemcacheRouter implements AutoCloseable {
     private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
     private int activeRequestLimit = -1;
     private long bufferMemoryLimit = -1;
+    private String name;
 
     private Builder() {}
+
+    /**
+     * Names the router: its meters carry a {@code router} tag with the name, which sets apart
+     * several routers bound to one registry (unnamed, they would share meters of the same name: a
+     * registry hands out the meter it has). Unnamed by default, without the tag.
+     *
+     * @param name 1-64 characters, no whitespace or control characters
+     */
+    public Builder name(String name) {
+      Objects.requireNonNull(name, "name");
+      if (name.isEmpty()
+          || name.length() > 64
+          || name.chars().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
+        throw new IllegalArgumentException(
+            "name: '" + name + "' (expected: 1-64 characters, no whitespace or control)");
+      }
+      this.name = name;
+      return this;
+    }
 
     /** Logs requests by the memcached proxy's sampling rules (off by default). */
     public Builder requestLog(RequestLogOptions options) {
@@ -861,7 +883,7 @@ public final class MemcacheRouter implements AutoCloseable {
         }
         throw e;
       }
-      return new MemcacheRouter(engine, completionExecutor, shutdownTimeout);
+      return new MemcacheRouter(engine, completionExecutor, shutdownTimeout, name);
     }
 
     private RouterConfig effectiveConfig() {

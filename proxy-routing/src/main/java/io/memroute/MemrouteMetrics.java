@@ -60,13 +60,15 @@ import java.util.function.ToLongFunction;
 public final class MemrouteMetrics implements MeterBinder {
   private final RouterEngine engine;
   private final boolean perBackend;
+  private final Tags routerTags; // router=<name> when the router is named
   // per registry: the per-backend meters this binder registered, by label, and its other ones
   private final Map<MeterRegistry, Map<String, List<Meter>>> bound = new HashMap<>();
   private final Map<MeterRegistry, List<Meter>> boundCommon = new HashMap<>();
 
-  MemrouteMetrics(RouterEngine engine, boolean perBackend) {
+  MemrouteMetrics(RouterEngine engine, boolean perBackend, String routerName) {
     this.engine = engine;
     this.perBackend = perBackend;
+    this.routerTags = routerName == null ? Tags.empty() : Tags.of("router", routerName);
     engine.onReconfigure(this::rebind);
     engine.onClose(this::unbind);
   }
@@ -96,37 +98,44 @@ public final class MemrouteMetrics implements MeterBinder {
     common.add(
         Gauge.builder("memroute.active.requests", engine, RouterEngine::activeRequests)
             .description("requests admitted and not yet complete")
+            .tags(routerTags)
             .register(registry));
     common.add(
         Gauge.builder("memroute.buffer.memory", engine, RouterEngine::bufferMemoryUsed)
             .baseUnit("bytes")
             .description("request bytes in flight (tracked while a buffer memory limit is set)")
+            .tags(routerTags)
             .register(registry));
     common.add(
         FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloads)
             .tag("result", "ok")
+            .tags(routerTags)
             .register(registry));
     common.add(
         FunctionCounter.builder("memroute.reconfigurations", engine, RouterEngine::reloadFails)
             .tag("result", "failed")
+            .tags(routerTags)
             .register(registry));
     common.add(
         FunctionCounter.builder("memroute.fanouts", engine, RouterEngine::fanOuts)
             .description("requests sent to several routes at once")
+            .tags(routerTags)
             .register(registry));
     common.add(
         FunctionCounter.builder("memroute.failovers", engine, RouterEngine::failovers)
             .description("requests tried on a further route")
+            .tags(routerTags)
             .register(registry));
     for (BackendState s : BackendState.values()) {
       common.add(
           Gauge.builder("memroute.backends", engine, e -> count(e, s))
               .tag("state", s.name().toLowerCase(java.util.Locale.ROOT))
               .description("backends in this state")
+              .tags(routerTags)
               .register(registry));
     }
     if (!perBackend) {
-      common.addAll(bindBackendMeters(registry, Tags.empty(), null));
+      common.addAll(bindBackendMeters(registry, routerTags, null));
     }
     // only what this binder registered (bound again, what it registered the first time)
     common.removeIf(m -> others.contains(m.getId()));
@@ -179,7 +188,7 @@ public final class MemrouteMetrics implements MeterBinder {
           if (others == null) {
             others = ids(registry);
           }
-          List<Meter> meters = bindBackendMeters(registry, Tags.of("backend", label), label);
+          List<Meter> meters = bindBackendMeters(registry, routerTags.and("backend", label), label);
           Set<Meter.Id> theirs = others;
           meters.removeIf(m -> theirs.contains(m.getId()));
           byLabel.put(label, meters);

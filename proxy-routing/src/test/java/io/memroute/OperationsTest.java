@@ -188,6 +188,59 @@ class OperationsTest {
     }
   }
 
+  /** Named routers bound to one registry keep their own meters, told apart by a router tag. */
+  @Test
+  void namedRoutersOnOneRegistryCountTheirOwnRequests() throws Exception {
+    try (MemcacheRouter a =
+            MemcacheRouter.builder()
+                .name("sessions")
+                .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
+                .build();
+        MemcacheRouter b =
+            MemcacheRouter.builder()
+                .name("pages")
+                .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
+                .build()) {
+      MeterRegistry registry = new SimpleMeterRegistry();
+      a.metrics().bindTo(registry);
+      b.metrics().bindTo(registry);
+      a.metrics(false).bindTo(registry);
+
+      a.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+      a.set("k", new byte[] {2}, 0).get(5, TimeUnit.SECONDS);
+      b.set("k", new byte[] {3}, 0).get(5, TimeUnit.SECONDS);
+
+      assertThat(
+              routerRequests(registry, "sessions", "mc0")
+                  + routerRequests(registry, "sessions", "mc1"))
+          .isEqualTo(2);
+      assertThat(
+              routerRequests(registry, "pages", "mc0") + routerRequests(registry, "pages", "mc1"))
+          .isEqualTo(1);
+      assertThat(registry.find("memroute.active.requests").tag("router", "pages").gauge())
+          .isNotNull();
+      assertThat(registry.find("memroute.requests").tag("router", "sessions").tag("command", "set"))
+          .extracting(s -> s.functionTimers().size())
+          .as("per backend and summed")
+          .isNotEqualTo(0);
+    }
+    assertThatThrownBy(() -> MemcacheRouter.builder().name("two words"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("name: 'two words' (expected: 1-64 characters, no whitespace or control)");
+  }
+
+  private static double routerRequests(MeterRegistry registry, String router, String backend) {
+    return registry
+        .find("memroute.requests")
+        .tag("router", router)
+        .tag("backend", backend)
+        .tag("command", "set")
+        .functionTimers()
+        .stream()
+        .mapToDouble(io.micrometer.core.instrument.FunctionTimer::count)
+        .sum();
+  }
+
   /**
    * An application that replaces its router binds the new one to the same registry. The closed
    * router's meters stayed registered, and the registry handed them to the new router: it reported
