@@ -1,5 +1,6 @@
 package io.memroute.core;
 
+import io.memroute.core.internal.Durations;
 import io.memroute.core.internal.GuardedFuture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -185,7 +186,9 @@ public final class Await {
       run.completeNow(); // the proxy's dummy IO: completes before any reply can arrive
     } else if (timeout != null) {
       try {
-        run.timer = scheduler.schedule(run::expire, nanos(timeout), TimeUnit.NANOSECONDS);
+        run.timer =
+            scheduler.schedule(
+                run::expire, Durations.saturatedNanos(timeout), TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException e) {
         log.debug("await timeout not scheduled: scheduler rejected the task", e);
       }
@@ -215,13 +218,6 @@ public final class Await {
                               new NullPointerException("null response from target " + target))));
     }
     return run.future;
-  }
-
-  /** The timeout in nanoseconds; one past a long's range (292 years) waits that long. */
-  private static long nanos(Duration timeout) {
-    return timeout.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L
-        ? Long.MAX_VALUE
-        : timeout.toNanos();
   }
 
   private static <K> void checkDistinct(List<K> ts) {

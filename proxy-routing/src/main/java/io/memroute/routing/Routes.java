@@ -1,6 +1,7 @@
 package io.memroute.routing;
 
 import io.memroute.core.Command;
+import io.memroute.core.internal.Durations;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -201,7 +202,7 @@ public final class Routes {
     return new FanOutRoutes.AllFastest(
         FanOutRoutes.copy(children.toArray(new Route[0]), "allFastest"),
         missIsFailure,
-        nanos(wait));
+        Durations.saturatedNanos(wait));
   }
 
   /**
@@ -293,14 +294,6 @@ public final class Routes {
    */
   public static Route maxTtl(Duration max, Route child) {
     return new TtlRoute(seconds("max", max, 1), true, Objects.requireNonNull(child, "child"));
-  }
-
-  /**
-   * A non-negative duration in nanoseconds; one past a long's range (292 years) is as long as a
-   * long can say, for a timer that never fires.
-   */
-  static long nanos(Duration d) {
-    return d.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : d.toNanos();
   }
 
   private static int seconds(String what, Duration d, int min) {
@@ -690,7 +683,7 @@ public final class Routes {
           limit,
           shuffle,
           missIsFailure,
-          nanos(hedgeAfter),
+          Durations.saturatedNanos(hedgeAfter),
           d.append(')').toString());
     }
   }

@@ -3,6 +3,7 @@ package io.memroute.routing.internal;
 import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import io.memroute.core.internal.Durations;
 import io.memroute.routing.RequestLogOptions;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -51,9 +52,7 @@ final class RequestLogger {
     this.windowStart = new AtomicLong(nanoClock.getAsLong());
     this.errors = options.errors();
     Duration slow = options.slowerThan();
-    // past a long of nanoseconds (292 years): no request is that slow
-    this.slowNanos =
-        slow.getSeconds() >= Long.MAX_VALUE / 1_000_000_000L ? Long.MAX_VALUE : slow.toNanos();
+    this.slowNanos = Durations.saturatedNanos(slow); // past 292 years: no request is that slow
     this.sampleRate = options.sampleRate();
     this.hashKeys = options.hashKeys();
   }

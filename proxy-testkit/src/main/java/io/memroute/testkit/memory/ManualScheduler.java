@@ -1,6 +1,7 @@
 package io.memroute.testkit.memory;
 
 import io.memroute.core.Ticker;
+import io.memroute.core.internal.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,7 +64,7 @@ public final class ManualScheduler extends AbstractExecutorService
     long until;
     synchronized (this) {
       // Long.MAX_VALUE is where saturated delays land: never reached, so they never fire.
-      until = Math.min(later(now, saturatedNanos(duration)), Long.MAX_VALUE - 1);
+      until = Math.min(later(now, Durations.saturatedNanos(duration)), Long.MAX_VALUE - 1);
     }
     while (true) {
       Task<?> t;
@@ -133,14 +134,6 @@ public final class ManualScheduler extends AbstractExecutorService
   /** {@code at + nanos}, held at {@code Long.MAX_VALUE}: a very long delay never wraps to "now". */
   static long later(long at, long nanos) {
     return at > Long.MAX_VALUE - nanos ? Long.MAX_VALUE : at + nanos;
-  }
-
-  private static long saturatedNanos(Duration d) {
-    try {
-      return d.toNanos();
-    } catch (ArithmeticException e) {
-      return Long.MAX_VALUE;
-    }
   }
 
   private synchronized <V> Task<V> add(Task<V> t) {
