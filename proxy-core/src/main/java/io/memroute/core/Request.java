@@ -686,14 +686,13 @@ public final class Request {
       int from = t[2 * i];
       int to = t[2 * i + 1];
       int d = src[from] == '-' ? from + 1 : from;
-      if (to > d && to - d <= 18) {
+      if (isShortNumber(src, d, to)) {
         long v = 0;
-        int j = d;
-        while (j < to && src[j] >= '0' && src[j] <= '9') {
-          v = v * 10 + (src[j++] - '0');
+        for (int j = d; j < to; j++) {
+          v = v * 10 + (src[j] - '0');
         }
         v = d > from ? -v : v;
-        if (j == to && v >= min && v <= max) {
+        if (v >= min && v <= max) {
           return v;
         }
       }
