@@ -187,6 +187,15 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
       Objects.requireNonNull(action, "action");
       whenComplete((v, e) -> action.accept(v, unwrap(e)));
     }
+
+    /** Takes another stage's outcome, through this class's own completion even in a subclass. */
+    void relay(T value, Throwable error) {
+      if (error == null) {
+        super.complete(value);
+      } else {
+        super.completeExceptionally(unwrap(error));
+      }
+    }
   }
 
   /**
@@ -205,14 +214,6 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
    * throw {@link UnsupportedOperationException}, as the JDK's minimal stage does.
    */
   private static final class Minimal<T> extends Derived<T> {
-    void relay(T value, Throwable error) {
-      if (error == null) {
-        super.complete(value);
-      } else {
-        super.completeExceptionally(error);
-      }
-    }
-
     @Override
     public <U> CompletableFuture<U> newIncompleteFuture() {
       return new Minimal<>();
@@ -221,14 +222,7 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
     @Override
     public CompletableFuture<T> toCompletableFuture() {
       Derived<T> d = new Derived<>();
-      whenComplete(
-          (v, e) -> {
-            if (e == null) {
-              d.complete(v);
-            } else {
-              d.completeExceptionally(unwrap(e));
-            }
-          });
+      whenComplete(d::relay);
       return d;
     }
 
