@@ -634,10 +634,8 @@ public final class MemcacheRouter implements AutoCloseable {
     CompletableFuture<Response> f = engine.execute(request);
     if (completionExecutor != null) {
       f.whenCompleteAsync(out, completionExecutor);
-    } else if (f instanceof GuardedFuture) {
-      ((GuardedFuture<Response>) f).onDone(out); // no dependent future per request
     } else {
-      f.whenComplete(out);
+      GuardedFuture.whenDone(f, out); // no dependent future per request
     }
     return out;
   }

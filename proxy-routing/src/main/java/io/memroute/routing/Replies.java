@@ -127,10 +127,8 @@ final class Replies {
     }
     if (stage == null) {
       reply.accept(null, new NullPointerException("route returned a null stage"));
-    } else if (stage instanceof GuardedFuture) {
-      ((GuardedFuture<Response>) stage).onDone(reply); // no dependent stage per child
     } else {
-      stage.whenComplete(reply);
+      GuardedFuture.whenDone(stage, reply); // no dependent stage per child
     }
   }
 

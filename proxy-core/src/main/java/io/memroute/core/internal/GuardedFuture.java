@@ -313,6 +313,20 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
   }
 
   /**
+   * Runs {@code action} when {@code stage} completes: through {@link #onDone} when it is a guarded
+   * future, which adds no dependent future, else through {@code whenComplete}.
+   */
+  @SuppressWarnings("unchecked")
+  public static <T> void whenDone(
+      CompletionStage<T> stage, BiConsumer<? super T, ? super Throwable> action) {
+    if (stage instanceof GuardedFuture) {
+      ((GuardedFuture<T>) stage).onDone(action);
+    } else {
+      stage.whenComplete(action);
+    }
+  }
+
+  /**
    * Returns the cause of a {@link CompletionException}, as a dependent stage wraps it, or {@code e}
    * itself: what the failure was, for a future or a reply that reports it.
    */

@@ -151,11 +151,7 @@ public final class DefaultPool implements Pool {
                 e != null
                     ? failed(backend, e)
                     : r != null ? r : failed(backend, new NullPointerException("null response")));
-    if (f instanceof GuardedFuture) {
-      ((GuardedFuture<Response>) f).onDone(relay); // no dependent future per part
-    } else {
-      f.whenComplete(relay);
-    }
+    GuardedFuture.whenDone(f, relay); // no dependent future per part
     return out;
   }
 
