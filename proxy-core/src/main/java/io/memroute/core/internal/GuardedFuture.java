@@ -313,6 +313,20 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
   }
 
   /**
+   * Returns {@code f} when it is guarded, else a guarded future completed as {@code f} is: a caller
+   * may block on what it gets, and a plain future would let it block an event loop (and deadlock)
+   * instead of failing fast.
+   */
+  public static <T> CompletableFuture<T> guard(CompletableFuture<T> f) {
+    if (f instanceof GuardedFuture) {
+      return f;
+    }
+    Derived<T> d = new Derived<>();
+    f.whenComplete(d::relay);
+    return d;
+  }
+
+  /**
    * Runs {@code action} when {@code stage} completes: through {@link #onDone} when it is a guarded
    * future, which adds no dependent future, else through {@code whenComplete}.
    */

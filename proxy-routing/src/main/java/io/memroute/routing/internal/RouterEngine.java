@@ -238,7 +238,7 @@ public final class RouterEngine {
             "route " + s.root + " returned null for " + request.command().wireName());
       }
       CompletableFuture<Response> f = stage.toCompletableFuture();
-      return f instanceof GuardedFuture ? f : guarded(f);
+      return GuardedFuture.guard(f); // a custom route's own future, say
     } catch (Throwable e) {
       // an Error too (assertion, stack overflow): thrown on, it would leak the admission taken
       // for the request and reach a caller promised a future
@@ -246,24 +246,6 @@ public final class RouterEngine {
       f.completeExceptionally(e);
       return f;
     }
-  }
-
-  /**
-   * A plain future (a custom route's own, ready()'s), relayed to a guarded one: the caller may
-   * block on what it gets, and a plain future would let it block an event loop (and deadlock)
-   * instead of failing fast.
-   */
-  private static <T> CompletableFuture<T> guarded(CompletableFuture<T> f) {
-    GuardedFuture<T> g = new GuardedFuture<>();
-    f.whenComplete(
-        (r, e) -> {
-          if (e != null) {
-            g.completeExceptionally(e);
-          } else {
-            g.complete(r);
-          }
-        });
-    return g;
   }
 
   // ------------------------------------------------------------------ stats
@@ -578,7 +560,7 @@ public final class RouterEngine {
       }
     }
     // guarded: a join on an event loop could wait for connections that loop has to make
-    return guarded(CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])));
+    return GuardedFuture.guard(CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])));
   }
 
   /** Returns whether {@link #closeAsync} was called. */
