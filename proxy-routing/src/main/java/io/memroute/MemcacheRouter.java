@@ -455,22 +455,9 @@ public final class MemcacheRouter implements AutoCloseable {
       checkValue(request.value());
     }
     CompletableFuture<Response> f = engine.execute(request);
-    if (completionExecutor == null) {
-      return f;
-    }
     // relayed, not a dependent stage: that would wrap a failure in a CompletionException, which
     // callers without a completion executor do not see
-    GuardedFuture<Response> out = new GuardedFuture<>();
-    f.whenCompleteAsync(
-        (r, e) -> {
-          if (e != null) {
-            out.completeExceptionally(GuardedFuture.unwrap(e));
-          } else {
-            out.complete(r);
-          }
-        },
-        completionExecutor);
-    return out;
+    return completionExecutor == null ? f : GuardedFuture.guard(f, completionExecutor);
   }
 
   // ---------------------------------------------------------------- lifecycle

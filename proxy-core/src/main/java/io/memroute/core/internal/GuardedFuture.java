@@ -327,6 +327,16 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
   }
 
   /**
+   * Returns a guarded future completed as {@code f} is, on {@code executor}: relayed, not a
+   * dependent stage, which would wrap a failure in a {@link CompletionException}.
+   */
+  public static <T> CompletableFuture<T> guard(CompletableFuture<T> f, Executor executor) {
+    Derived<T> d = new Derived<>();
+    f.whenCompleteAsync(d::relay, executor);
+    return d;
+  }
+
+  /**
    * Runs {@code action} when {@code stage} completes: through {@link #onDone} when it is a guarded
    * future, which adds no dependent future, else through {@code whenComplete}.
    */
