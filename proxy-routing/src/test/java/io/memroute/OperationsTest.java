@@ -50,6 +50,13 @@ class OperationsTest {
   @RegisterExtension
   static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
 
+  /** A router over the first {@code servers} memcached servers, read timeout 3 s. */
+  private static MemcacheRouter router(int servers) {
+    return MemcacheRouter.builder()
+        .config(config(memcached.addresses(), servers, Duration.ofSeconds(3)))
+        .build();
+  }
+
   private static RouterConfig config(List<String> addresses, int servers, Duration readTimeout) {
     RouterConfig.Builder b =
         RouterConfig.builder()
@@ -65,10 +72,7 @@ class OperationsTest {
   @Test
   void micrometerReadsTheRoutersCounters() throws Exception {
     memcached.flushAll();
-    try (MemcacheRouter router =
-        MemcacheRouter.builder()
-            .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
-            .build()) {
+    try (MemcacheRouter router = router(2)) {
       router.ready().get(10, TimeUnit.SECONDS);
       MeterRegistry registry = new SimpleMeterRegistry();
       router.metrics().bindTo(registry);
@@ -136,10 +140,7 @@ class OperationsTest {
    */
   @Test
   void metricsIsOneBinderPerRouter() throws Exception {
-    try (MemcacheRouter router =
-        MemcacheRouter.builder()
-            .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
-            .build()) {
+    try (MemcacheRouter router = router(1)) {
       MemrouteMetrics perBackend = router.metrics();
       assertThat(router.metrics()).isSameAs(perBackend);
       assertThat(router.metrics(true)).isSameAs(perBackend);
@@ -162,14 +163,8 @@ class OperationsTest {
    */
   @Test
   void aReconfigurationRemovesOnlyItsOwnRoutersMeters() throws Exception {
-    try (MemcacheRouter first =
-            MemcacheRouter.builder()
-                .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
-                .build();
-        MemcacheRouter second =
-            MemcacheRouter.builder()
-                .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
-                .build()) {
+    try (MemcacheRouter first = router(2);
+        MemcacheRouter second = router(2)) {
       first.ready().get(10, TimeUnit.SECONDS);
       MeterRegistry registry = new SimpleMeterRegistry();
       first.metrics().bindTo(registry);
@@ -251,10 +246,7 @@ class OperationsTest {
   void closingARouterRemovesItsMetersForTheNextOne() throws Exception {
     MeterRegistry registry = new SimpleMeterRegistry();
     MeterRegistry summed = new SimpleMeterRegistry();
-    MemcacheRouter old =
-        MemcacheRouter.builder()
-            .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
-            .build();
+    MemcacheRouter old = router(1);
     old.ready().get(10, TimeUnit.SECONDS);
     old.metrics().bindTo(registry);
     old.metrics(false).bindTo(summed);
@@ -264,10 +256,7 @@ class OperationsTest {
     assertThat(summed.find("memroute.requests").functionTimer()).isNull();
     old.metrics().bindTo(registry); // a closed router registers nothing
     assertThat(registry.getMeters()).isEmpty();
-    try (MemcacheRouter next =
-        MemcacheRouter.builder()
-            .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
-            .build()) {
+    try (MemcacheRouter next = router(1)) {
       next.ready().get(10, TimeUnit.SECONDS);
       next.metrics().bindTo(registry);
       next.metrics(false).bindTo(summed);
