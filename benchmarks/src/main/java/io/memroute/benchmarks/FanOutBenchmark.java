@@ -11,17 +11,8 @@ import io.memroute.routing.Routes;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Fan-out bookkeeping for a write replicated to 3 pools: combining 3 reply futures into one. {@code
@@ -31,13 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * the network do. {@code allSync3Route} is the whole {@link Routes#allSync} route of a set over 3
  * pools (in-memory backends answering with a completed future), routing included.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class FanOutBenchmark {
+public class FanOutBenchmark extends JmhDefaults {
   private static final Response STORED = Response.of(ResponseStatus.STORED);
 
   private CompletableFuture<Response> a;

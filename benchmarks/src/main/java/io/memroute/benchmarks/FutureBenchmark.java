@@ -2,17 +2,8 @@ package io.memroute.benchmarks;
 
 import io.memroute.core.internal.GuardedFuture;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
@@ -21,13 +12,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * one (a parent route or the typed API listening: {@code onDone} against {@code whenComplete}).
  * Every request completes one or two such futures.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class FutureBenchmark {
+public class FutureBenchmark extends JmhDefaults {
   private static final Object VALUE = new Object();
   private Blackhole bh;
   private final BiConsumer<Object, Throwable> action = (v, e) -> bh.consume(v);

@@ -4,27 +4,12 @@ import io.memroute.core.JumpHash;
 import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /** Key placement: XXH3-64 of a 30-byte key (from bytes and from a request) and the jump hash. */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class KeyHashBenchmark {
+public class KeyHashBenchmark extends JmhDefaults {
   @Param({"3", "64"})
   public int buckets;
 

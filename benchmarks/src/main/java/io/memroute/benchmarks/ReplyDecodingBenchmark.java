@@ -9,18 +9,9 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The reply half of the CPU path: {@link ReplyParser} turning one complete reply (already in a
@@ -29,13 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * split into 16 KiB reads), a 10-key multi-VALUE reply, and STORED; STORED and a 100 B hit also as
  * one of 64 replies in a read.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class ReplyDecodingBenchmark {
+public class ReplyDecodingBenchmark extends JmhDefaults {
   static final String KEY = RequestEncodingBenchmark.KEY;
   private static final int READ = 16 * 1024;
   private static final int BATCH = 64;

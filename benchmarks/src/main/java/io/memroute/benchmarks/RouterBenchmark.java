@@ -8,18 +8,9 @@ import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What the router itself costs a request, network and backends aside: {@code execute} of a prebuilt
@@ -27,13 +18,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * configuration snapshot, the route call and, for {@code set}, building the request and mapping the
  * reply. The router's one backend points at a closed port and is never used.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class RouterBenchmark {
+public class RouterBenchmark extends JmhDefaults {
   private static final byte[] VALUE = new byte[100];
   private MemcacheRouter router;
   private Request set;

@@ -21,17 +21,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The routing decision for one request on a 30-byte key: from the root route to the chosen
@@ -44,13 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * pools); {@code handwritten*} make the same decision with plain lambdas (the cost the DSL should
  * match).
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-@State(Scope.Thread)
-public class RoutingBenchmark {
+public class RoutingBenchmark extends JmhDefaults {
   static final String KEY = "user:profile:0000000000042:abc"; // 30 bytes, prefix "user:"
 
   private static final CompletableFuture<Response> DONE =
