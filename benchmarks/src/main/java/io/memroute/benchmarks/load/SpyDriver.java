@@ -2,6 +2,7 @@ package io.memroute.benchmarks.load;
 
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import net.spy.memcached.AddrUtil;
 import net.spy.memcached.CachedData;
@@ -97,6 +98,18 @@ final class SpyDriver extends Driver {
     client.shutdown(5, TimeUnit.SECONDS);
   }
 
+  /** Hands a done future's outcome to the callback; each listener type below relays through it. */
+  private static void relay(Future<?> f, Callback cb) {
+    Object v;
+    try {
+      v = f.get();
+    } catch (Exception e) {
+      cb.accept(null, e);
+      return;
+    }
+    cb.accept(v, null);
+  }
+
   private static final class GetListener implements GetCompletionListener {
     private final Callback cb;
 
@@ -106,14 +119,7 @@ final class SpyDriver extends Driver {
 
     @Override
     public void onComplete(GetFuture<?> f) {
-      Object v;
-      try {
-        v = f.get();
-      } catch (Exception e) {
-        cb.accept(null, e);
-        return;
-      }
-      cb.accept(v, null);
+      relay(f, cb);
     }
   }
 
@@ -126,14 +132,7 @@ final class SpyDriver extends Driver {
 
     @Override
     public void onComplete(OperationFuture<?> f) {
-      Object v;
-      try {
-        v = f.get();
-      } catch (Exception e) {
-        cb.accept(null, e);
-        return;
-      }
-      cb.accept(v, null);
+      relay(f, cb);
     }
   }
 
@@ -146,14 +145,7 @@ final class SpyDriver extends Driver {
 
     @Override
     public void onComplete(BulkGetFuture<?> f) {
-      Object v;
-      try {
-        v = f.get();
-      } catch (Exception e) {
-        cb.accept(null, e);
-        return;
-      }
-      cb.accept(v, null);
+      relay(f, cb);
     }
   }
 
