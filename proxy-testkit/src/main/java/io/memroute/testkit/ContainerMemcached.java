@@ -44,7 +44,7 @@ final class ContainerMemcached implements ServerRuntime {
     c.start();
     container = c;
     host = c.getHost();
-    if (!Probe.answersVersion(host, hostPort, startupTimeout)) {
+    if (!Probe.answersVersion(host, hostPort, Probe.authPrelude(extraArgs), startupTimeout)) {
       c.stop();
       throw new IllegalStateException(
           "memcached container on "

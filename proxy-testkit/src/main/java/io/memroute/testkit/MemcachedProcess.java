@@ -25,10 +25,11 @@ import java.util.function.BooleanSupplier;
  *
  * <p>The process runs {@code memcached -l 127.0.0.1 -p <port> -U 0 -m 64 -t 1} plus {@linkplain
  * Builder#extraArgs(String...) extra arguments} (and {@code -u root} when the JVM runs as root,
- * which memcached requires). {@link #start()} returns once the server answers {@code version}.
- * Child processes are killed by a JVM shutdown hook and by a watchdog that notices the JVM's death
- * even after SIGKILL, so they never outlive the test run. {@link MemcachedExtension} is built on
- * this class.
+ * which memcached requires). {@link #start()} returns once the server answers {@code version}. With
+ * {@code -Y <file>} (ASCII authentication) among the extra arguments, its checks and {@link
+ * #flushAll()} authenticate as the file's first {@code user:password}. Child processes are killed
+ * by a JVM shutdown hook and by a watchdog that notices the JVM's death even after SIGKILL, so they
+ * never outlive the test run. {@link MemcachedExtension} is built on this class.
  *
  * <p>Thread-safe. {@link #close()} is idempotent; after it, {@link #restart()} throws.
  */
@@ -44,11 +45,13 @@ public final class MemcachedProcess implements AutoCloseable {
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
 
   private final ServerRuntime runtime;
+  private final String prelude;
   private int port;
   private boolean closed;
 
-  private MemcachedProcess(ServerRuntime runtime) {
+  private MemcachedProcess(ServerRuntime runtime, String prelude) {
     this.runtime = runtime;
+    this.prelude = prelude;
   }
 
   /**
@@ -124,7 +127,7 @@ public final class MemcachedProcess implements AutoCloseable {
    * @throws IllegalStateException if it answers anything but {@code OK}
    */
   public void flushAll() {
-    Probe.flushAll(host(), port(), ADMIN_TIMEOUT);
+    Probe.flushAll(host(), port(), prelude, ADMIN_TIMEOUT);
   }
 
   /**
@@ -362,7 +365,7 @@ public final class MemcachedProcess implements AutoCloseable {
               MemcachedProcess::dockerAvailable,
               extraArgs,
               startupTimeout);
-      return new MemcachedProcess(runtime).launch();
+      return new MemcachedProcess(runtime, Probe.authPrelude(extraArgs)).launch();
     }
   }
 }

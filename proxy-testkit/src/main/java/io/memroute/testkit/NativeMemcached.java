@@ -32,6 +32,7 @@ final class NativeMemcached implements ServerRuntime {
 
   private final Path executable;
   private final List<String> extraArgs;
+  private final String prelude;
   private final Duration startupTimeout;
   private Process process;
   private Process watchdog;
@@ -40,6 +41,7 @@ final class NativeMemcached implements ServerRuntime {
   NativeMemcached(Path executable, List<String> extraArgs, Duration startupTimeout) {
     this.executable = executable;
     this.extraArgs = List.copyOf(extraArgs);
+    this.prelude = Probe.authPrelude(extraArgs);
     this.startupTimeout = startupTimeout;
   }
 
@@ -120,7 +122,7 @@ final class NativeMemcached implements ServerRuntime {
                 + text);
       }
       // "stats" rather than "version": proves that our process, not another server, owns the port
-      if (Probe.statsPid(HOST, port, Duration.ofMillis(500)) == started.pid()) {
+      if (Probe.statsPid(HOST, port, prelude, Duration.ofMillis(500)) == started.pid()) {
         return true;
       }
       if (System.nanoTime() - deadline > 0) {

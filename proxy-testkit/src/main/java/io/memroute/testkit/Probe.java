@@ -9,11 +9,17 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** One-shot blocking text-protocol exchanges used for readiness checks and administration. */
+/**
+ * One-shot blocking text-protocol exchanges used for readiness checks and administration. Each
+ * takes a prelude written ahead of its request: empty, or an ASCII authentication ({@link
+ * #authPrelude}) for a server started with {@code -Y}.
+ */
 final class Probe {
 
   private static final int MAX_LINE = 4096;
@@ -24,9 +30,9 @@ final class Probe {
   /**
    * Whether {@code host:port} accepts a connection and answers {@code version} within the timeout.
    */
-  static boolean answersVersion(String host, int port, Duration timeout) {
+  static boolean answersVersion(String host, int port, String prelude, Duration timeout) {
     try {
-      return exchange(host, port, "version\r\n", timeout).startsWith("VERSION ");
+      return exchange(host, port, prelude, "version\r\n", timeout).startsWith("VERSION ");
     } catch (IOException e) {
       return false;
     }
@@ -37,9 +43,9 @@ final class Probe {
    * time. Tells whether the process we started is the one listening, not some other server on that
    * port.
    */
-  static long statsPid(String host, int port, Duration timeout) {
+  static long statsPid(String host, int port, String prelude, Duration timeout) {
     try {
-      for (String line : exchangeLines(host, port, "stats\r\n", "END", timeout)) {
+      for (String line : exchangeLines(host, port, prelude, "stats\r\n", "END", timeout)) {
         if (line.startsWith("STAT pid ")) {
           return Long.parseLong(line.substring("STAT pid ".length()).trim());
         }
@@ -56,10 +62,10 @@ final class Probe {
    * @throws UncheckedIOException if the server cannot be reached
    * @throws IllegalStateException if it answers anything else
    */
-  static void flushAll(String host, int port, Duration timeout) {
+  static void flushAll(String host, int port, String prelude, Duration timeout) {
     String reply;
     try {
-      reply = exchange(host, port, "flush_all\r\n", timeout);
+      reply = exchange(host, port, prelude, "flush_all\r\n", timeout);
     } catch (IOException e) {
       throw new UncheckedIOException("flush_all failed on " + host + ":" + port, e);
     }
@@ -69,23 +75,75 @@ final class Probe {
   }
 
   /** Sends {@code request} and returns the first reply line without its CRLF. */
-  static String exchange(String host, int port, String request, Duration timeout)
+  static String exchange(String host, int port, String prelude, String request, Duration timeout)
       throws IOException {
-    return exchangeLines(host, port, request, null, timeout).get(0);
+    return exchangeLines(host, port, prelude, request, null, timeout).get(0);
   }
 
   /**
-   * Sends {@code request} and returns reply lines up to {@code lastLine} (or just one line if
-   * null).
+   * The authentication a server started with {@code -Y <file>} (or {@code --auth-file}) among
+   * {@code args} takes, as the first {@code user:password} line of that file; empty without one.
+   *
+   * @throws UncheckedIOException if the file cannot be read
+   * @throws IllegalArgumentException if it has no {@code user:password} line
+   */
+  static String authPrelude(List<String> args) {
+    String file = null;
+    for (int i = 0; i < args.size() && file == null; i++) {
+      String a = args.get(i);
+      if ((a.equals("-Y") || a.equals("--auth-file")) && i + 1 < args.size()) {
+        file = args.get(i + 1);
+      } else if (a.startsWith("--auth-file=")) {
+        file = a.substring("--auth-file=".length());
+      } else if (a.startsWith("-Y") && a.length() > 2) {
+        file = a.substring(2);
+      }
+    }
+    if (file == null) {
+      return "";
+    }
+    List<String> entries;
+    try {
+      entries = Files.readAllLines(Path.of(file), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the auth file " + file, e);
+    }
+    for (String entry : entries) {
+      int colon = entry.indexOf(':');
+      if (colon > 0) {
+        byte[] value =
+            (entry.substring(0, colon) + " " + entry.substring(colon + 1))
+                .getBytes(StandardCharsets.UTF_8);
+        // expires at once: stored as an item by a server that does not authenticate
+        return "set memroute_probe 0 -1 "
+            + value.length
+            + "\r\n"
+            + new String(value, StandardCharsets.ISO_8859_1)
+            + "\r\n";
+      }
+    }
+    throw new IllegalArgumentException("auth file " + file + " has no user:password line");
+  }
+
+  /**
+   * Sends the prelude and {@code request} and returns reply lines up to {@code lastLine} (or just
+   * one line if null); a prelude answered other than {@code STORED} returns that answer alone.
    */
   private static List<String> exchangeLines(
-      String host, int port, String request, String lastLine, Duration timeout) throws IOException {
+      String host, int port, String prelude, String request, String lastLine, Duration timeout)
+      throws IOException {
     int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress(host, port), millis);
       socket.setSoTimeout(millis);
-      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().write((prelude + request).getBytes(StandardCharsets.ISO_8859_1));
       InputStream in = new BufferedInputStream(socket.getInputStream());
+      if (!prelude.isEmpty()) {
+        String answer = readLine(in);
+        if (!answer.equals("STORED")) {
+          return List.of(answer);
+        }
+      }
       List<String> lines = new ArrayList<>();
       while (lines.size() < MAX_LINES) {
         String line = readLine(in);
