@@ -25,6 +25,7 @@ import java.util.Objects;
  *   <tr><td>depthLimit</td><td>16384</td><td>requests in flight or queued per backend; more fail with DEPTH_LIMIT</td></tr>
  *   <tr><td>maxValueSize</td><td>1 MiB</td><td>largest value sent or accepted (memcached's default item size)</td></tr>
  *   <tr><td>down</td><td>false</td><td>administratively down: never connects, requests fail fast</td></tr>
+ *   <tr><td>auth</td><td>none</td><td>username and password for memcached's ASCII authentication ({@code -Y}), sent on every new connection</td></tr>
  * </table>
  */
 public final class BackendOptions {
@@ -77,6 +78,8 @@ public final class BackendOptions {
   private final int depthLimit;
   private final int maxValueSize;
   private final boolean down;
+  private final String authUsername;
+  private final String authPassword;
 
   private BackendOptions(Builder b) {
     this.connectTimeout = b.connectTimeout;
@@ -93,6 +96,8 @@ public final class BackendOptions {
     this.depthLimit = b.depthLimit;
     this.maxValueSize = b.maxValueSize;
     this.down = b.down;
+    this.authUsername = b.authUsername;
+    this.authPassword = b.authPassword;
   }
 
   /** Returns the options with every default. */
@@ -122,6 +127,8 @@ public final class BackendOptions {
     b.depthLimit = depthLimit;
     b.maxValueSize = maxValueSize;
     b.down = down;
+    b.authUsername = authUsername;
+    b.authPassword = authPassword;
     return b;
   }
 
@@ -205,11 +212,28 @@ public final class BackendOptions {
   }
 
   /**
+   * Returns the username of memcached's ASCII authentication, or {@code null} when connections do
+   * not authenticate.
+   */
+  public String authUsername() {
+    return authUsername;
+  }
+
+  /** Returns the password of memcached's ASCII authentication, or {@code null} without one. */
+  public String authPassword() {
+    return authPassword;
+  }
+
+  /**
    * Returns whether these options and {@code other} open connections the same way (connection
-   * count, keepalive), so that a backend can switch between them without reconnecting.
+   * count, keepalive, authentication), so that a backend can switch between them without
+   * reconnecting.
    */
   public boolean sameConnectionSettings(BackendOptions other) {
-    return connections == other.connections && tcpKeepAlive == other.tcpKeepAlive;
+    return connections == other.connections
+        && tcpKeepAlive == other.tcpKeepAlive
+        && Objects.equals(authUsername, other.authUsername)
+        && Objects.equals(authPassword, other.authPassword);
   }
 
   @Override
@@ -234,7 +258,9 @@ public final class BackendOptions {
         && flapBackoffMax.equals(x.flapBackoffMax)
         && depthLimit == x.depthLimit
         && maxValueSize == x.maxValueSize
-        && down == x.down;
+        && down == x.down
+        && Objects.equals(authUsername, x.authUsername)
+        && Objects.equals(authPassword, x.authPassword);
   }
 
   @Override
@@ -253,7 +279,9 @@ public final class BackendOptions {
         flapBackoffMax,
         depthLimit,
         maxValueSize,
-        down);
+        down,
+        authUsername,
+        authPassword);
   }
 
   @Override
@@ -286,6 +314,8 @@ public final class BackendOptions {
         + maxValueSize
         + ", down="
         + down
+        + ", auth="
+        + (authUsername == null ? "none" : authUsername + ":****") // never the password
         + "}";
   }
 
@@ -305,6 +335,8 @@ public final class BackendOptions {
     private int depthLimit = DEFAULT_DEPTH_LIMIT;
     private int maxValueSize = DEFAULT_MAX_VALUE_SIZE;
     private boolean down;
+    private String authUsername;
+    private String authPassword;
 
     private Builder() {}
 
@@ -435,6 +467,31 @@ public final class BackendOptions {
       return this;
     }
 
+    /**
+     * Authenticates every new connection with memcached's ASCII authentication (a server started
+     * with {@code -Y <authfile>}): the connection sends {@code username password} as the value of a
+     * {@code set} before its {@code version} check, and takes traffic only after {@code STORED}.
+     * Wrong credentials fail the check ({@link FailureReason#VALIDATION_FAILED}), so the backend
+     * goes bad after {@code failureLimit} attempts, as a server failing its check does. The
+     * credentials go over the network in clear text unless the connection uses TLS. {@code (null,
+     * null)} turns authentication off (the default).
+     *
+     * @throws NullPointerException if only one of the two is {@code null}
+     * @throws IllegalArgumentException if either is empty or holds a space or a control character
+     *     (memcached splits the two at a space and reads neither further)
+     */
+    public Builder auth(String username, String password) {
+      if (username == null && password == null) {
+        this.authUsername = null;
+        this.authPassword = null;
+        return this;
+      }
+      String u = credential(username, "username");
+      this.authPassword = credential(password, "password"); // both checked before either is set
+      this.authUsername = u;
+      return this;
+    }
+
     /** Builds the options. The builder can be reused. */
     public BackendOptions build() {
       if (flapBackoffMax.compareTo(retryTimeout) < 0) {
@@ -455,6 +512,19 @@ public final class BackendOptions {
             name + ": " + d + " (expected: > 0 and <= " + MAX_TIMEOUT + ")");
       }
       return d;
+    }
+
+    private static String credential(String s, String name) {
+      Objects.requireNonNull(s, name);
+      if (s.isEmpty() || s.chars().anyMatch(c -> c <= ' ' || c == 0x7f)) {
+        // the password itself is never shown, only what is wrong with it
+        throw new IllegalArgumentException(
+            name
+                + ": "
+                + (name.equals("username") ? "'" + s + "'" : s.length() + " characters")
+                + " (expected: not empty, no spaces or control characters)");
+      }
+      return s;
     }
 
     private static int range(int v, int min, int max, String name) {

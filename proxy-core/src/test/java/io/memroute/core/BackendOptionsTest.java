@@ -34,6 +34,7 @@ class BackendOptionsTest {
         .depthLimit(500)
         .maxValueSize(4096)
         .down(true)
+        .auth("alice", "secret")
         .build();
   }
 
@@ -54,6 +55,8 @@ class BackendOptionsTest {
     assertThat(d.depthLimit()).isEqualTo(16_384);
     assertThat(d.maxValueSize()).isEqualTo(1_048_576);
     assertThat(d.down()).isFalse();
+    assertThat(d.authUsername()).isNull();
+    assertThat(d.authPassword()).isNull();
     assertThat(BackendOptions.defaults()).isSameAs(d);
     assertThat(BackendOptions.builder().build()).isEqualTo(d).hasSameHashCodeAs(d);
   }
@@ -90,6 +93,8 @@ class BackendOptionsTest {
     assertThat(o.depthLimit()).isEqualTo(500);
     assertThat(o.maxValueSize()).isEqualTo(4096);
     assertThat(o.down()).isTrue();
+    assertThat(o.authUsername()).isEqualTo("alice");
+    assertThat(o.authPassword()).isEqualTo("secret");
 
     BackendOptions copy = o.toBuilder().build();
     assertThat(copy).isNotSameAs(o).isEqualTo(o).hasSameHashCodeAs(o);
@@ -99,12 +104,12 @@ class BackendOptionsTest {
         .isEqualTo(
             "BackendOptions{connectTimeout=PT7S, readTimeout=PT0.25S, retryTimeout=PT11S, failureLimit=9, "
                 + "connections=4, tcpKeepAlive=true, mergeGets=false, quietWrites=true, flapTime=PT45S, flapBackoffRamp=2.5, flapBackoffMax=PT20M, "
-                + "depthLimit=500, maxValueSize=4096, down=true}");
+                + "depthLimit=500, maxValueSize=4096, down=true, auth=alice:****}");
     assertThat(BackendOptions.defaults().toString())
         .isEqualTo(
             "BackendOptions{connectTimeout=PT5S, readTimeout=PT3S, retryTimeout=PT3S, failureLimit=3, "
                 + "connections=1, tcpKeepAlive=false, mergeGets=true, quietWrites=false, flapTime=PT30S, flapBackoffRamp=1.2, flapBackoffMax=PT1H, "
-                + "depthLimit=16384, maxValueSize=1048576, down=false}");
+                + "depthLimit=16384, maxValueSize=1048576, down=false, auth=none}");
   }
 
   /** One change per field, each to a value different from {@link #custom()}. */
@@ -138,7 +143,8 @@ class BackendOptionsTest {
         Arguments.of("depthLimit", (UnaryOperator<BackendOptions.Builder>) b -> b.depthLimit(501)),
         Arguments.of(
             "maxValueSize", (UnaryOperator<BackendOptions.Builder>) b -> b.maxValueSize(4097)),
-        Arguments.of("down", (UnaryOperator<BackendOptions.Builder>) b -> b.down(false)));
+        Arguments.of("down", (UnaryOperator<BackendOptions.Builder>) b -> b.down(false)),
+        Arguments.of("auth", (UnaryOperator<BackendOptions.Builder>) b -> b.auth("bob", "secret")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -392,5 +398,48 @@ class BackendOptionsTest {
         .isTrue();
     assertThat(d.sameConnectionSettings(d.toBuilder().connections(2).build())).isFalse();
     assertThat(d.sameConnectionSettings(d.toBuilder().tcpKeepAlive(true).build())).isFalse();
+    BackendOptions alice = d.toBuilder().auth("alice", "secret").build();
+    assertThat(d.sameConnectionSettings(alice)).isFalse();
+    assertThat(alice.sameConnectionSettings(d)).isFalse();
+    assertThat(alice.sameConnectionSettings(d.toBuilder().auth("alice", "other").build()))
+        .isFalse();
+    assertThat(alice.sameConnectionSettings(d.toBuilder().auth("alice", "secret").build()))
+        .isTrue();
+  }
+
+  @Test
+  void authenticationCredentials() {
+    BackendOptions o = BackendOptions.builder().auth("alice", "pässword!").build();
+    assertThat(o.authUsername()).isEqualTo("alice");
+    assertThat(o.authPassword()).isEqualTo("pässword!");
+    // a password change is a change, although toString never shows the password
+    BackendOptions other = o.toBuilder().auth("alice", "other").build();
+    assertThat(other).isNotEqualTo(o);
+    assertThat(other.toString()).isEqualTo(o.toString()).doesNotContain("other");
+    // (null, null) turns it off again
+    assertThat(o.toBuilder().auth(null, null).build()).isEqualTo(BackendOptions.defaults());
+
+    BackendOptions.Builder b = BackendOptions.builder();
+    assertThatNullPointerException()
+        .isThrownBy(() -> b.auth("alice", null))
+        .withMessage("password");
+    assertThatNullPointerException().isThrownBy(() -> b.auth(null, "pw")).withMessage("username");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> b.auth("", "pw"))
+        .withMessage("username: '' (expected: not empty, no spaces or control characters)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> b.auth("al ice", "pw"))
+        .withMessage("username: 'al ice' (expected: not empty, no spaces or control characters)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> b.auth("alice", "two words"))
+        .withMessage(
+            "password: 9 characters (expected: not empty, no spaces or control characters)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> b.auth("alice", "pw\r\n"))
+        .withMessageStartingWith("password: 4 characters");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> b.auth("alice", "\u007f"))
+        .withMessageStartingWith("password: 1 characters");
+    assertThat(b.build().authUsername()).as("a refused call changes nothing").isNull();
   }
 }

@@ -3,7 +3,6 @@ package io.memroute.transport.internal;
 import io.memroute.core.FailureReason;
 import io.memroute.core.OutcomeCounters;
 import io.memroute.core.Response;
-import io.memroute.core.ResponseStatus;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -303,11 +302,14 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
             });
   }
 
-  /** Sends {@code version}; the connection takes traffic only after a VERSION reply. */
+  /**
+   * Sends {@code version} (after the credentials, with authentication); the connection takes
+   * traffic only after a VERSION reply.
+   */
   private void validate(Channel ch) {
     backend.onValidating();
-    Pending check = startValidation();
-    ByteBuf buf = ch.alloc().ioBuffer(16).writeBytes(check.request.wireLine());
+    ByteBuf buf = ch.alloc().ioBuffer(16);
+    startValidation(buf);
     ch.writeAndFlush(buf).addListener(writeListener);
   }
 
@@ -336,12 +338,15 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   }
 
   @Override
-  boolean onValidationReply(Response r) {
+  boolean onValidationFailed(String message) {
     validation = null;
-    if (r.status() != ResponseStatus.VERSION) {
-      fail(FailureReason.VALIDATION_FAILED, "version check answered '" + r.line() + "'", true);
-      return false;
-    }
+    fail(FailureReason.VALIDATION_FAILED, message, true);
+    return false;
+  }
+
+  @Override
+  boolean onValidated() {
+    validation = null;
     ready = true;
     if (!waiting.isEmpty() || !local.isEmpty()) {
       writeBatch(waiting, local);
@@ -385,6 +390,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
     }
     boolean wasValidating = validation != null;
     validation = null;
+    authentication = null;
     // Count the failure first, so that listeners and metrics know of it before any caller does.
     long delay = 0;
     if (!closed && counted && !ending) {
@@ -488,6 +494,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
           channel = null;
           ready = false;
           validation = null;
+          authentication = null;
           if (ch != null) {
             ch.close();
           }

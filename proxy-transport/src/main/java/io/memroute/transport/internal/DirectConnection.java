@@ -3,7 +3,6 @@ package io.memroute.transport.internal;
 import io.memroute.core.FailureReason;
 import io.memroute.core.OutcomeCounters;
 import io.memroute.core.Response;
-import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.NonBlockingThread;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -382,7 +381,7 @@ final class DirectConnection implements BackendConnection {
     lock.lock();
     try {
       if (s.failReason == null) {
-        s.out.writeBytes(s.startValidation().request.wireLine());
+        s.startValidation(s.out);
         s.flush();
       }
     } finally {
@@ -763,15 +762,13 @@ final class DirectConnection implements BackendConnection {
     }
 
     @Override
-    boolean onValidationReply(Response r) {
-      if (r.status() != ResponseStatus.VERSION) {
-        failFromReader(
-            this,
-            FailureReason.VALIDATION_FAILED,
-            "version check answered '" + r.line() + "'",
-            true);
-        return false;
-      }
+    boolean onValidationFailed(String message) {
+      failFromReader(this, FailureReason.VALIDATION_FAILED, message, true);
+      return false;
+    }
+
+    @Override
+    boolean onValidated() {
       lock.lock();
       try {
         validation = null;

@@ -1,8 +1,11 @@
 package io.memroute.transport.internal;
 
+import io.memroute.core.BackendOptions;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
 import java.util.Queue;
 
 /**
@@ -22,6 +25,12 @@ abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
    * deadline check reads it from an event loop).
    */
   Pending validation;
+
+  /**
+   * The authentication in flight ahead of the version check, or {@code null}: none configured, or
+   * answered. Same thread rules as {@link #validation}.
+   */
+  Pending authentication;
 
   InflightReplies(NettyBackend backend, Q inflight) {
     this.backend = backend;
@@ -47,9 +56,18 @@ abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
   @Override
   public final boolean onReply(Response r) {
     Pending head = inflight.peek();
+    if (head == authentication) {
+      inflight.poll();
+      authentication = null;
+      // memcached answers wrong credentials with CLIENT_ERROR and closes the connection
+      return r.status() == ResponseStatus.STORED
+          || onValidationFailed("authentication answered '" + r.line() + "'");
+    }
     if (head == validation) {
       inflight.poll();
-      return onValidationReply(r);
+      return r.status() == ResponseStatus.VERSION
+          ? onValidated()
+          : onValidationFailed("version check answered '" + r.line() + "'" + hint(r));
     }
     if (head instanceof QuietWrites && isQuietFailure(r.status())) {
       ((QuietWrites) head).reply(r); // one of its writes failed; the MN is still to come
@@ -84,30 +102,69 @@ abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
     if (head == null || now - head.deadlineNanos < 0) {
       return null;
     }
-    return head == validation
-        ? "no reply to the version check within readTimeout"
-        : "no reply within readTimeout";
+    return head == authentication
+        ? "no reply to the authentication within readTimeout"
+        : head == validation
+            ? "no reply to the version check within readTimeout"
+            : "no reply within readTimeout";
+  }
+
+  /** What a failed version check may mean, for its message. */
+  private String hint(Response r) {
+    return r.status() == ResponseStatus.CLIENT_ERROR
+            && r.line().endsWith("unauthenticated")
+            && backend.options().authUsername() == null
+        ? " (the server requires authentication: see BackendOptions.Builder.auth)"
+        : "";
   }
 
   /**
-   * Puts a {@code version} check in flight on a new socket, whose queue is still empty; the socket
+   * Puts a {@code version} check in flight on a new socket, whose queue is still empty, after the
+   * authentication when the options have credentials, and writes them to {@code out}; the socket
    * takes traffic only after its {@code VERSION} reply.
-   *
-   * @return the check, to be written
    */
-  final Pending startValidation() {
+  final void startValidation(ByteBuf out) {
+    long now = backend.now();
+    long timeout = backend.readTimeoutNanos();
+    Request auth = authentication(backend.options());
+    if (auth != null) {
+      authentication = new Pending(auth, true);
+      authentication.stamp(now, timeout);
+      inflight.add(authentication);
+      RequestWriter.write(auth, out, null);
+    }
     validation = new Pending(Request.version(), true);
-    validation.stamp(backend.now(), backend.readTimeoutNanos());
+    validation.stamp(now, timeout);
     inflight.add(validation);
-    return validation;
+    out.writeBytes(validation.request.wireLine());
   }
 
   /**
-   * Takes the answer to the version check.
+   * memcached's ASCII authentication: a {@code set} whose value is {@code username password}. It
+   * expires at once (TTL -1), so that a server that does not authenticate, which stores it as an
+   * item, keeps no readable copy of the credentials.
+   */
+  private static Request authentication(BackendOptions o) {
+    if (o.authUsername() == null) {
+      return null;
+    }
+    byte[] value = (o.authUsername() + " " + o.authPassword()).getBytes(StandardCharsets.UTF_8);
+    return Request.parse("set memroute_auth 0 -1 " + value.length, value);
+  }
+
+  /**
+   * The version check answered {@code VERSION}: the socket takes traffic.
    *
    * @return {@code false} when the socket must stop reading
    */
-  abstract boolean onValidationReply(Response r);
+  abstract boolean onValidated();
+
+  /**
+   * The authentication or the version check got a wrong answer: the socket fails its validation.
+   *
+   * @return {@code false}, the socket must stop reading
+   */
+  abstract boolean onValidationFailed(String message);
 
   /** Completes a request, or each part of a batch, with its reply. */
   abstract void finish(Pending p, Response r);

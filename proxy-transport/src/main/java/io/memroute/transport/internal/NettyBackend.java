@@ -60,6 +60,8 @@ public final class NettyBackend implements ManagedBackend {
 
   private volatile BackendOptions options;
   private volatile BackendState state;
+  // the last failure while bad, which MARKED_BAD replies carry so that callers see why
+  private volatile String badCause;
   private volatile long readTimeoutNanos;
 
   // Guarded by this.
@@ -322,6 +324,10 @@ public final class NettyBackend implements ManagedBackend {
     depth.decrementAndGet();
   }
 
+  private static String describe(FailureReason reason, String message) {
+    return message == null ? reason.text() : reason.text() + ": " + message;
+  }
+
   /** Returns the reason requests fail fast now, or {@code null} when they may be sent. */
   FailureReason fastFailReason() {
     switch (state) {
@@ -337,6 +343,9 @@ public final class NettyBackend implements ManagedBackend {
   }
 
   Response failure(FailureReason reason, String message) {
+    if (message == null && reason == FailureReason.MARKED_BAD) {
+      message = badCause;
+    }
     return Response.failure(reason, name, message);
   }
 
@@ -387,9 +396,11 @@ public final class NettyBackend implements ManagedBackend {
     notifyFailure(reason, failures);
     BackendOptions o = options;
     if (state == BackendState.BAD) {
+      badCause = describe(reason, message);
       return retryDelayNanos(o);
     }
     if (failures > o.failureLimit()) {
+      badCause = describe(reason, message);
       long now = ticker.nanoTime();
       flaps = upSinceNanos != 0 && now - upSinceNanos < o.flapTime().toNanos() ? flaps + 1 : 0;
       transition(BackendState.BAD, reason);
