@@ -162,8 +162,9 @@ public final class MemcacheRouter implements AutoCloseable {
    * Gets several values with one request per backend and decodes each with {@code decoder} where it
    * arrives, as {@link #get(String, ValueDecoder)} does. The map, unmodifiable, holds the hits
    * only, in the order of {@code keys}; duplicate keys are asked once; more than one line takes go
-   * out as several requests, as in {@link #getMulti(Collection)}. If the decoder throws for any
-   * value, the future fails with its exception.
+   * out as several requests, as in {@link #getMulti(Collection)}, and no keys answer an empty map
+   * (or fail on a closed router) as there. If the decoder throws for any value, the future fails
+   * with its exception.
    */
   public <T> CompletableFuture<Map<String, T>> getMulti(
       Collection<String> keys, ValueDecoder<T> decoder) {
@@ -175,7 +176,9 @@ public final class MemcacheRouter implements AutoCloseable {
    * Gets several values with one request per backend. The map, unmodifiable, holds the hits only,
    * in the order of {@code keys}; duplicate keys are asked once. Any number of keys: more than one
    * {@code get} line takes (about 64 KiB of keys, memcached's limit) go out as several requests,
-   * and the future fails if any of them fails.
+   * and the future fails if any of them fails. No keys: an empty map, with no request sent; on a
+   * closed router the future fails with {@link io.memroute.core.RouterClosedException}, as for any
+   * call.
    */
   public CompletableFuture<Map<String, byte[]>> getMulti(Collection<String> keys) {
     return multi(keys, null, Item::value);
@@ -186,7 +189,11 @@ public final class MemcacheRouter implements AutoCloseable {
       Collection<String> keys, ValueDecoder<?> decoder, ItemValue<T> value) {
     Objects.requireNonNull(keys, "keys");
     if (keys.isEmpty()) {
-      return completed(Collections.emptyMap());
+      // nothing to ask, but a closed router fails it as it fails every call
+      CompletableFuture<Response> closed = engine.failureIfClosed();
+      return closed == null
+          ? completed(Collections.emptyMap())
+          : typed(Command.GET, closed, r -> Collections.emptyMap());
     }
     Collection<String> unique = distinct(keys);
     List<List<String>> lines = splitLines(unique);
@@ -617,8 +624,13 @@ public final class MemcacheRouter implements AutoCloseable {
   }
 
   private <T> CompletableFuture<T> typed(Request request, ResponseMapper<T> map) {
-    TypedFuture<T> out = new TypedFuture<>(request.command(), map);
-    CompletableFuture<Response> f = engine.execute(request);
+    return typed(request.command(), engine.execute(request), map);
+  }
+
+  /** The typed API's future of {@code f}, the engine's answer to a {@code command}. */
+  private <T> CompletableFuture<T> typed(
+      Command command, CompletableFuture<Response> f, ResponseMapper<T> map) {
+    TypedFuture<T> out = new TypedFuture<>(command, map);
     if (completionExecutor != null) {
       f.whenCompleteAsync(out, completionExecutor);
     } else {

@@ -861,6 +861,34 @@ class OperationsTest {
         .isInstanceOf(IllegalStateException.class);
   }
 
+  /**
+   * A multiget of no keys fails on a closed router as every call does: it answered an empty map at
+   * once, without asking the engine, which is where a closed router fails calls. Open, it still
+   * answers an empty map.
+   */
+  @Test
+  void aClosedRouterFailsAMultigetOfNoKeysAsItFailsOneOfSomeKeys() throws Exception {
+    MemcacheRouter router = MemcacheRouter.builder().servers(memcached.addresses().get(0)).build();
+    assertThat(router.getMulti(List.of()).get(5, TimeUnit.SECONDS)).isEmpty();
+    assertThat(router.getMulti(Set.of(), (data, flags) -> flags).get(5, TimeUnit.SECONDS))
+        .isEmpty();
+    router.close();
+    AtomicReference<String> message = new AtomicReference<>();
+    assertThatThrownBy(() -> router.getMulti(List.of("k")).get(5, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(RouterClosedException.class)
+        .satisfies(e -> message.set(e.getCause().getMessage()));
+    assertThatThrownBy(() -> router.getMulti(List.of()).get(5, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(RouterClosedException.class)
+        .hasRootCauseMessage(message.get());
+    assertThatThrownBy(
+            () -> router.getMulti(Set.of(), (data, flags) -> flags).get(5, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(RouterClosedException.class)
+        .hasRootCauseMessage(message.get());
+  }
+
   private static double backendRequests(MeterRegistry registry, String command) {
     return registry.find("memroute.requests").tag("command", command).functionTimers().stream()
         .mapToDouble(io.micrometer.core.instrument.FunctionTimer::count)

@@ -154,7 +154,7 @@ public final class RouterEngine {
    */
   public CompletableFuture<Response> execute(Request request) {
     if (closed.get()) {
-      return completedFailure(FailureReason.CLOSED, "router closed");
+      return closedFailure();
     }
     commands[request.command().ordinal()].increment();
     Snapshot s = enter();
@@ -163,6 +163,19 @@ public final class RouterEngine {
     } finally {
       s.routing.decrement();
     }
+  }
+
+  /**
+   * Returns the failure {@link #execute} answers once the router is closed, or {@code null} while
+   * it is open: for a call with nothing to send (a multiget of no keys), which must fail on a
+   * closed router as every call does.
+   */
+  public CompletableFuture<Response> failureIfClosed() {
+    return closed.get() ? closedFailure() : null;
+  }
+
+  private static CompletableFuture<Response> closedFailure() {
+    return completedFailure(FailureReason.CLOSED, "router closed");
   }
 
   /**
