@@ -490,8 +490,22 @@ public final class Response {
       return this;
     }
 
-    /** Sets the items of a multi-item retrieval (the list is kept, make it unmodifiable). */
+    /**
+     * Sets the items of a multi-item retrieval (the list is kept, make it unmodifiable); {@code
+     * null} for none.
+     *
+     * @throws NullPointerException if the list holds a null item, naming its index
+     */
     public Builder items(List<Item> items) {
+      if (items != null) {
+        int i = 0;
+        for (Item it : items) { // not contains(null): List.of's throws
+          if (it == null) {
+            throw new NullPointerException("items: null item at index " + i);
+          }
+          i++;
+        }
+      }
       this.items = items;
       return this;
     }

@@ -7,7 +7,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.LinkedList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -104,6 +106,25 @@ class ResponseTest {
     assertThatNullPointerException()
         .isThrownBy(() -> Response.failure(null, "b", "m"))
         .withMessage("reason");
+  }
+
+  /**
+   * A null item is refused where it is set, naming its index: it was kept, and failed later far
+   * from its cause (a multiget's map, a route reading the keys). No list at all stays allowed: the
+   * items of a single hit are then made from its key and value.
+   */
+  @Test
+  void itemsNameANullItemByIndex() {
+    Item a = Item.of("a", HELLO, 0, 0);
+    assertThatNullPointerException()
+        .isThrownBy(() -> b(ResponseStatus.HIT).items(Arrays.asList(a, a, null)))
+        .withMessage("items: null item at index 2");
+    assertThatNullPointerException()
+        .isThrownBy(() -> b(ResponseStatus.HIT).items(new LinkedList<>(Arrays.asList(null, a))))
+        .withMessage("items: null item at index 0");
+    assertThat(b(ResponseStatus.HIT).key("k").value(HELLO).items(null).build().items())
+        .extracting(Item::key)
+        .containsExactly("k");
   }
 
   @Test
