@@ -23,7 +23,9 @@ public final class KeyFilter {
    * stop("|#|")} hashes {@code foo:bar} for key {@code foo:bar|#|rest}. A key without the marker is
    * hashed whole.
    *
-   * @param marker 1 to 5 characters
+   * @param marker 1 to 5 characters, no space or control character
+   * @throws IllegalArgumentException for a marker of another length, or with a space or control
+   *     character: no key holds one, so the marker would never be found
    */
   public static KeyFilter stop(String marker) {
     Objects.requireNonNull(marker, "marker");
@@ -32,6 +34,7 @@ public final class KeyFilter {
       throw new IllegalArgumentException(
           "stop marker: '" + marker + "' (expected: 1-5 characters)");
     }
+    checkKeyCharacters("stop marker", marker);
     return new KeyFilter(false, m);
   }
 
@@ -41,7 +44,10 @@ public final class KeyFilter {
    * a complete pair the key is hashed whole. Identical characters work ({@code "$$"}), and an empty
    * pair ({@code {}}) hashes the key whole rather than an empty string.
    *
-   * @param openClose exactly two characters: the open then the close tag
+   * @param openClose exactly two characters: the open then the close tag; no space or control
+   *     character
+   * @throws IllegalArgumentException for another number of characters, or a space or control
+   *     character: no key holds one, so the pair would never be found
    */
   public static KeyFilter tags(String openClose) {
     Objects.requireNonNull(openClose, "openClose");
@@ -50,7 +56,27 @@ public final class KeyFilter {
       throw new IllegalArgumentException(
           "tags: '" + openClose + "' (expected: exactly 2 characters, open and close)");
     }
+    checkKeyCharacters("tags", openClose);
     return new KeyFilter(true, c);
+  }
+
+  /**
+   * Refuses a space or control character, as a key's check does: a filter looking for one would
+   * hash every key whole, silently.
+   */
+  private static void checkKeyCharacters(String what, String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c <= ' ' || c == 0x7f) {
+        throw new IllegalArgumentException(
+            what
+                + ": contains a space or control character 0x"
+                + Integer.toHexString(c)
+                + " at index "
+                + i
+                + " (expected: none, as no key holds one)");
+      }
+    }
   }
 
   /**

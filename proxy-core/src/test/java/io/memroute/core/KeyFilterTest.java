@@ -80,6 +80,42 @@ class KeyFilterTest {
     assertThat(KeyFilter.stop("12345").selected("a12345b")).isEqualTo("a");
   }
 
+  /**
+   * No key holds a space or control character, so a filter of one never matched and hashed every
+   * key whole, silently; both filters refuse it. Other characters keys may hold (non-ASCII, even a
+   * no-break space) are taken.
+   */
+  @Test
+  void aSpaceOrControlCharacterThatNoKeyHoldsIsRefused() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> KeyFilter.stop(" "))
+        .withMessage(
+            "stop marker: contains a space or control character 0x20 at index 0"
+                + " (expected: none, as no key holds one)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> KeyFilter.stop("|\t#"))
+        .withMessage(
+            "stop marker: contains a space or control character 0x9 at index 1"
+                + " (expected: none, as no key holds one)");
+    for (String bad : new String[] {"\n", "a b", "\r\n", "\0", "\u007f", "|#|\u001f"}) {
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> KeyFilter.stop(bad))
+          .withMessageStartingWith("stop marker: contains a space or control character");
+    }
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> KeyFilter.tags("{ "))
+        .withMessage(
+            "tags: contains a space or control character 0x20 at index 1"
+                + " (expected: none, as no key holds one)");
+    for (String bad : new String[] {" }", "\t\t", "\u007f}"}) {
+      assertThatIllegalArgumentException()
+          .isThrownBy(() -> KeyFilter.tags(bad))
+          .withMessageStartingWith("tags: contains a space or control character");
+    }
+    assertThat(KeyFilter.stop("\u00a0").selected("a\u00a0b")).isEqualTo("a");
+    assertThat(KeyFilter.tags("~!").selected("a~b!c")).isEqualTo("b");
+  }
+
   @Test
   void tagsValidation() {
     for (String bad : new String[] {"", "{", "{}}", "abcd"}) {

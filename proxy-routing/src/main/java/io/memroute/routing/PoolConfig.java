@@ -220,8 +220,8 @@ public final class PoolConfig {
      * Sets the key filter as the proxy's pool options spell it: {@code filter("stop", "|#|")} or
      * {@code filter("tags", "{}")}.
      *
-     * @throws IllegalArgumentException for an unknown filter name or a conf of the wrong length
-     *     (stop: 1 to 5 characters; tags: exactly 2)
+     * @throws IllegalArgumentException for an unknown filter name, a conf of the wrong length
+     *     (stop: 1 to 5 characters; tags: exactly 2) or one with a space or control character
      */
     public Builder filter(String filterName, String conf) {
       Objects.requireNonNull(filterName, "filterName");
