@@ -489,9 +489,12 @@ public final class MemcacheRouter implements AutoCloseable {
    * then swapped in atomically: new requests see the new routes, requests in flight finish on the
    * old ones. Backends are reused by label and address, so their connections survive; changed
    * timeouts and limits apply without reconnecting; removed backends drain their requests and
-   * close. Concurrent calls are serialized, never dropped.
+   * close. Concurrent calls are serialized, never dropped. The {@link Builder#backendListener
+   * backendListener} hears a new backend once it is published, and what it did before (connecting)
+   * then, in order.
    *
-   * @throws IllegalArgumentException if the configuration cannot be applied; nothing changed
+   * @throws IllegalArgumentException if the configuration cannot be applied; nothing changed, and
+   *     the backends it created are closed without the listener hearing of them
    * @throws IllegalStateException if the router is closed
    */
   public void reconfigure(RouterConfig config) {
@@ -838,7 +841,10 @@ public final class MemcacheRouter implements AutoCloseable {
       return this;
     }
 
-    /** Hears backend state changes and failures. */
+    /**
+     * Hears backend state changes and failures: of the backends in force, never of those a rejected
+     * {@link MemcacheRouter#reconfigure reconfiguration} created and closed.
+     */
     public Builder backendListener(BackendListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
       return this;

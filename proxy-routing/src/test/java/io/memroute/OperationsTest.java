@@ -817,6 +817,53 @@ class OperationsTest {
     }
   }
 
+  /**
+   * A rejected reconfiguration's backends are never heard of: the one it created before a later
+   * step failed was closed unpublished, and its closing (and whatever it did before) reached the
+   * listener as if it were one of the router's. The resources close while the reconfiguration
+   * creates mc1 (in the event-loop group's next()), so creating mc2 fails.
+   */
+  @Test
+  void aRejectedReconfigurationsBackendsAreNeverHeardOf() throws Exception {
+    List<String> heard = new CopyOnWriteArrayList<>();
+    BackendListener listener =
+        new BackendListener() {
+          @Override
+          public void onStateChange(
+              String backend, BackendState from, BackendState to, FailureReason reason) {
+            heard.add(backend + ": " + from + " -> " + to);
+          }
+
+          @Override
+          public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
+            heard.add(backend + ": " + reason.text());
+          }
+        };
+    HookedGroup group = new HookedGroup();
+    try {
+      TransportResources resources =
+          TransportResources.builder().eventLoopGroup(group, Transport.NIO, false).build();
+      MemcacheRouter router =
+          MemcacheRouter.builder()
+              .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
+              .transportResources(resources)
+              .backendListener(listener)
+              .build();
+      router.ready().get(10, TimeUnit.SECONDS);
+      group.onNext(resources::close);
+      assertThatThrownBy(
+              () -> router.reconfigure(config(memcached.addresses(), 3, Duration.ofSeconds(3))))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("TransportResources closed");
+      assertThat(router.config().backends()).containsOnlyKeys("mc0");
+      router.closeAsync().get(10, TimeUnit.SECONDS);
+      assertThat(heard).contains("mc0: UP -> CLOSED"); // the router's own backend is heard
+      assertThat(heard).allMatch(e -> e.startsWith("mc0: "));
+    } finally {
+      group.shutdownGracefully(0, 2, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+    }
+  }
+
   /** An event-loop group that runs a hook once, in the next next() on the thread that set it. */
   private static final class HookedGroup extends MultiThreadIoEventLoopGroup {
     private final AtomicReference<Runnable> hook = new AtomicReference<>();

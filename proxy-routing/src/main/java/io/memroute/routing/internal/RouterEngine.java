@@ -94,14 +94,14 @@ public final class RouterEngine {
     }
     Map<String, ManagedBackend> created = new LinkedHashMap<>();
     for (BackendConfig b : config.backends().values()) {
-      created.put(b.label(), create(config, b));
+      created.put(b.label(), create(config, b, listener));
     }
     this.backends = Collections.unmodifiableMap(created);
     this.snapshot = snapshot(config, created);
     counted.addAll(created.values());
   }
 
-  private ManagedBackend create(RouterConfig config, BackendConfig b) {
+  private ManagedBackend create(RouterConfig config, BackendConfig b, BackendListener listener) {
     return resources.createBackend(b.label(), b.host(), b.port(), config.optionsOf(b), listener);
   }
 
@@ -451,9 +451,11 @@ public final class RouterEngine {
    * Swaps in a new configuration atomically. Backends whose label, address and connection settings
    * stay are reused (their connections survive; changed timeouts apply at once); others are
    * created; removed or replaced ones drain their in-flight requests and close. Calls are
-   * serialized.
+   * serialized. The listener hears a created backend once it is published (see {@link
+   * PublishGate}).
    *
-   * @throws IllegalArgumentException if the configuration cannot be applied; nothing changes then
+   * @throws IllegalArgumentException if the configuration cannot be applied; nothing changes then,
+   *     and the listener hears nothing of the backends created
    * @throws IllegalStateException if the router is closed
    */
   public synchronized void reconfigure(RouterConfig next) {
@@ -464,6 +466,7 @@ public final class RouterEngine {
     Snapshot previous = snapshot;
     Map<String, ManagedBackend> nextBackends = new LinkedHashMap<>();
     List<ManagedBackend> created = new ArrayList<>();
+    List<PublishGate> gates = new ArrayList<>();
     List<ManagedBackend> retired = new ArrayList<>();
     Map<ManagedBackend, BackendOptions> updates = new HashMap<>();
     Snapshot nextSnapshot;
@@ -480,13 +483,17 @@ public final class RouterEngine {
             updates.put(old, options);
           }
         } else {
-          ManagedBackend b = create(next, bc);
+          // heard once published: if the reconfiguration is rejected, it never was the router's
+          PublishGate gate = new PublishGate(bc.label(), listener);
+          gates.add(gate);
+          ManagedBackend b = create(next, bc, gate);
           created.add(b);
           nextBackends.put(bc.label(), b);
         }
       }
       nextSnapshot = snapshot(next, nextBackends);
     } catch (RuntimeException e) {
+      gates.forEach(PublishGate::discard);
       created.forEach(ManagedBackend::closeAsync);
       reloadFails.increment();
       log.warn("reconfiguration rejected, nothing changed: {}", e.getMessage());
@@ -507,6 +514,7 @@ public final class RouterEngine {
     }
     backends = Collections.unmodifiableMap(nextBackends);
     snapshot = nextSnapshot; // the atomic swap: new requests see the new routes from here on
+    gates.forEach(PublishGate::open);
     reloads.increment();
     log.info(
         "reconfigured: {} backends ({} new, {} retired), {} pools",
