@@ -864,6 +864,40 @@ class OperationsTest {
     }
   }
 
+  @Test
+  void aRouterThatFailsToBuildClosesTheBackendsItCreated() throws Exception {
+    CompletableFuture<String> closed = new CompletableFuture<>();
+    BackendListener listener =
+        new BackendListener() {
+          @Override
+          public void onStateChange(
+              String backend, BackendState from, BackendState to, FailureReason reason) {
+            if (to == BackendState.CLOSED) {
+              closed.complete(backend);
+            }
+          }
+        };
+    HookedGroup group = new HookedGroup();
+    try {
+      TransportResources resources =
+          TransportResources.builder().eventLoopGroup(group, Transport.NIO, false).build();
+      group.onNext(resources::close); // while the first backend is created: the second fails
+      assertThatThrownBy(
+              () ->
+                  MemcacheRouter.builder()
+                      .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
+                      .transportResources(resources)
+                      .backendListener(listener)
+                      .build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("TransportResources closed");
+      // the group is the application's and still runs: only closing lets go of the connection
+      assertThat(closed.get(10, TimeUnit.SECONDS)).isEqualTo("mc0");
+    } finally {
+      group.shutdownGracefully(0, 2, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+    }
+  }
+
   /** An event-loop group that runs a hook once, in the next next() on the thread that set it. */
   private static final class HookedGroup extends MultiThreadIoEventLoopGroup {
     private final AtomicReference<Runnable> hook = new AtomicReference<>();

@@ -93,8 +93,14 @@ public final class RouterEngine {
       commands[i] = new LongAdder();
     }
     Map<String, ManagedBackend> created = new LinkedHashMap<>();
-    for (BackendConfig b : config.backends().values()) {
-      created.put(b.label(), create(config, b, listener));
+    try {
+      for (BackendConfig b : config.backends().values()) {
+        created.put(b.label(), create(config, b, listener));
+      }
+    } catch (RuntimeException e) {
+      // no router will own them: shared transport resources would keep them connected for good
+      created.values().forEach(ManagedBackend::closeAsync);
+      throw e;
     }
     this.backends = Collections.unmodifiableMap(created);
     this.snapshot = snapshot(config, created);
