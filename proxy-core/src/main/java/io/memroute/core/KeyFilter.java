@@ -23,7 +23,8 @@ public final class KeyFilter {
    * stop("|#|")} hashes {@code foo:bar} for key {@code foo:bar|#|rest}. A key without the marker is
    * hashed whole.
    *
-   * @param marker 1 to 5 characters, no space or control character
+   * @param marker 1 to 5 bytes in UTF-8 (as the memcached proxy counts it), no space or control
+   *     character
    * @throws IllegalArgumentException for a marker of another length, or with a space or control
    *     character: no key holds one, so the marker would never be found
    */
@@ -32,7 +33,7 @@ public final class KeyFilter {
     byte[] m = marker.getBytes(StandardCharsets.UTF_8);
     if (m.length < 1 || m.length > 5) {
       throw new IllegalArgumentException(
-          "stop marker: '" + marker + "' (expected: 1-5 characters)");
+          "stop marker: '" + marker + "' (expected: 1-5 bytes in UTF-8)");
     }
     checkKeyCharacters("stop marker", marker);
     return new KeyFilter(false, m);
@@ -44,17 +45,19 @@ public final class KeyFilter {
    * a complete pair the key is hashed whole. Identical characters work ({@code "$$"}), and an empty
    * pair ({@code {}}) hashes the key whole rather than an empty string.
    *
-   * @param openClose exactly two characters: the open then the close tag; no space or control
-   *     character
-   * @throws IllegalArgumentException for another number of characters, or a space or control
-   *     character: no key holds one, so the pair would never be found
+   * @param openClose exactly two bytes in UTF-8, so two ASCII characters: the open then the close
+   *     tag; no space or control character
+   * @throws IllegalArgumentException for another number of bytes, or a space or control character:
+   *     no key holds one, so the pair would never be found
    */
   public static KeyFilter tags(String openClose) {
     Objects.requireNonNull(openClose, "openClose");
     byte[] c = openClose.getBytes(StandardCharsets.UTF_8);
     if (c.length != 2) {
       throw new IllegalArgumentException(
-          "tags: '" + openClose + "' (expected: exactly 2 characters, open and close)");
+          "tags: '"
+              + openClose
+              + "' (expected: 2 bytes in UTF-8, an ASCII open and close character)");
     }
     checkKeyCharacters("tags", openClose);
     return new KeyFilter(true, c);

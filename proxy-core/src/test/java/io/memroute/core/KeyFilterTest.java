@@ -71,10 +71,10 @@ class KeyFilterTest {
   void stopMarkerValidation() {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> KeyFilter.stop(""))
-        .withMessage("stop marker: '' (expected: 1-5 characters)");
+        .withMessage("stop marker: '' (expected: 1-5 bytes in UTF-8)");
     assertThatIllegalArgumentException()
         .isThrownBy(() -> KeyFilter.stop("123456"))
-        .withMessage("stop marker: '123456' (expected: 1-5 characters)");
+        .withMessage("stop marker: '123456' (expected: 1-5 bytes in UTF-8)");
     assertThatNullPointerException().isThrownBy(() -> KeyFilter.stop(null)).withMessage("marker");
     assertThat(KeyFilter.stop("1").selected("a1b")).isEqualTo("a");
     assertThat(KeyFilter.stop("12345").selected("a12345b")).isEqualTo("a");
@@ -118,10 +118,13 @@ class KeyFilterTest {
 
   @Test
   void tagsValidation() {
-    for (String bad : new String[] {"", "{", "{}}", "abcd"}) {
+    for (String bad : new String[] {"", "{", "{}}", "abcd", "\u00ab\u00bb"}) {
       assertThatIllegalArgumentException()
           .isThrownBy(() -> KeyFilter.tags(bad))
-          .withMessage("tags: '" + bad + "' (expected: exactly 2 characters, open and close)");
+          .withMessage(
+              "tags: '"
+                  + bad
+                  + "' (expected: 2 bytes in UTF-8, an ASCII open and close character)");
     }
     assertThatNullPointerException()
         .isThrownBy(() -> KeyFilter.tags(null))

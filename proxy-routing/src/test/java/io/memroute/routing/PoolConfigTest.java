@@ -69,13 +69,13 @@ class PoolConfigTest {
         .hasMessage("filter: 'hash' (expected: stop or tags)");
     assertThatThrownBy(() -> PoolConfig.builder("p").filter("tags", "{"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("expected: exactly 2 characters");
+        .hasMessageContaining("expected: 2 bytes in UTF-8");
     assertThatThrownBy(() -> PoolConfig.builder("p").filter("stop", "123456"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("expected: 1-5 characters");
+        .hasMessageContaining("expected: 1-5 bytes in UTF-8");
     assertThatThrownBy(() -> PoolConfig.builder("p").filter("stop", ""))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("expected: 1-5 characters");
+        .hasMessageContaining("expected: 1-5 bytes in UTF-8");
     assertThatThrownBy(() -> PoolConfig.builder("p").weight("a", -1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("weight of 'a': -1.0 (expected: >= 0 and finite)");
