@@ -898,6 +898,66 @@ class OperationsTest {
     }
   }
 
+  @Test
+  void aRouterThatFailsToBuildOnAnErrorClosesTheBackendsItCreated() throws Exception {
+    CompletableFuture<String> closed = new CompletableFuture<>();
+    BackendListener listener =
+        new BackendListener() {
+          @Override
+          public void onStateChange(
+              String backend, BackendState from, BackendState to, FailureReason reason) {
+            if (to == BackendState.CLOSED) {
+              closed.complete(backend);
+            }
+          }
+        };
+    HookedGroup group = new HookedGroup();
+    try {
+      TransportResources resources =
+          TransportResources.builder().eventLoopGroup(group, Transport.NIO, false).build();
+      group.onNext(() -> group.onNext(HookedGroup::boom)); // the second backend throws an Error
+      assertThatThrownBy(
+              () ->
+                  MemcacheRouter.builder()
+                      .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
+                      .transportResources(resources)
+                      .backendListener(listener)
+                      .build())
+          .isInstanceOf(AssertionError.class)
+          .hasMessage("boom");
+      assertThat(closed.get(10, TimeUnit.SECONDS)).isEqualTo("mc0");
+      resources.close();
+    } finally {
+      group.shutdownGracefully(0, 2, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aReconfigurationThatFailsOnAnErrorIsRejectedAsAnyOther() throws Exception {
+    HookedGroup group = new HookedGroup();
+    try {
+      TransportResources resources =
+          TransportResources.builder().eventLoopGroup(group, Transport.NIO, false).build();
+      MemcacheRouter router =
+          MemcacheRouter.builder()
+              .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
+              .transportResources(resources)
+              .build();
+      router.ready().get(10, TimeUnit.SECONDS);
+      group.onNext(() -> group.onNext(HookedGroup::boom)); // mc1 is created, mc2 throws
+      assertThatThrownBy(
+              () -> router.reconfigure(config(memcached.addresses(), 3, Duration.ofSeconds(3))))
+          .isInstanceOf(AssertionError.class)
+          .hasMessage("boom");
+      assertThat(router.config().backends()).containsOnlyKeys("mc0");
+      assertThat(router.stats().get("config_reload_fails")).isEqualTo(1);
+      router.closeAsync().get(10, TimeUnit.SECONDS);
+      resources.close();
+    } finally {
+      group.shutdownGracefully(0, 2, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
+    }
+  }
+
   /** An event-loop group that runs a hook once, in the next next() on the thread that set it. */
   private static final class HookedGroup extends MultiThreadIoEventLoopGroup {
     private final AtomicReference<Runnable> hook = new AtomicReference<>();
@@ -905,6 +965,10 @@ class OperationsTest {
 
     HookedGroup() {
       super(1, NioIoHandler.newFactory());
+    }
+
+    static void boom() {
+      throw new AssertionError("boom");
     }
 
     void onNext(Runnable r) {

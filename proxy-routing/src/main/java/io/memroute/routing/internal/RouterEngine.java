@@ -97,7 +97,7 @@ public final class RouterEngine {
       for (BackendConfig b : config.backends().values()) {
         created.put(b.label(), create(config, b, listener));
       }
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       // no router will own them: shared transport resources would keep them connected for good
       created.values().forEach(ManagedBackend::closeAsync);
       throw e;
@@ -498,13 +498,17 @@ public final class RouterEngine {
         }
       }
       nextSnapshot = snapshot(next, nextBackends);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // an Error too: the backends created would stay open, their gates holding events for good
       gates.forEach(PublishGate::discard);
       created.forEach(ManagedBackend::closeAsync);
       reloadFails.increment();
       log.warn("reconfiguration rejected, nothing changed: {}", e.getMessage());
+      if (e instanceof Error) {
+        throw (Error) e;
+      }
       throw e instanceof IllegalArgumentException
-          ? e
+          ? (IllegalArgumentException) e
           : new IllegalArgumentException("reconfiguration failed: " + e, e);
     }
     for (Map.Entry<ManagedBackend, BackendOptions> u : updates.entrySet()) {
