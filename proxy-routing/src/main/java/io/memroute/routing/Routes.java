@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The route DSL: factories for the common routes, the Java counterpart of the memcached proxy's
@@ -248,6 +249,49 @@ public final class Routes {
     }
     return new ShadowRoute(
         main, shadow, fraction, "shadow(" + main + ", " + shadow + ", " + fraction + ")");
+  }
+
+  /**
+   * Hot-key mitigation (mcrouter's KeySplitRoute): a key lives on {@code replicas} keys, the key
+   * itself and {@code key::1} to {@code key::<replicas-1>}, which hash to other servers of the
+   * child's pool. This route reads from one replica, chosen at random when it is built (each router
+   * of a fleet reads its own, as mcrouter's host id picks one), so a hot key's reads spread over up
+   * to {@code replicas} servers; see {@link #keySplit(int, int, Route)}.
+   *
+   * @param replicas 2 to 1000
+   */
+  public static Route keySplit(int replicas, Route child) {
+    checkReplicas(replicas);
+    return keySplit(replicas, ThreadLocalRandom.current().nextInt(replicas), child);
+  }
+
+  /**
+   * Hot-key mitigation with this router's replica given, {@code 0} to {@code replicas - 1} (a
+   * host's index in its fleet, say). Retrievals ({@code get}, {@code gets}, {@code gat}, {@code
+   * gats}, multigets too) go to this replica, and their replies name the keys asked for. {@code
+   * set}, {@code delete} and {@code touch} go to every replica: the answer is this replica's, the
+   * others are sent in the background. Other text commands ({@code add}, {@code replace}, {@code
+   * append}, {@code prepend}, {@code cas}, {@code incr}, {@code decr}) change this replica only, as
+   * in mcrouter: the others keep their value until a set or a delete. Meta commands, keyless
+   * commands and requests with a key over 245 bytes (no room for the suffix) pass unchanged: they
+   * reach the key as given, replica 0.
+   *
+   * @param replicas 2 to 1000
+   * @param replica this router's replica, 0 to {@code replicas - 1}
+   */
+  public static Route keySplit(int replicas, int replica, Route child) {
+    checkReplicas(replicas);
+    if (replica < 0 || replica >= replicas) {
+      throw new IllegalArgumentException(
+          "replica: " + replica + " (expected: 0-" + (replicas - 1) + ")");
+    }
+    return new KeySplitRoute(replicas, replica, Objects.requireNonNull(child, "child"));
+  }
+
+  private static void checkReplicas(int replicas) {
+    if (replicas < 2 || replicas > 1000) {
+      throw new IllegalArgumentException("replicas: " + replicas + " (expected: 2-1000)");
+    }
   }
 
   // ---------------------------------------------------------------- failover

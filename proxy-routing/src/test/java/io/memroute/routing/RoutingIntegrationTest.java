@@ -151,6 +151,51 @@ class RoutingIntegrationTest {
   }
 
   @Test
+  void keySplitSpreadsAHotKeyOverServers() throws Exception {
+    MemcacheRouter plain = router(config().route(Routes.pool("all")).build());
+    // "sync/" keys reach every server over the split router's own connections: answered, they
+    // say that what the router wrote to each server before, in the background too, is done
+    Route root =
+        Routes.prefix()
+            .route("sync", Routes.allSync(Routes.pool("p0"), Routes.pool("p1"), Routes.pool("p2")))
+            .defaultRoute(Routes.keySplit(3, 1, Routes.pool("all")))
+            .build();
+    MemcacheRouter split = router(config().route(root).build());
+    List<String> hot = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      hot.add("hot:" + i);
+      assertThat(await(split.set("hot:" + i, ("v" + i).getBytes(UTF_8), 0))).isTrue();
+    }
+    await(split.get("sync/barrier"));
+    // every replica of every key is written, and the replicas spread over the three servers
+    int[] perServer = new int[3];
+    for (String replica : List.of("", "::1", "::2")) {
+      for (String k : hot) {
+        assertThat(str(await(plain.get(k + replica)))).isEqualTo("v" + k.substring(4));
+      }
+    }
+    for (int s = 0; s < 3; s++) {
+      List<String> all = new ArrayList<>(hot);
+      hot.forEach(k -> all.add(k + "::1"));
+      perServer[s] = await(direct(s).getMulti(all)).size();
+    }
+    for (int n : perServer) {
+      assertThat(n).isGreaterThan(5);
+    }
+
+    // reads come from this router's replica, named by the keys asked for
+    assertThat(await(plain.set("hot:7::1", "mine".getBytes(UTF_8), 0))).isTrue();
+    assertThat(str(await(split.get("hot:7")))).isEqualTo("mine");
+    assertThat(await(split.gets("hot:7")).key()).isEqualTo("hot:7");
+    Map<String, byte[]> got = await(split.getMulti(List.of("hot:7", "absent", "hot:8")));
+    assertThat(got.keySet()).containsExactly("hot:7", "hot:8");
+    assertThat(str(got.get("hot:7"))).isEqualTo("mine");
+    assertThat(await(split.delete("hot:7"))).isTrue();
+    await(split.get("sync/barrier"));
+    assertThat(await(plain.getMulti(List.of("hot:7", "hot:7::1", "hot:7::2")))).isEmpty();
+  }
+
+  @Test
   void multigetAcrossServers() throws Exception {
     MemcacheRouter r = router(config().route(Routes.pool("all")).build());
     List<String> keys = new ArrayList<>();

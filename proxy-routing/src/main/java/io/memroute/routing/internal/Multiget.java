@@ -52,8 +52,6 @@ public final class Multiget {
       }
       l.add(keys.get(k));
     }
-    Command cmd = request.command();
-    int ttl = cmd.isGetAndTouch() ? Integer.parseInt(request.token(1)) : -1;
     Response[] parts = new Response[used];
     AtomicInteger remaining = new AtomicInteger(used);
     GuardedFuture<Response> out = new GuardedFuture<>();
@@ -64,11 +62,7 @@ public final class Multiget {
         continue;
       }
       int slot = p++;
-      Request part =
-          request.decoder() != null
-              ? Request.getMulti(l, request.decoder())
-              : Request.retrieval(cmd, ttl, l);
-      CompletionStage<Response> stage = send.apply(g, part);
+      CompletionStage<Response> stage = send.apply(g, withKeys(request, l));
       stage.whenComplete(
           (r, e) -> {
             if (e != null) {
@@ -82,6 +76,19 @@ public final class Multiget {
           });
     }
     return out;
+  }
+
+  /**
+   * Returns the retrieval {@code request} (same command, exptime of a {@code gat}/{@code gats}, and
+   * decoder) for other keys.
+   */
+  public static Request withKeys(Request request, List<String> keys) {
+    Command cmd = request.command();
+    if (request.decoder() != null) {
+      return Request.getMulti(keys, request.decoder());
+    }
+    int ttl = cmd.isGetAndTouch() ? Integer.parseInt(request.token(1)) : -1;
+    return Request.retrieval(cmd, ttl, keys);
   }
 
   /** Merges part replies into one reply whose items follow {@code keys}' order. */

@@ -1,0 +1,127 @@
+package io.memroute.routing;
+
+import io.memroute.core.Command;
+import io.memroute.core.Item;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.routing.internal.Multiget;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@link Routes#keySplit}: a key lives on {@code replicas} keys, the key itself (replica 0) and
+ * {@code key::1} to {@code key::<replicas-1>}, which hash to other servers, so that a hot key's
+ * reads spread over as many servers as there are routers reading it. This route reads from its own
+ * replica and writes sets, deletes and touches to every replica (mcrouter's KeySplitRoute).
+ */
+final class KeySplitRoute implements Route, ParentRoute {
+  /** memcached's key limit less the longest suffix ({@code ::999}). */
+  static final int MAX_SPLIT_KEY = 250 - 5;
+
+  private final int replicas;
+  private final int replica;
+  private final String suffix; // of this route's replica; "" for replica 0
+  private final Route child;
+
+  KeySplitRoute(int replicas, int replica, Route child) {
+    this.replicas = replicas;
+    this.replica = replica;
+    this.suffix = suffix(replica);
+    this.child = child;
+  }
+
+  private static String suffix(int replica) {
+    return replica == 0 ? "" : "::" + replica;
+  }
+
+  @Override
+  public CompletionStage<Response> route(Request request, RouteContext context) {
+    Command c = request.command();
+    if (c.isMeta() || request.keyCount() == 0 || !splittable(request.keys())) {
+      return child.route(request, context); // not split: the key as given, replica 0
+    }
+    switch (c) {
+      case SET:
+      case DELETE:
+      case TOUCH:
+        // every replica, so that each reader's copy stays current; the answer is this route's
+        for (int i = 0; i < replicas; i++) {
+          if (i != replica) {
+            Replies.fireAndForget(child, request.withKey(request.key() + suffix(i)), context);
+          }
+        }
+        return mine(request, context);
+      default:
+        return mine(request, context);
+    }
+  }
+
+  /** Sends {@code request} to this route's replica, and names the keys asked for in its reply. */
+  private CompletionStage<Response> mine(Request request, RouteContext context) {
+    if (replica == 0) {
+      return child.route(request, context);
+    }
+    if (request.keyCount() == 1) {
+      String key = request.key();
+      String replicaKey = key + suffix;
+      return child
+          .route(request.withKey(replicaKey), context)
+          .thenApply(r -> replicaKey.equals(r.key()) ? r.toBuilder().key(key).build() : r);
+    }
+    List<String> keys = request.keys();
+    List<String> replicaKeys = new ArrayList<>(keys.size());
+    Map<String, String> asked = new HashMap<>();
+    for (String k : keys) {
+      replicaKeys.add(k + suffix);
+      asked.put(k + suffix, k);
+    }
+    return child
+        .route(Multiget.withKeys(request, replicaKeys), context)
+        .thenApply(r -> renamed(r, asked));
+  }
+
+  /** A multi-key reply whose items carry the keys asked for instead of their replicas' keys. */
+  private static Response renamed(Response r, Map<String, String> asked) {
+    List<Item> items = r.items();
+    if (items.isEmpty()) {
+      return r;
+    }
+    List<Item> named = new ArrayList<>(items.size());
+    for (Item it : items) {
+      String key = asked.getOrDefault(it.key(), it.key());
+      named.add(
+          it.value() != null
+              ? Item.of(key, it.value(), it.flags(), it.cas())
+              : Item.decoded(key, it.decoded(), it.valueLength(), it.flags(), it.cas()));
+    }
+    Item first = named.get(0);
+    return r.toBuilder().key(first.key()).items(List.copyOf(named)).build();
+  }
+
+  /** Whether every key leaves room for the longest suffix within memcached's key limit. */
+  private static boolean splittable(List<String> keys) {
+    for (String k : keys) {
+      // a char takes at most 3 bytes in UTF-8: most keys need no encoding to tell
+      if (k.length() > MAX_SPLIT_KEY / 3
+          && (k.length() > MAX_SPLIT_KEY
+              || k.getBytes(StandardCharsets.UTF_8).length > MAX_SPLIT_KEY)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public List<Route> children() {
+    return List.of(child);
+  }
+
+  @Override
+  public String toString() {
+    return "keySplit(" + replicas + ", replica " + replica + ", " + child + ")";
+  }
+}

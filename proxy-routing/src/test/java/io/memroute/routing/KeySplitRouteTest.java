@@ -1,0 +1,128 @@
+package io.memroute.routing;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
+
+import io.memroute.core.Command;
+import io.memroute.core.Item;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.testkit.memory.MemoryBackend;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** {@link Routes#keySplit}: which replica keys each command reaches, and what the reply names. */
+class KeySplitRouteTest {
+  private final Fixture fx = new Fixture("a");
+  private final MemoryBackend a = fx.backend("a");
+
+  private Response run(Route route, Request request) throws Exception {
+    return fx.run(route, request).get();
+  }
+
+  @Test
+  void aSetReachesEveryReplicaAndAGetReadsItsOwn() throws Exception {
+    Route r = Routes.keySplit(3, 2, Routes.pool("a"));
+    assertThat(run(r, Fixture.set("k", "v")).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(a.keys()).containsExactlyInAnyOrder("k", "k::1", "k::2");
+    assertThat(a.valueOf("k::1")).isEqualTo("v");
+
+    a.put("k::2", "mine");
+    Response hit = run(r, Request.get("k"));
+    assertThat(hit.valueAsString()).isEqualTo("mine");
+    assertThat(hit.key()).isEqualTo("k"); // the key asked for, not its replica's
+    assertThat(hit.items()).extracting(Item::key).containsExactly("k");
+    assertThat(run(Routes.keySplit(3, 0, Routes.pool("a")), Request.get("k")).valueAsString())
+        .isEqualTo("v");
+  }
+
+  @Test
+  void deletesAndTouchesReachEveryReplica() throws Exception {
+    Route r = Routes.keySplit(3, 1, Routes.pool("a"));
+    run(r, Fixture.set("k", "v"));
+    assertThat(run(r, Request.touch("k", 60)).status()).isEqualTo(ResponseStatus.TOUCHED);
+    assertThat(a.exptime("k::2")).isEqualTo(a.exptime("k")).isEqualTo(a.exptime("k::1"));
+    assertThat(a.exptime("k")).isNotZero();
+    assertThat(run(r, Request.delete("k")).status()).isEqualTo(ResponseStatus.DELETED);
+    assertThat(a.keys()).isEmpty();
+  }
+
+  @Test
+  void otherWritesChangeOnlyTheirReplica() throws Exception {
+    Route r = Routes.keySplit(2, 1, Routes.pool("a"));
+    run(r, Fixture.set("k", "v"));
+    assertThat(run(r, Request.append("k", "+".getBytes(UTF_8))).status())
+        .isEqualTo(ResponseStatus.STORED);
+    run(r, Fixture.set("n", "1"));
+    assertThat(run(r, Request.incr("n", 4)).number()).isEqualTo(5);
+    assertThat(a.valueOf("k::1")).isEqualTo("v+");
+    assertThat(a.valueOf("k")).isEqualTo("v");
+    assertThat(a.valueOf("n::1")).isEqualTo("5");
+    assertThat(a.valueOf("n")).isEqualTo("1");
+  }
+
+  @Test
+  void aMultigetReadsItsReplicaAndNamesTheKeysAskedFor() throws Exception {
+    Route r = Routes.keySplit(2, 1, Routes.pool("a"));
+    run(r, Fixture.set("x", "1"));
+    run(r, Fixture.set("y", "2"));
+    a.put("y::1", "two");
+    Response multi = run(r, Request.getMulti(List.of("x", "absent", "y")));
+    assertThat(multi.items().stream().map(i -> i.key() + "=" + i.valueAsString()))
+        .containsExactly("x=1", "y=two");
+    assertThat(multi.key()).isEqualTo("x");
+    assertThat(a.requests().get(a.requests().size() - 1).keys())
+        .containsExactly("x::1", "absent::1", "y::1");
+
+    Response gats = run(r, Request.retrieval(Command.GATS, 30, List.of("x")));
+    assertThat(gats.key()).isEqualTo("x");
+    assertThat(a.exptime("x::1")).isNotZero();
+    assertThat(a.exptime("x")).isZero(); // a gat reads, and touches, its own replica only
+  }
+
+  @Test
+  void longKeysMetaAndKeylessCommandsPassAsTheyAre() throws Exception {
+    Route r = Routes.keySplit(2, 1, Routes.pool("a"));
+    String longKey = "k".repeat(KeySplitRoute.MAX_SPLIT_KEY + 1);
+    run(r, Fixture.set(longKey, "v"));
+    String fits = "k".repeat(KeySplitRoute.MAX_SPLIT_KEY);
+    run(r, Fixture.set(fits, "v"));
+    // two-byte characters: 123 of them are 246 bytes
+    String wide = "\u00e9".repeat(123);
+    run(r, Fixture.set(wide, "v"));
+    assertThat(a.keys()).containsExactlyInAnyOrder(longKey, fits, fits + "::1", wide);
+
+    a.clearRequests();
+    run(r, Request.parse("mg k v"));
+    run(r, Request.version());
+    assertThat(a.requests().stream().map(Request::toString).collect(Collectors.toList()))
+        .hasSize(2)
+        .allMatch(s -> !s.contains("::"));
+  }
+
+  @Test
+  void arguments() {
+    Route child = Routes.pool("a");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Routes.keySplit(1, child))
+        .withMessage("replicas: 1 (expected: 2-1000)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Routes.keySplit(1001, 0, child))
+        .withMessage("replicas: 1001 (expected: 2-1000)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Routes.keySplit(3, 3, child))
+        .withMessage("replica: 3 (expected: 0-2)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Routes.keySplit(3, -1, child))
+        .withMessage("replica: -1 (expected: 0-2)");
+    assertThatNullPointerException()
+        .isThrownBy(() -> Routes.keySplit(2, null))
+        .withMessage("child");
+    assertThat(Routes.keySplit(1000, child).toString())
+        .matches("keySplit\\(1000, replica \\d+, pool\\(a\\)\\)");
+  }
+}
