@@ -44,8 +44,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * such as {@code 500ms} or {@code 2s}), {@code failure-limit}, {@code connections}, {@code
  * transport} ({@code auto}, {@code epoll}, {@code io_uring}, {@code nio} or {@code direct}; default
  * {@code auto}), {@code shutdown-timeout} (default 5 s), {@code active-request-limit}, {@code
- * buffer-memory-limit} (bytes; 0 unlimited) and {@code per-backend-metrics} (default {@code true}:
- * meters carry a {@code backend} tag).
+ * buffer-memory-limit} (bytes; 0 unlimited), {@code auth-username} and {@code auth-password}
+ * (memcached's ASCII authentication, both or neither) and {@code per-backend-metrics} (default
+ * {@code true}: meters carry a {@code backend} tag).
  *
  * <p>The constructor checks everything with memroute's own validation, so a bad value fails the
  * application's startup with an {@link IllegalArgumentException} that names every offending
@@ -65,6 +66,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param shutdownTimeout how long closing waits for requests in flight
  * @param activeRequestLimit requests running at once, {@code null} or 0 for unlimited
  * @param bufferMemoryLimit request bytes in flight, {@code null} or 0 for unlimited
+ * @param authUsername username of memcached's ASCII authentication, {@code null} for none
+ * @param authPassword its password; {@link #toString()} never shows it
  * @param perBackendMetrics whether meters carry a {@code backend} tag
  */
 @ConfigurationProperties(prefix = "memroute")
@@ -82,6 +85,8 @@ public record MemrouteProperties(
     Duration shutdownTimeout,
     Integer activeRequestLimit,
     Long bufferMemoryLimit,
+    String authUsername,
+    String authPassword,
     @DefaultValue("true") boolean perBackendMetrics) {
 
   /**
@@ -115,6 +120,8 @@ public record MemrouteProperties(
         connections,
         activeRequestLimit,
         bufferMemoryLimit,
+        authUsername,
+        authPassword,
         problems);
     resolveTransport(transport, problems);
     check(
@@ -143,6 +150,8 @@ public record MemrouteProperties(
         connections,
         activeRequestLimit,
         bufferMemoryLimit,
+        authUsername,
+        authPassword,
         new ArrayList<>());
   }
 
@@ -163,6 +172,8 @@ public record MemrouteProperties(
       Integer connections,
       Integer activeRequestLimit,
       Long bufferMemoryLimit,
+      String authUsername,
+      String authPassword,
       List<String> problems) {
     RouterConfig.Builder config = RouterConfig.builder();
     BackendOptions.Builder options = BackendOptions.builder();
@@ -200,6 +211,9 @@ public record MemrouteProperties(
         "bufferMemoryLimit",
         bufferMemoryLimit,
         config::bufferMemoryLimit);
+    if (authUsername != null || authPassword != null) {
+      auth(authUsername, authPassword, options, problems);
+    }
     check(problems, "memroute.retry-timeout", "", options, o -> config.backendDefaults(o.build()));
 
     if (!servers.isEmpty() && !backends.isEmpty()) {
@@ -292,6 +306,61 @@ public record MemrouteProperties(
       problems.add("memroute: " + e.getMessage());
       return null;
     }
+  }
+
+  private static void auth(
+      String username, String password, BackendOptions.Builder options, List<String> problems) {
+    if (username == null || password == null) {
+      problems.add(
+          "memroute.auth-"
+              + (username == null ? "username" : "password")
+              + ": not set (expected: memroute.auth-username and memroute.auth-password together)");
+      return;
+    }
+    try {
+      options.auth(username, password);
+    } catch (IllegalArgumentException e) {
+      // BackendOptions names the parameter: "username: ..." or "password: ..."
+      problems.add("memroute.auth-" + e.getMessage());
+    }
+  }
+
+  /** Every property, with the password masked. */
+  @Override
+  public String toString() {
+    return "MemrouteProperties[servers="
+        + servers
+        + ", backends="
+        + backends
+        + ", pools="
+        + pools
+        + ", route="
+        + route
+        + ", connectTimeout="
+        + connectTimeout
+        + ", readTimeout="
+        + readTimeout
+        + ", retryTimeout="
+        + retryTimeout
+        + ", failureLimit="
+        + failureLimit
+        + ", connections="
+        + connections
+        + ", transport="
+        + transport
+        + ", shutdownTimeout="
+        + shutdownTimeout
+        + ", activeRequestLimit="
+        + activeRequestLimit
+        + ", bufferMemoryLimit="
+        + bufferMemoryLimit
+        + ", authUsername="
+        + authUsername
+        + ", authPassword="
+        + (authPassword == null ? null : "****")
+        + ", perBackendMetrics="
+        + perBackendMetrics
+        + "]";
   }
 
   private static Transport resolveTransport(String transport, List<String> problems) {

@@ -73,6 +73,31 @@ class BadPropertiesTest {
   }
 
   @Test
+  void authenticationNeedsBothValidCredentials() {
+    assertThat(failure("memroute.servers=127.0.0.1:11211", "memroute.auth-username=app"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.auth-password: not set (expected:"
+                + " memroute.auth-username and memroute.auth-password together)");
+    assertThat(
+            failure(
+                "memroute.servers=127.0.0.1:11211",
+                "memroute.auth-username=my app",
+                "memroute.auth-password=pw"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.auth-username: 'my app' (expected: not empty,"
+                + " no spaces or control characters)");
+    assertThat(
+            failure(
+                "memroute.servers=127.0.0.1:11211",
+                "memroute.auth-username=app",
+                "memroute.auth-password=two words"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.auth-password: 9 characters (expected: not"
+                + " empty, no spaces or control characters)")
+        .doesNotContain("two words");
+  }
+
+  @Test
   void retryTimeoutOverTheBackoffCapIsReportedAsItsOwnProperty() {
     assertThat(failure("memroute.servers=127.0.0.1:11211", "memroute.retry-timeout=2h"))
         .contains(
