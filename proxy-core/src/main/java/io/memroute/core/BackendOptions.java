@@ -2,6 +2,7 @@ package io.memroute.core;
 
 import java.time.Duration;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * How memroute talks to one memcached server: timeouts, failure tracking, connections and limits.
@@ -26,6 +27,8 @@ import java.util.Objects;
  *   <tr><td>maxValueSize</td><td>1 MiB</td><td>largest value sent or accepted (memcached's default item size)</td></tr>
  *   <tr><td>down</td><td>false</td><td>administratively down: never connects, requests fail fast</td></tr>
  *   <tr><td>auth</td><td>none</td><td>username and password for memcached's ASCII authentication ({@code -Y}), sent on every new connection</td></tr>
+ *   <tr><td>tls</td><td>null (plaintext)</td><td>TLS to the server with this {@link SSLContext}; not with the {@code DIRECT} transport</td></tr>
+ *   <tr><td>tlsVerifyHostname</td><td>true</td><td>with TLS, the server's certificate must name the host connected to</td></tr>
  * </table>
  */
 public final class BackendOptions {
@@ -80,6 +83,8 @@ public final class BackendOptions {
   private final boolean down;
   private final String authUsername;
   private final String authPassword;
+  private final SSLContext tls;
+  private final boolean tlsVerifyHostname;
 
   private BackendOptions(Builder b) {
     this.connectTimeout = b.connectTimeout;
@@ -98,6 +103,8 @@ public final class BackendOptions {
     this.down = b.down;
     this.authUsername = b.authUsername;
     this.authPassword = b.authPassword;
+    this.tls = b.tls;
+    this.tlsVerifyHostname = b.tlsVerifyHostname;
   }
 
   /** Returns the options with every default. */
@@ -129,6 +136,8 @@ public final class BackendOptions {
     b.down = down;
     b.authUsername = authUsername;
     b.authPassword = authPassword;
+    b.tls = tls;
+    b.tlsVerifyHostname = tlsVerifyHostname;
     return b;
   }
 
@@ -225,15 +234,34 @@ public final class BackendOptions {
   }
 
   /**
+   * Returns the TLS context connections to the server are made with, or {@code null} for plaintext
+   * (the default). See {@link Builder#tls(SSLContext)}.
+   */
+  public SSLContext tls() {
+    return tls;
+  }
+
+  /**
+   * Returns whether, with {@link #tls() TLS}, the server's certificate must match the host the
+   * backend connects to (default true). See {@link Builder#tlsVerifyHostname(boolean)}.
+   */
+  public boolean tlsVerifyHostname() {
+    return tlsVerifyHostname;
+  }
+
+  /**
    * Returns whether these options and {@code other} open connections the same way (connection
-   * count, keepalive, authentication), so that a backend can switch between them without
-   * reconnecting.
+   * count, keepalive, authentication, TLS context and, with TLS, host name verification), so that a
+   * backend can switch between them without reconnecting.
    */
   public boolean sameConnectionSettings(BackendOptions other) {
     return connections == other.connections
         && tcpKeepAlive == other.tcpKeepAlive
         && Objects.equals(authUsername, other.authUsername)
-        && Objects.equals(authPassword, other.authPassword);
+        && Objects.equals(authPassword, other.authPassword)
+        && tls == other.tls
+        // without TLS there is no certificate to verify: the flag changes nothing
+        && (tls == null || tlsVerifyHostname == other.tlsVerifyHostname);
   }
 
   @Override
@@ -260,7 +288,9 @@ public final class BackendOptions {
         && maxValueSize == x.maxValueSize
         && down == x.down
         && Objects.equals(authUsername, x.authUsername)
-        && Objects.equals(authPassword, x.authPassword);
+        && Objects.equals(authPassword, x.authPassword)
+        && tls == x.tls // an SSLContext has no value equality: the same context or not
+        && tlsVerifyHostname == x.tlsVerifyHostname;
   }
 
   @Override
@@ -281,7 +311,9 @@ public final class BackendOptions {
         maxValueSize,
         down,
         authUsername,
-        authPassword);
+        authPassword,
+        tls,
+        tlsVerifyHostname);
   }
 
   @Override
@@ -316,6 +348,10 @@ public final class BackendOptions {
         + down
         + ", auth="
         + (authUsername == null ? "none" : authUsername + ":****") // never the password
+        + ", tls="
+        + (tls == null ? "off" : "on") // the context's keys and trust are no one's business here
+        + ", tlsVerifyHostname="
+        + tlsVerifyHostname
         + "}";
   }
 
@@ -337,6 +373,8 @@ public final class BackendOptions {
     private boolean down;
     private String authUsername;
     private String authPassword;
+    private SSLContext tls;
+    private boolean tlsVerifyHostname = true;
 
     private Builder() {}
 
@@ -489,6 +527,40 @@ public final class BackendOptions {
       String u = credential(username, "username");
       this.authPassword = credential(password, "password"); // both checked before either is set
       this.authUsername = u;
+      return this;
+    }
+
+    /**
+     * Connects to the server over TLS made with {@code sslContext}, or in plaintext when {@code
+     * null} (the default). The context supplies the trust (which certificate authorities the
+     * server's certificate may come from; the JDK's default trust store for a context initialised
+     * with {@code null} trust managers) and, for servers that ask for client certificates, the
+     * keys; one context can serve every backend. Each connection completes its TLS handshake, with
+     * the backend's host and port as the peer (for session reuse, and SNI for a host name), within
+     * the connect timeout, before the {@code version} check; a handshake that fails or times out is
+     * a connection failure counted toward the failure limit ({@link FailureReason#CONNECT_FAILED}
+     * or {@link FailureReason#CONNECT_TIMEOUT}; its message, logged when the backend is marked bad,
+     * begins with {@code "TLS handshake failed"}).
+     *
+     * <p>The event-loop transports (epoll, io_uring, NIO) take TLS; {@code Transport.DIRECT} does
+     * not, and creating a backend with TLS on it fails with {@link IllegalArgumentException}.
+     * Changing the context (or turning TLS on or off) opens new connections: see {@link
+     * BackendOptions#sameConnectionSettings(BackendOptions)}.
+     */
+    public Builder tls(SSLContext sslContext) {
+      this.tls = sslContext;
+      return this;
+    }
+
+    /**
+     * With {@link #tls(SSLContext) TLS}, whether the server's certificate must match the host the
+     * backend connects to (default {@code true}): a host name must be among its DNS names, an IP
+     * address among its IP addresses (the JDK's {@code HTTPS} endpoint identification). Turn it off
+     * only for certificates that name no host, as in development; the chain is still checked
+     * against the context's trust. No effect without TLS.
+     */
+    public Builder tlsVerifyHostname(boolean tlsVerifyHostname) {
+      this.tlsVerifyHostname = tlsVerifyHostname;
       return this;
     }
 

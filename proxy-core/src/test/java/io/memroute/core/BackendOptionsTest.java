@@ -4,18 +4,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class BackendOptionsTest {
+  private static final SSLContext TLS = newContext();
+  private static final SSLContext OTHER_TLS = newContext();
+
+  private static SSLContext newContext() {
+    try {
+      return SSLContext.getInstance("TLS"); // uninitialised: these tests compare, never connect
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
 
   /** Every option changed from its default. */
   private static BackendOptions custom() {
@@ -35,6 +47,8 @@ class BackendOptionsTest {
         .maxValueSize(4096)
         .down(true)
         .auth("alice", "secret")
+        .tls(TLS)
+        .tlsVerifyHostname(false)
         .build();
   }
 
@@ -57,6 +71,8 @@ class BackendOptionsTest {
     assertThat(d.down()).isFalse();
     assertThat(d.authUsername()).isNull();
     assertThat(d.authPassword()).isNull();
+    assertThat(d.tls()).isNull();
+    assertThat(d.tlsVerifyHostname()).isTrue();
     assertThat(BackendOptions.defaults()).isSameAs(d);
     assertThat(BackendOptions.builder().build()).isEqualTo(d).hasSameHashCodeAs(d);
   }
@@ -95,6 +111,8 @@ class BackendOptionsTest {
     assertThat(o.down()).isTrue();
     assertThat(o.authUsername()).isEqualTo("alice");
     assertThat(o.authPassword()).isEqualTo("secret");
+    assertThat(o.tls()).isSameAs(TLS);
+    assertThat(o.tlsVerifyHostname()).isFalse();
 
     BackendOptions copy = o.toBuilder().build();
     assertThat(copy).isNotSameAs(o).isEqualTo(o).hasSameHashCodeAs(o);
@@ -104,12 +122,14 @@ class BackendOptionsTest {
         .isEqualTo(
             "BackendOptions{connectTimeout=PT7S, readTimeout=PT0.25S, retryTimeout=PT11S, failureLimit=9, "
                 + "connections=4, tcpKeepAlive=true, mergeGets=false, quietWrites=true, flapTime=PT45S, flapBackoffRamp=2.5, flapBackoffMax=PT20M, "
-                + "depthLimit=500, maxValueSize=4096, down=true, auth=alice:****}");
+                + "depthLimit=500, maxValueSize=4096, down=true, auth=alice:****, tls=on,"
+                + " tlsVerifyHostname=false}");
     assertThat(BackendOptions.defaults().toString())
         .isEqualTo(
             "BackendOptions{connectTimeout=PT5S, readTimeout=PT3S, retryTimeout=PT3S, failureLimit=3, "
                 + "connections=1, tcpKeepAlive=false, mergeGets=true, quietWrites=false, flapTime=PT30S, flapBackoffRamp=1.2, flapBackoffMax=PT1H, "
-                + "depthLimit=16384, maxValueSize=1048576, down=false, auth=none}");
+                + "depthLimit=16384, maxValueSize=1048576, down=false, auth=none, tls=off,"
+                + " tlsVerifyHostname=true}");
   }
 
   /** One change per field, each to a value different from {@link #custom()}. */
@@ -144,7 +164,27 @@ class BackendOptionsTest {
         Arguments.of(
             "maxValueSize", (UnaryOperator<BackendOptions.Builder>) b -> b.maxValueSize(4097)),
         Arguments.of("down", (UnaryOperator<BackendOptions.Builder>) b -> b.down(false)),
-        Arguments.of("auth", (UnaryOperator<BackendOptions.Builder>) b -> b.auth("bob", "secret")));
+        Arguments.of("auth", (UnaryOperator<BackendOptions.Builder>) b -> b.auth("bob", "secret")),
+        Arguments.of("tls", (UnaryOperator<BackendOptions.Builder>) b -> b.tls(null)),
+        Arguments.of(
+            "tlsVerifyHostname",
+            (UnaryOperator<BackendOptions.Builder>) b -> b.tlsVerifyHostname(true)));
+  }
+
+  /**
+   * An SSLContext has no value equality: options are equal with the same context, not with another
+   * one configured alike. toString says only whether TLS is on.
+   */
+  @Test
+  void tlsComparesTheContextByIdentityAndPrintsNoneOfIt() {
+    BackendOptions a = BackendOptions.builder().tls(TLS).build();
+    assertThat(BackendOptions.builder().tls(TLS).build()).isEqualTo(a).hasSameHashCodeAs(a);
+    assertThat(BackendOptions.builder().tls(OTHER_TLS).build()).isNotEqualTo(a);
+    assertThat(a.toString()).contains("tls=on").doesNotContain(TLS.toString());
+    assertThat(a.toBuilder().tls(null).build())
+        .isEqualTo(BackendOptions.defaults())
+        .extracting(BackendOptions::tls)
+        .isNull();
   }
 
   @ParameterizedTest(name = "{0}")
@@ -441,5 +481,28 @@ class BackendOptionsTest {
         .isThrownBy(() -> b.auth("alice", "\u007f"))
         .withMessageStartingWith("password: 1 characters");
     assertThat(b.build().authUsername()).as("a refused call changes nothing").isNull();
+  }
+
+  /**
+   * Turning TLS on or off, or changing its context or host name verification, needs new
+   * connections: a reconfiguration must not keep connections made the old way. Host name
+   * verification alone changes nothing without TLS.
+   */
+  @Test
+  void tlsIsAConnectionSetting() {
+    BackendOptions plain = BackendOptions.defaults();
+    BackendOptions tls = plain.toBuilder().tls(TLS).build();
+    assertThat(plain.sameConnectionSettings(tls)).isFalse();
+    assertThat(tls.sameConnectionSettings(plain)).isFalse();
+    assertThat(tls.sameConnectionSettings(tls.toBuilder().tls(OTHER_TLS).build())).isFalse();
+    assertThat(tls.sameConnectionSettings(tls.toBuilder().tlsVerifyHostname(false).build()))
+        .isFalse();
+    assertThat(
+            tls.sameConnectionSettings(tls.toBuilder().readTimeout(Duration.ofSeconds(9)).build()))
+        .isTrue();
+    assertThat(tls.sameConnectionSettings(BackendOptions.builder().tls(TLS).build())).isTrue();
+    assertThat(plain.sameConnectionSettings(plain.toBuilder().tlsVerifyHostname(false).build()))
+        .as("no TLS, nothing to verify")
+        .isTrue();
   }
 }
