@@ -20,6 +20,7 @@ final class ContainerMemcached implements ServerRuntime {
   private final Duration startupTimeout;
   private GenericContainer<?> container;
   private String host = "localhost";
+  private int port;
 
   private ContainerMemcached(List<String> extraArgs, Duration startupTimeout) {
     this.extraArgs = List.copyOf(extraArgs);
@@ -54,12 +55,18 @@ final class ContainerMemcached implements ServerRuntime {
               + " did not answer version within "
               + startupTimeout);
     }
+    port = hostPort;
     return hostPort;
   }
 
   @Override
   public synchronized String host() {
     return host;
+  }
+
+  @Override
+  public synchronized int plaintextPort() {
+    return port;
   }
 
   @Override

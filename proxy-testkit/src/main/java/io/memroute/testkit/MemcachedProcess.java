@@ -27,9 +27,10 @@ import java.util.function.BooleanSupplier;
  * Builder#extraArgs(String...) extra arguments} (and {@code -u root} when the JVM runs as root,
  * which memcached requires). {@link #start()} returns once the server answers {@code version}. With
  * {@code -Y <file>} (ASCII authentication) among the extra arguments, its checks and {@link
- * #flushAll()} authenticate as the file's first {@code user:password}. Child processes are killed
- * by a JVM shutdown hook and by a watchdog that notices the JVM's death even after SIGKILL, so they
- * never outlive the test run. {@link MemcachedExtension} is built on this class.
+ * #flushAll()} authenticate as the file's first {@code user:password}; with {@link
+ * Builder#tls(Path, Path)} the port serves TLS only. Child processes are killed by a JVM shutdown
+ * hook and by a watchdog that notices the JVM's death even after SIGKILL, so they never outlive the
+ * test run. {@link MemcachedExtension} is built on this class.
  *
  * <p>Thread-safe. {@link #close()} is idempotent; after it, {@link #restart()} throws.
  */
@@ -41,6 +42,10 @@ public final class MemcachedProcess implements AutoCloseable {
   static final String NOT_AVAILABLE =
       "memcached not found on PATH and no Docker engine for Testcontainers: "
           + "install memcached (apt-get install -y memcached)";
+
+  static final String TLS_NOT_AVAILABLE =
+      "memcached not found on PATH, which TLS needs (the container fallback does not serve TLS): "
+          + "install memcached 1.6+ built with TLS (apt-get install -y memcached)";
 
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
 
@@ -127,7 +132,15 @@ public final class MemcachedProcess implements AutoCloseable {
    * @throws IllegalStateException if it answers anything but {@code OK}
    */
   public void flushAll() {
-    Probe.flushAll(host(), port(), prelude, ADMIN_TIMEOUT);
+    Probe.flushAll(host(), runtime.plaintextPort(), prelude, ADMIN_TIMEOUT); // TLS or not
+  }
+
+  /**
+   * The port that answers in plaintext: {@link #port()}, or with TLS the server's second, plaintext
+   * listener (for tests of this class).
+   */
+  int plaintextPort() {
+    return runtime.plaintextPort();
   }
 
   /**
@@ -163,16 +176,33 @@ public final class MemcachedProcess implements AutoCloseable {
       BooleanSupplier docker,
       List<String> extraArgs,
       Duration startupTimeout) {
+    return chooseRuntime(executable, pathEnv, docker, extraArgs, startupTimeout, null);
+  }
+
+  /**
+   * As above, serving TLS with {@code tls} unless it is {@code null}; TLS needs a binary, as the
+   * container fallback has no access to the certificate files.
+   */
+  static ServerRuntime chooseRuntime(
+      Path executable,
+      String pathEnv,
+      BooleanSupplier docker,
+      List<String> extraArgs,
+      Duration startupTimeout,
+      NativeMemcached.TlsFiles tls) {
     if (executable != null) {
       if (!Files.isExecutable(executable)) {
         throw new IllegalStateException(
             "memcached executable not found or not executable: " + executable);
       }
-      return new NativeMemcached(executable, extraArgs, startupTimeout);
+      return new NativeMemcached(executable, extraArgs, startupTimeout, tls);
     }
     Path found = findOnPath("memcached", pathEnv);
     if (found != null) {
-      return new NativeMemcached(found, extraArgs, startupTimeout);
+      return new NativeMemcached(found, extraArgs, startupTimeout, tls);
+    }
+    if (tls != null) {
+      throw new IllegalStateException(TLS_NOT_AVAILABLE);
     }
     if (docker.getAsBoolean()) {
       return ContainerMemcached.create(extraArgs, startupTimeout);
@@ -295,6 +325,7 @@ public final class MemcachedProcess implements AutoCloseable {
     private Path executable;
     private List<String> extraArgs = List.of();
     private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
+    private NativeMemcached.TlsFiles tls;
 
     private Builder() {}
 
@@ -350,11 +381,48 @@ public final class MemcachedProcess implements AutoCloseable {
     }
 
     /**
+     * Serves TLS, and only TLS, on the server's {@linkplain MemcachedProcess#port() port}:
+     * memcached runs with {@code -Z -o ssl_chain_cert=<certificateChain>,ssl_key=<privateKey>}. It
+     * also listens in plaintext on a second free loopback port, {@code -l notls:127.0.0.1:<port>},
+     * which only this class uses: to see that the server is ready and for {@link
+     * MemcachedProcess#flushAll()}. Clients connect to {@link MemcachedProcess#address()} with TLS,
+     * trusting the authority that signed the certificate. Needs a memcached binary built with TLS
+     * (memcached 1.6 as Debian and Ubuntu ship it is); the container fallback is not used.
+     *
+     * @param certificateChain the server's certificate, then any intermediates, in PEM
+     * @param privateKey the certificate's unencrypted private key, in PEM
+     * @throws NullPointerException if either is null
+     * @throws IllegalArgumentException if either is not a readable file, or its path has a comma
+     *     (memcached's {@code -o} splits its value at commas)
+     */
+    public Builder tls(Path certificateChain, Path privateKey) {
+      this.tls =
+          new NativeMemcached.TlsFiles(
+              readableFile(certificateChain, "certificateChain"),
+              readableFile(privateKey, "privateKey"));
+      return this;
+    }
+
+    private static Path readableFile(Path file, String name) {
+      Path absolute = Objects.requireNonNull(file, name).toAbsolutePath();
+      if (absolute.toString().contains(",")) {
+        throw new IllegalArgumentException(
+            name + ": '" + absolute + "' (expected: a path without ',')");
+      }
+      if (!Files.isRegularFile(absolute) || !Files.isReadable(absolute)) {
+        throw new IllegalArgumentException(
+            name + ": '" + absolute + "' (expected: a readable file)");
+      }
+      return absolute;
+    }
+
+    /**
      * Starts memcached on a free loopback port and waits until it answers {@code version}. If the
      * port is taken in the meantime, retries with another port (up to 5 times).
      *
      * @throws IllegalStateException if there is neither a memcached binary nor a Docker engine (the
-     *     message says how to install memcached), if memcached exits early, or if it is not ready
+     *     message says how to install memcached), or no binary for {@linkplain #tls TLS}, if
+     *     memcached exits early (one built without TLS refuses {@code -Z}), or if it is not ready
      *     within the startup timeout
      */
     public MemcachedProcess start() {
@@ -364,7 +432,8 @@ public final class MemcachedProcess implements AutoCloseable {
               System.getenv("PATH"),
               MemcachedProcess::dockerAvailable,
               extraArgs,
-              startupTimeout);
+              startupTimeout,
+              tls);
       return new MemcachedProcess(runtime, Probe.authPrelude(extraArgs)).launch();
     }
   }

@@ -16,6 +16,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * memcached as a child process: {@code memcached -l 127.0.0.1 -p <port> -U 0 -m 64 -t 1 [extra]}.
+ * With {@link TlsFiles}, the port serves TLS only ({@code -Z -o ssl_chain_cert=...,ssl_key=...}),
+ * and a second loopback port answers in plaintext ({@code -l notls:127.0.0.1:<plaintext port>}) for
+ * the readiness probe and admin commands.
  *
  * <p>Every child is destroyed forcibly by a JVM shutdown hook ({@link Reaper}) and, where {@code
  * /bin/sh} exists, by a tiny watchdog process that kills it as soon as the JVM's end of a pipe
@@ -34,23 +37,47 @@ final class NativeMemcached implements ServerRuntime {
   private final List<String> extraArgs;
   private final String prelude;
   private final Duration startupTimeout;
+  private final TlsFiles tls; // null: plaintext
+  private int plaintextPort;
   private Process process;
   private Process watchdog;
   private OutputTail output;
 
   NativeMemcached(Path executable, List<String> extraArgs, Duration startupTimeout) {
+    this(executable, extraArgs, startupTimeout, null);
+  }
+
+  /**
+   * Runs {@code executable}, serving TLS on its port unless {@code tls} is null.
+   *
+   * @param tls the certificate chain and key to serve TLS with, or {@code null} for plaintext
+   */
+  NativeMemcached(Path executable, List<String> extraArgs, Duration startupTimeout, TlsFiles tls) {
     this.executable = executable;
     this.extraArgs = List.copyOf(extraArgs);
     this.prelude = Probe.authPrelude(extraArgs);
     this.startupTimeout = startupTimeout;
+    this.tls = tls;
   }
+
+  /** The PEM files a TLS server is started with. */
+  record TlsFiles(Path certificateChain, Path privateKey) {}
 
   @Override
   public synchronized int start(int port) {
     long deadline = System.nanoTime() + startupTimeout.toNanos();
     for (int attempt = 1; ; attempt++) {
       int candidate = port == 0 ? freePort() : port;
-      if (launch(candidate, deadline)) {
+      // a restart keeps the plaintext port too; the first start, or a retry, takes a free one
+      int plain = candidate;
+      if (tls != null) {
+        plain = port != 0 && plaintextPort != 0 ? plaintextPort : 0;
+        while (plain == 0 || plain == candidate) {
+          plain = freePort();
+        }
+      }
+      if (launch(candidate, plain, deadline)) {
+        plaintextPort = plain;
         return candidate;
       }
       // memcached could not bind: another process took the port after we probed it
@@ -71,10 +98,10 @@ final class NativeMemcached implements ServerRuntime {
   }
 
   /**
-   * Starts one process; true once it answers on the port, false if it exited because the port was
-   * taken (memcached prints "Address already in use").
+   * Starts one process; true once it answers on the port ({@code plain}, with TLS), false if it
+   * exited because a port was taken (memcached prints "Address already in use").
    */
-  private boolean launch(int port, long deadline) {
+  private boolean launch(int port, int plain, long deadline) {
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -92,6 +119,15 @@ final class NativeMemcached implements ServerRuntime {
     if (runningAsRoot() && !extraArgs.contains("-u")) {
       command.add("-u"); // memcached refuses to run as root without -u
       command.add("root");
+    }
+    if (tls != null) {
+      command.addAll(
+          List.of(
+              "-Z",
+              "-o",
+              "ssl_chain_cert=" + tls.certificateChain() + ",ssl_key=" + tls.privateKey(),
+              "-l",
+              "notls:" + HOST + ":" + plain));
     }
     command.addAll(extraArgs);
     Process started;
@@ -122,7 +158,7 @@ final class NativeMemcached implements ServerRuntime {
                 + text);
       }
       // "stats" rather than "version": proves that our process, not another server, owns the port
-      if (Probe.statsPid(HOST, port, prelude, Duration.ofMillis(500)) == started.pid()) {
+      if (Probe.statsPid(HOST, plain, prelude, Duration.ofMillis(500)) == started.pid()) {
         return true;
       }
       if (System.nanoTime() - deadline > 0) {
@@ -145,6 +181,11 @@ final class NativeMemcached implements ServerRuntime {
   }
 
   @Override
+  public synchronized int plaintextPort() {
+    return plaintextPort;
+  }
+
+  @Override
   public synchronized boolean isRunning() {
     return process != null && process.isAlive();
   }
@@ -161,7 +202,7 @@ final class NativeMemcached implements ServerRuntime {
 
   @Override
   public String describe() {
-    return executable.toString();
+    return tls == null ? executable.toString() : executable + " (TLS)";
   }
 
   private void terminate(boolean forcibly) {

@@ -14,6 +14,12 @@ interface ServerRuntime {
   /** The host clients connect to. */
   String host();
 
+  /**
+   * The port that answers in plaintext, for the readiness probe and admin commands: the port {@link
+   * #start} returned, unless that one serves TLS.
+   */
+  int plaintextPort();
+
   boolean isRunning();
 
   /** Stops gracefully (SIGTERM), forcing it if it does not exit in time; waits for the exit. */

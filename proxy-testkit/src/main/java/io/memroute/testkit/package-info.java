@@ -6,7 +6,9 @@
  *       protocols) that needs nothing installed; the default backend of the demos.
  *   <li>{@link io.memroute.testkit.MemcachedExtension} and {@link
  *       io.memroute.testkit.MemcachedProcess} — real memcached processes on free loopback ports
- *       (Testcontainers as a fallback), as a JUnit 5 extension or programmatically.
+ *       (Testcontainers as a fallback), as a JUnit 5 extension or programmatically; a process can
+ *       serve TLS, with certificates from a throwaway {@link
+ *       io.memroute.testkit.CertificateAuthority}.
  *   <li>{@link io.memroute.testkit.FaultServer} with {@link io.memroute.testkit.Fault} — a
  *       scriptable server that delays, hangs, drips, truncates or garbles replies and refuses or
  *       resets connections, for resilience tests.
