@@ -7,9 +7,15 @@ package io.memroute.core;
 public enum FailureReason {
   /** The reply did not arrive before the request's deadline (the read timeout). */
   TIMEOUT("timeout"),
-  /** The TCP connection could not be opened (refused, unreachable). */
+  /**
+   * The connection could not be opened: refused, unreachable, or, with TLS, its handshake failed
+   * (an untrusted or mismatched certificate, a server that does not speak TLS).
+   */
   CONNECT_FAILED("connect failed"),
-  /** The TCP connection did not open within the connect timeout. */
+  /**
+   * The connection did not open within the connect timeout: the TCP connect or, with TLS, its
+   * handshake (each has the connect timeout).
+   */
   CONNECT_TIMEOUT("connect timeout"),
   /** The server closed the connection. */
   DISCONNECTED("disconnected"),

@@ -12,6 +12,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayDeque;
@@ -36,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * yet written stay queued for the replacement connection until their deadline, unless the backend
  * is marked bad (then they fail with {@code MARKED_BAD}) or the event loop is shutting down (then
  * they fail with {@code CLOSED}, and no replacement comes).
+ *
+ * <p>With TLS, an {@link SslHandler} comes first in the pipeline, and the {@code version} check is
+ * sent only once its handshake has completed: until then the backend is still connecting, and a
+ * failed handshake is a connect failure.
  */
 final class Connection extends InflightReplies<ArrayDeque<Pending>> implements BackendConnection {
   private static final Logger log = LoggerFactory.getLogger(Connection.class);
@@ -44,6 +50,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   final EventLoop loop;
   private final DeadlineTick tick; // on the loop
   private final Bootstrap bootstrap;
+  private final ClientTls tls; // null: plaintext
   private final int maxValueSize;
   private final Queue<Pending> submitted = PlatformDependent.newMpscQueue();
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
@@ -63,10 +70,17 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   /** Written on the loop, read by the backend when it aggregates state. */
   private volatile boolean ready;
 
-  Connection(NettyBackend backend, EventLoop loop, Bootstrap bootstrap, int maxValueSize) {
+  /**
+   * Creates a connection of {@code backend} on {@code loop}; it connects once started.
+   *
+   * @param tls the backend's TLS, or {@code null} for plaintext
+   */
+  Connection(
+      NettyBackend backend, EventLoop loop, Bootstrap bootstrap, ClientTls tls, int maxValueSize) {
     super(backend, new ArrayDeque<>());
     this.loop = loop;
     this.tick = new DeadlineTick(loop, backend, this::checkDeadlines);
+    this.tls = tls;
     this.bootstrap =
         bootstrap
             .clone(loop)
@@ -74,6 +88,10 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
+                    if (tls != null) {
+                      // the connect timeout in force for this attempt bounds its handshake too
+                      ch.pipeline().addLast("tls", tls.newHandler(backend.connectTimeoutMillis()));
+                    }
                     ch.pipeline()
                         .addLast(
                             "decoder",
@@ -290,7 +308,11 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
                 return;
               }
               if (cf.isSuccess()) {
-                validate(ch);
+                if (tls == null) {
+                  validate(ch);
+                } else {
+                  awaitHandshake(ch);
+                }
               } else {
                 Throwable cause = cf.cause();
                 FailureReason reason =
@@ -300,6 +322,39 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
                 fail(reason, String.valueOf(cause), true);
               }
             });
+  }
+
+  /**
+   * The TLS handler started its handshake as the connection opened; nothing is written before it
+   * completes, the version check included.
+   */
+  private void awaitHandshake(Channel ch) {
+    SslHandler ssl = ch.pipeline().get(SslHandler.class);
+    if (ssl == null) { // the pipeline is gone already: the channel closed as it opened
+      fail(FailureReason.CONNECT_FAILED, "TLS handshake failed: connection closed", true);
+      return;
+    }
+    ssl.handshakeFuture().addListener(hf -> onHandshake(ch, hf));
+  }
+
+  /**
+   * Validates a TLS connection once its handshake has completed, or fails the attempt as a connect
+   * failure with a message naming TLS: an untrusted or mismatched certificate, a plaintext server,
+   * a handshake that ran past the connect timeout.
+   */
+  private void onHandshake(Channel ch, Future<?> handshake) {
+    if (ch != channel) {
+      return; // failed, taken down or closed meanwhile: that is already dealt with
+    }
+    if (handshake.isSuccess()) {
+      validate(ch);
+      return;
+    }
+    Throwable cause = handshake.cause();
+    fail(
+        ClientTls.timedOut(cause) ? FailureReason.CONNECT_TIMEOUT : FailureReason.CONNECT_FAILED,
+        ClientTls.failure(cause),
+        true);
   }
 
   /**

@@ -74,6 +74,7 @@ public final class NettyBackend implements ManagedBackend {
    *
    * @param direct whether callers write to the sockets themselves ({@link DirectConnection}); the
    *     event loops then only run deadline checks
+   * @throws IllegalArgumentException if {@code direct} and {@code options} ask for TLS
    */
   public NettyBackend(
       String name,
@@ -85,6 +86,9 @@ public final class NettyBackend implements ManagedBackend {
       Class<? extends SocketChannel> channelClass,
       boolean direct,
       Ticker ticker) {
+    if (direct && options.tls() != null) {
+      throw new IllegalArgumentException(directTls(name));
+    }
     this.name = name;
     this.host = host;
     this.port = port;
@@ -102,12 +106,17 @@ public final class NettyBackend implements ManagedBackend {
     for (int i = 0; i < failureCounts.length; i++) {
       failureCounts[i] = new LongAdder();
     }
+    // one per backend: its connections share the context, and with it resumable sessions
+    ClientTls tls =
+        options.tls() == null
+            ? null
+            : new ClientTls(options.tls(), host, port, options.tlsVerifyHostname());
     this.connections = new BackendConnection[options.connections()];
     for (int i = 0; i < connections.length; i++) {
       connections[i] =
           direct
               ? new DirectConnection(this, i, group.next())
-              : new Connection(this, group.next(), bootstrap, options.maxValueSize());
+              : new Connection(this, group.next(), bootstrap, tls, options.maxValueSize());
     }
     try {
       for (BackendConnection c : connections) {
@@ -120,6 +129,14 @@ public final class NettyBackend implements ManagedBackend {
       }
       throw new IllegalStateException("backend " + name + ": event loop shut down", e);
     }
+  }
+
+  /** Why a backend on {@code Transport.DIRECT} cannot have TLS, for the exception. */
+  private static String directTls(String name) {
+    return "options: tls for backend "
+        + name
+        + " on Transport.DIRECT (expected: no tls, or an event-loop transport: EPOLL, IO_URING or"
+        + " NIO; DIRECT writes to the JDK's plain socket channels, which cannot do TLS)";
   }
 
   @Override
@@ -479,7 +496,7 @@ public final class NettyBackend implements ManagedBackend {
     Objects.requireNonNull(newOptions, "options");
     if (!newOptions.sameConnectionSettings(options)) {
       throw new IllegalArgumentException(
-          "options: connections/tcpKeepAlive changed for "
+          "options: connections/tcpKeepAlive/tls changed for "
               + name
               + " (expected: same; create a new backend)");
     }
