@@ -853,7 +853,8 @@ public final class MemcacheRouter implements AutoCloseable {
     /**
      * Builds the router and starts connecting in the background.
      *
-     * @throws IllegalArgumentException for an invalid configuration (no servers, ...)
+     * @throws IllegalArgumentException for an invalid configuration (no servers, ...), or backend
+     *     options with {@linkplain BackendOptions#tls() TLS} on {@link Transport#DIRECT}
      * @throws IllegalStateException for conflicting options
      */
     public MemcacheRouter build() {
