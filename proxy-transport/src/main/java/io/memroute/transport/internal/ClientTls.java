@@ -15,7 +15,7 @@ import javax.net.ssl.SSLParameters;
  * JdkSslContext} wrapping it, which would replace the context's own cipher suites with Netty's
  * shorter default list: what the application configured is what is used. The context's client
  * session cache, keyed by the host and port each engine is made for, lets a reconnect resume its
- * session.
+ * session where the server allows it.
  */
 final class ClientTls {
   /** The JDK's endpoint identification that matches a host name or IP address to a certificate. */
