@@ -20,7 +20,7 @@ public class MemrouteConfiguration {
   @Bean(destroyMethod = "close")
   public MemcacheRouter memcacheRouter(MemrouteProperties properties) {
     return MemcacheRouter.builder()
-        .config(properties.routerConfig()) // servers, or backends + pools + route; timeouts
+        .config(properties.routerConfig()) // servers, or backends + pools + route; timeouts, TLS
         .transport(properties.transportType())
         .shutdownTimeout(properties.shutdownTimeout())
         .build(); // returns at once, connects in the background

@@ -2,11 +2,15 @@ package io.memroute.examples.spring;
 
 import io.memroute.MemcacheRouter;
 import io.memroute.core.BackendOptions;
+import io.memroute.examples.TlsSnippets;
 import io.memroute.routing.BackendConfig;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import io.memroute.transport.Transport;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -15,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLContext;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -45,8 +50,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * transport} ({@code auto}, {@code epoll}, {@code io_uring}, {@code nio} or {@code direct}; default
  * {@code auto}), {@code shutdown-timeout} (default 5 s), {@code active-request-limit}, {@code
  * buffer-memory-limit} (bytes; 0 unlimited), {@code auth-username} and {@code auth-password}
- * (memcached's ASCII authentication, both or neither) and {@code per-backend-metrics} (default
- * {@code true}: meters carry a {@code backend} tag).
+ * (memcached's ASCII authentication, both or neither), {@code per-backend-metrics} (default {@code
+ * true}: meters carry a {@code backend} tag) and TLS to every backend ({@link Tls}):
+ *
+ * <pre>
+ * memroute.tls.trust-certificates=/etc/memcached/ca.pem
+ * memroute.tls.verify-hostname=true
+ * </pre>
  *
  * <p>The constructor checks everything with memroute's own validation, so a bad value fails the
  * application's startup with an {@link IllegalArgumentException} that names every offending
@@ -69,6 +79,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param authUsername username of memcached's ASCII authentication, {@code null} for none
  * @param authPassword its password; {@link #toString()} never shows it
  * @param perBackendMetrics whether meters carry a {@code backend} tag
+ * @param tls TLS to every backend, {@code memroute.tls.*}; none set: plaintext
  */
 @ConfigurationProperties(prefix = "memroute")
 public record MemrouteProperties(
@@ -87,7 +98,30 @@ public record MemrouteProperties(
     Long bufferMemoryLimit,
     String authUsername,
     String authPassword,
-    @DefaultValue("true") boolean perBackendMetrics) {
+    @DefaultValue("true") boolean perBackendMetrics,
+    Tls tls) {
+
+  /**
+   * TLS to every backend ({@code memroute.tls.*}, see docs/getting-started.md#tls). TLS is on when
+   * {@code enabled} is {@code true}, or when it is unset and {@code trust-certificates} is set. Not
+   * with {@code memroute.transport=direct}.
+   *
+   * @param enabled TLS on or off; {@code null} (unset): on when {@code trustCertificates} is set
+   * @param trustCertificates a PEM file of the certificate authorities to trust, and no other;
+   *     {@code null}: the JVM's default trust ({@link SSLContext#getDefault()})
+   * @param verifyHostname whether the server's certificate must name the host connected to (default
+   *     {@code true}; {@link BackendOptions.Builder#tlsVerifyHostname})
+   */
+  public record Tls(
+      Boolean enabled, Path trustCertificates, @DefaultValue("true") boolean verifyHostname) {
+    /** No {@code memroute.tls.*} property: plaintext. */
+    static final Tls NONE = new Tls(null, null, true);
+
+    /** Returns whether TLS is on. */
+    public boolean on() {
+      return enabled != null ? enabled : trustCertificates != null;
+    }
+  }
 
   /**
    * Checks the properties.
@@ -107,7 +141,9 @@ public record MemrouteProperties(
     transport = transport == null || transport.isBlank() ? "auto" : transport.trim();
     shutdownTimeout =
         shutdownTimeout == null ? MemcacheRouter.DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
+    tls = tls == null ? Tls.NONE : tls;
     List<String> problems = new ArrayList<>();
+    SSLContext context = resolveTls(tls, problems);
     resolveConfig(
         servers,
         backends,
@@ -122,8 +158,16 @@ public record MemrouteProperties(
         bufferMemoryLimit,
         authUsername,
         authPassword,
+        context,
+        tls.verifyHostname(),
         problems);
-    resolveTransport(transport, problems);
+    if (resolveTransport(transport, problems) == Transport.DIRECT && tls.on()) {
+      problems.add(
+          "memroute.tls: TLS with memroute.transport="
+              + transport
+              + (transport.equalsIgnoreCase("direct") ? "" : ", which is direct here")
+              + " (expected: auto, epoll, io_uring or nio: the direct transport cannot do TLS)");
+    }
     check(
         problems,
         "memroute.shutdown-timeout",
@@ -136,7 +180,12 @@ public record MemrouteProperties(
     }
   }
 
-  /** Returns the router configuration these properties describe: backends, pools and root route. */
+  /**
+   * Returns the router configuration these properties describe: backends, pools and root route.
+   * With TLS, each call builds a new {@link SSLContext} for the backend options: a configuration
+   * from another call has other connection settings (see {@link
+   * BackendOptions#sameConnectionSettings}).
+   */
   public RouterConfig routerConfig() {
     return resolveConfig(
         servers,
@@ -152,6 +201,8 @@ public record MemrouteProperties(
         bufferMemoryLimit,
         authUsername,
         authPassword,
+        resolveTls(tls, new ArrayList<>()),
+        tls.verifyHostname(),
         new ArrayList<>());
   }
 
@@ -174,9 +225,12 @@ public record MemrouteProperties(
       Long bufferMemoryLimit,
       String authUsername,
       String authPassword,
+      SSLContext tls,
+      boolean verifyHostname,
       List<String> problems) {
     RouterConfig.Builder config = RouterConfig.builder();
-    BackendOptions.Builder options = BackendOptions.builder();
+    BackendOptions.Builder options =
+        BackendOptions.builder().tls(tls).tlsVerifyHostname(verifyHostname);
     check(
         problems,
         "memroute.connect-timeout",
@@ -360,7 +414,38 @@ public record MemrouteProperties(
         + (authPassword == null ? null : "****")
         + ", perBackendMetrics="
         + perBackendMetrics
+        + ", tls="
+        + tls
         + "]";
+  }
+
+  /**
+   * The TLS context of {@code tls}: {@code null} when TLS is off (or on a problem, recorded), the
+   * JVM's default without trust certificates, else one trusting the PEM file's authorities.
+   */
+  private static SSLContext resolveTls(Tls tls, List<String> problems) {
+    if (!tls.on()) {
+      return null;
+    }
+    if (tls.trustCertificates() == null) {
+      try {
+        return SSLContext.getDefault();
+      } catch (GeneralSecurityException e) {
+        problems.add("memroute.tls.enabled: the JVM's default TLS context: " + e);
+        return null;
+      }
+    }
+    try {
+      return TlsSnippets.trusting(tls.trustCertificates());
+    } catch (IOException | GeneralSecurityException | IllegalArgumentException e) {
+      problems.add(
+          "memroute.tls.trust-certificates: '"
+              + tls.trustCertificates()
+              + "' (expected: a readable PEM file of certificates; "
+              + e
+              + ")");
+      return null;
+    }
   }
 
   private static Transport resolveTransport(String transport, List<String> problems) {

@@ -3,7 +3,11 @@ package io.memroute.examples.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.bind.BindException;
@@ -53,6 +57,78 @@ class BadPropertiesTest {
                 assertThat(e)
                     .hasStackTraceContaining(BindException.class.getName())
                     .hasStackTraceContaining("Failed to bind properties under 'memroute'"));
+  }
+
+  @Test
+  void tlsTrustCertificatesMustBeAPemFileOfCertificates(@TempDir Path dir) throws Exception {
+    Path missing = dir.resolve("missing.pem");
+    assertThat(
+            failure(
+                "memroute.servers=127.0.0.1:11211", "memroute.tls.trust-certificates=" + missing))
+        .startsWith(
+            "invalid memroute properties: memroute.tls.trust-certificates: '"
+                + missing
+                + "' (expected: a readable PEM file of certificates; java.nio.file.NoSuchFileException");
+    Path empty = Files.writeString(dir.resolve("empty.pem"), "");
+    assertThat(
+            failure("memroute.servers=127.0.0.1:11211", "memroute.tls.trust-certificates=" + empty))
+        .contains("memroute.tls.trust-certificates: '" + empty + "'")
+        .contains("no certificate in " + empty);
+  }
+
+  @Test
+  void tlsIsRefusedOnTheDirectTransport() {
+    assertThat(
+            failure(
+                "memroute.servers=127.0.0.1:11211",
+                "memroute.transport=direct",
+                "memroute.tls.enabled=true"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.tls: TLS with memroute.transport=direct"
+                + " (expected: auto, epoll, io_uring or nio: the direct transport cannot do TLS)");
+  }
+
+  /**
+   * Without a trust file, enabled=true trusts what the JVM trusts; enabled=false wins over a file.
+   */
+  @Test
+  void tlsEnabledDecidesAndTrustCertificatesImpliesIt() {
+    runner
+        .withPropertyValues(
+            "memroute.servers=127.0.0.1:11211",
+            "memroute.transport=nio",
+            "memroute.tls.enabled=true")
+        .run(
+            context -> {
+              MemrouteProperties p = context.getBean(MemrouteProperties.class);
+              assertThat(p.tls().on()).isTrue();
+              assertThat(p.routerConfig().backendDefaults().tls())
+                  .isSameAs(SSLContext.getDefault());
+              assertThat(p.routerConfig().backendDefaults().tlsVerifyHostname()).isTrue();
+            });
+    runner
+        .withPropertyValues(
+            "memroute.servers=127.0.0.1:11211",
+            "memroute.transport=nio",
+            "memroute.tls.enabled=false",
+            "memroute.tls.trust-certificates=/nowhere/ca.pem")
+        .run(
+            context -> {
+              MemrouteProperties p = context.getBean(MemrouteProperties.class);
+              assertThat(p.tls().on()).isFalse();
+              assertThat(p.routerConfig().backendDefaults().tls()).isNull();
+            });
+    runner
+        .withPropertyValues("memroute.servers=127.0.0.1:11211", "memroute.transport=nio")
+        .run(
+            context ->
+                assertThat(
+                        context
+                            .getBean(MemrouteProperties.class)
+                            .routerConfig()
+                            .backendDefaults()
+                            .tls())
+                    .isNull());
   }
 
   @Test
