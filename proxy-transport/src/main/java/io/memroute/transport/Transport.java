@@ -34,7 +34,8 @@ public enum Transport {
    * request than the event-loop transports: the lowest latency when requests travel alone (at low
    * concurrency); at high concurrency the event-loop transports batch better. The sockets are the
    * JDK's own non-blocking channels, whose close is safe against a write in progress on another
-   * thread. The event loops only run deadline checks. Always available; never chosen by {@link
+   * thread; they cannot do TLS, so a backend with {@code BackendOptions.tls} is refused on this
+   * transport. The event loops only run deadline checks. Always available; never chosen by {@link
    * #auto()}.
    */
   DIRECT(null);
