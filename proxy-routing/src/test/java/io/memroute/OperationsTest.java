@@ -42,6 +42,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -866,40 +867,23 @@ class OperationsTest {
 
   @Test
   void aRouterThatFailsToBuildClosesTheBackendsItCreated() throws Exception {
-    CompletableFuture<String> closed = new CompletableFuture<>();
-    BackendListener listener =
-        new BackendListener() {
-          @Override
-          public void onStateChange(
-              String backend, BackendState from, BackendState to, FailureReason reason) {
-            if (to == BackendState.CLOSED) {
-              closed.complete(backend);
-            }
-          }
-        };
-    HookedGroup group = new HookedGroup();
-    try {
-      TransportResources resources =
-          TransportResources.builder().eventLoopGroup(group, Transport.NIO, false).build();
-      group.onNext(resources::close); // while the first backend is created: the second fails
-      assertThatThrownBy(
-              () ->
-                  MemcacheRouter.builder()
-                      .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
-                      .transportResources(resources)
-                      .backendListener(listener)
-                      .build())
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("TransportResources closed");
-      // the group is the application's and still runs: only closing lets go of the connection
-      assertThat(closed.get(10, TimeUnit.SECONDS)).isEqualTo("mc0");
-    } finally {
-      group.shutdownGracefully(0, 2, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
-    }
+    // the second backend fails: its transport resources were closed meanwhile, or an Error
+    buildFailingOnTheSecondBackend(
+        (group, resources) -> group.onNext(resources::close),
+        IllegalStateException.class,
+        "TransportResources closed");
+    buildFailingOnTheSecondBackend(
+        (group, resources) -> group.onNext(() -> group.onNext(HookedGroup::boom)),
+        AssertionError.class,
+        "boom");
   }
 
-  @Test
-  void aRouterThatFailsToBuildOnAnErrorClosesTheBackendsItCreated() throws Exception {
+  /** Builds a router of two backends with {@code fault} set up; the first must be closed. */
+  private void buildFailingOnTheSecondBackend(
+      BiConsumer<HookedGroup, TransportResources> fault,
+      Class<? extends Throwable> thrown,
+      String message)
+      throws Exception {
     CompletableFuture<String> closed = new CompletableFuture<>();
     BackendListener listener =
         new BackendListener() {
@@ -915,7 +899,7 @@ class OperationsTest {
     try {
       TransportResources resources =
           TransportResources.builder().eventLoopGroup(group, Transport.NIO, false).build();
-      group.onNext(() -> group.onNext(HookedGroup::boom)); // the second backend throws an Error
+      fault.accept(group, resources);
       assertThatThrownBy(
               () ->
                   MemcacheRouter.builder()
@@ -923,8 +907,9 @@ class OperationsTest {
                       .transportResources(resources)
                       .backendListener(listener)
                       .build())
-          .isInstanceOf(AssertionError.class)
-          .hasMessage("boom");
+          .isInstanceOf(thrown)
+          .hasMessageContaining(message);
+      // the group is the application's and still runs: only closing lets go of the connection
       assertThat(closed.get(10, TimeUnit.SECONDS)).isEqualTo("mc0");
       resources.close();
     } finally {
