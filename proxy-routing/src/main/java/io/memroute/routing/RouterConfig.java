@@ -30,14 +30,16 @@ public final class RouterConfig {
   private final Route route;
   private final int activeRequestLimit;
   private final long bufferMemoryLimit;
+  private final int maxValueSize;
 
-  private RouterConfig(Builder b, Route route) {
+  private RouterConfig(Builder b, Route route, int maxValueSize) {
     this.backendDefaults = b.backendDefaults;
     this.backends = Collections.unmodifiableMap(new LinkedHashMap<>(b.backends));
     this.pools = Collections.unmodifiableMap(new LinkedHashMap<>(b.pools));
     this.route = route;
     this.activeRequestLimit = b.activeRequestLimit;
     this.bufferMemoryLimit = b.bufferMemoryLimit;
+    this.maxValueSize = maxValueSize;
   }
 
   /** Returns a builder. */
@@ -74,6 +76,17 @@ public final class RouterConfig {
    */
   public long bufferMemoryLimit() {
     return bufferMemoryLimit;
+  }
+
+  /**
+   * Returns the largest value a router with this configuration takes through its typed API and
+   * {@code execute}: the smallest {@link BackendOptions#maxValueSize()} of its backends, or, when
+   * the route tree holds {@link Routes#bigValue() bigValue} routes (built-in parents walked, as for
+   * pool names), the largest of their maximum value sizes if that is more. A larger value is
+   * refused with an {@link IllegalArgumentException} before anything is sent.
+   */
+  public int maxValueSize() {
+    return maxValueSize;
   }
 
   /** Returns the options of backends that do not set their own. */
@@ -240,11 +253,68 @@ public final class RouterConfig {
           }
         }
       }
+      int max = Integer.MAX_VALUE;
+      for (BackendConfig b : backends.values()) {
+        max = Math.min(max, optionsOf(b).maxValueSize());
+      }
+      int big = 0;
+      if (r != null) {
+        Set<Route> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (BigValueRoute bv : bigValueRoutes(r, new ArrayList<>(), seen)) {
+          big = Math.max(big, bv.maxValueSize());
+          checkThreshold(bv, errors);
+        }
+      }
       if (!errors.isEmpty()) {
         throw new IllegalArgumentException(
             "invalid router configuration: " + String.join("; ", errors));
       }
-      return new RouterConfig(this, r);
+      return new RouterConfig(this, r, Math.max(max, big));
+    }
+
+    private BackendOptions optionsOf(BackendConfig backend) {
+      return backend.options() != null ? backend.options() : backendDefaults;
+    }
+
+    /** A bigValue route's chunks must fit every backend of the pools its child names. */
+    private void checkThreshold(BigValueRoute bv, List<String> errors) {
+      Set<String> named = new LinkedHashSet<>();
+      poolsNamed(bv.child(), named, Collections.newSetFromMap(new IdentityHashMap<>()));
+      for (String pool : named) {
+        PoolConfig p = pools.get(pool);
+        for (String label : p == null ? List.<String>of() : p.backends()) {
+          BackendConfig b = backends.get(label);
+          if (b != null && optionsOf(b).maxValueSize() < bv.threshold()) {
+            errors.add(
+                "bigValue threshold "
+                    + bv.threshold()
+                    + " is larger than the maxValueSize "
+                    + optionsOf(b).maxValueSize()
+                    + " of backend '"
+                    + label
+                    + "' in pool '"
+                    + pool
+                    + "' (expected: chunks the backends take)");
+          }
+        }
+      }
+    }
+
+    /** The bigValue routes of a tree, each once. */
+    private static List<BigValueRoute> bigValueRoutes(
+        Route route, List<BigValueRoute> into, Set<Route> seen) {
+      if (!seen.add(route)) {
+        return into;
+      }
+      if (route instanceof BigValueRoute) {
+        into.add((BigValueRoute) route);
+      }
+      if (route instanceof ParentRoute) {
+        for (Route child : ((ParentRoute) route).children()) {
+          bigValueRoutes(child, into, seen);
+        }
+      }
+      return into;
     }
 
     /**

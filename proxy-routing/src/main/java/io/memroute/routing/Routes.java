@@ -359,6 +359,87 @@ public final class Routes {
     return new RateLimitBuilder(Objects.requireNonNull(child, "child"));
   }
 
+  // ---------------------------------------------------------------- big values
+
+  /**
+   * Stores values larger than memcached's item size as chunks: {@link #bigValue(int, Route)} with
+   * the default threshold, {@value BigValueBuilder#DEFAULT_THRESHOLD} bytes (1 MiB less 1 KiB, so
+   * that a chunk, its key and memcached's item header fit in memcached's default 1 MiB item size),
+   * reserved flag bit {@value BigValueBuilder#DEFAULT_FLAG_BIT} and values up to {@value
+   * BigValueBuilder#DEFAULT_MAX_VALUE_SIZE} bytes.
+   */
+  public static Route bigValue(Route child) {
+    return bigValue().build(child);
+  }
+
+  /**
+   * Stores values larger than {@code threshold} bytes as chunks of at most {@code threshold} bytes
+   * under derived keys, plus an index item under the original key, all sent through {@code child}
+   * (mcrouter's BigValueRoute); values up to the threshold pass through unchanged. See {@link
+   * #bigValue()} for what each command does.
+   *
+   * @param threshold 1 to 1 GiB; at most the backends' {@link
+   *     io.memroute.core.BackendOptions#maxValueSize() maxValueSize}, which {@link
+   *     RouterConfig.Builder#build()} checks
+   */
+  public static Route bigValue(int threshold, Route child) {
+    return bigValue().threshold(threshold).build(child);
+  }
+
+  /**
+   * A big-value route with options: mcrouter's BigValueRoute; routelib has none.
+   *
+   * <p><b>Writes.</b> {@code set}, {@code add}, {@code replace} and {@code cas} of a value larger
+   * than the threshold store it as {@code ceil(length / threshold)} chunks, {@code set <key>:<i>:<
+   * suffix>} with the request's exptime, each routed through the child by its own key (so they
+   * spread over a pool), then, once every chunk is stored, the index item with the request's own
+   * command (an {@code add} adds the index, a {@code cas} swaps it) under the original key: its
+   * value names the suffix, the chunk count and size and the length, its client flags are the
+   * request's with the reserved bit added. The suffix is 16 random hex digits drawn per write, so a
+   * reader never combines chunks of two writes. The reply is the index's; if a chunk is not stored,
+   * the first such chunk reply and no index. Chunks of a write that stored no index are deleted in
+   * the background. A key too long to derive the chunk keys from (key + {@code :<i>:} + 16 bytes
+   * within 250 bytes), a value over {@link BigValueBuilder#maxValueSize}, and flags that already
+   * carry the reserved bit get a {@code CLIENT_ERROR bigValue: ...} reply and store nothing. {@code
+   * append} and {@code prepend} always answer {@code CLIENT_ERROR} (they cannot extend a chunked
+   * value); {@code ms} answers it for a value over the threshold or an {@code F} flag with the
+   * reserved bit, and passes otherwise.
+   *
+   * <p><b>Reads.</b> {@code get}, {@code gets}, {@code gat} and {@code gats}, one key or many, pass
+   * to the child as they are; a reply with no item flagged with the reserved bit is answered as it
+   * came (the cost of the route for small values is that check). Index items are replaced by their
+   * values, read with multi-key {@code get}s of the chunk keys ({@code gat}s with the request's
+   * exptime for {@code gat}/{@code gats}, which touches the chunks too); an item whose chunks are
+   * missing, of other sizes or of another write is left out, a miss, never a wrong value. A hit
+   * carries the user's flags and, for {@code gets}/{@code gats}, the index's CAS, so a {@code cas}
+   * swaps the whole value. A chunk read that fails (an error, no reply) answers that failure, as a
+   * multiget with a failed part does. A {@code get} with a value decoder keeps its decoder for
+   * small values, but index items reach the route as bytes (one rebuilt request per such get).
+   *
+   * <p><b>Touch and delete.</b> {@code touch} is sent as {@code mg <key> f T<exptime>}: a small
+   * item is touched in one request as before; an index is read then, and its chunks touched with it
+   * ({@code NOT_FOUND} if a chunk was gone). {@code delete} deletes the index only: the value is
+   * gone at once, and its chunks, which nothing names any more, expire with their exptime or are
+   * evicted; the same goes for the chunks of a value overwritten.
+   *
+   * <p><b>Other commands</b> pass through: {@code mg}, {@code md}, {@code ma}, {@code me} act on
+   * the index item of a big value ({@code mg} returns the index, whose flags carry the reserved
+   * bit), {@code incr}/{@code decr} of one answer memcached's {@code CLIENT_ERROR}.
+   *
+   * <p><b>Not atomic.</b> A reader during a rewrite sees the old or the new value, never a mix: the
+   * new chunks have new keys, and the index, written last, switches from one to the other. A read
+   * may miss if the chunks it names were evicted, or deleted by a failed concurrent write.
+   *
+   * <p><b>Size limit.</b> A router whose route tree holds a bigValue route takes values up to the
+   * largest such route's {@link BigValueBuilder#maxValueSize} through its typed API and {@code
+   * execute} ({@link RouterConfig#maxValueSize()}); a value routed elsewhere that is larger than
+   * its backend's {@code maxValueSize} fails at that backend with an {@link
+   * IllegalArgumentException}.
+   */
+  public static BigValueBuilder bigValue() {
+    return new BigValueBuilder();
+  }
+
   // ---------------------------------------------------------------- builders
 
   /** Builds a {@link Routes#commands()} map. Not thread-safe; the route it builds is immutable. */
@@ -824,6 +905,90 @@ public final class Routes {
               + ", fallback "
               + fallback
               + ")");
+    }
+  }
+
+  /**
+   * Builds a {@link Routes#bigValue()} route. Not thread-safe; the route it builds is immutable.
+   */
+  public static final class BigValueBuilder {
+    /**
+     * The default threshold: 1 MiB less 1 KiB, so that a chunk with its key and memcached's item
+     * header fits memcached's default item size of 1 MiB.
+     */
+    public static final int DEFAULT_THRESHOLD = 1_047_552;
+
+    /**
+     * The default reserved client-flags bit: 15 (0x8000), the bit mcrouter reserves for its own big
+     * values. (mcrouter's index format differs: neither reads the other's big values, and each
+     * answers a miss for the other's rather than a wrong value.)
+     */
+    public static final int DEFAULT_FLAG_BIT = 15;
+
+    /** The default largest value the route stores: 64 MiB. */
+    public static final int DEFAULT_MAX_VALUE_SIZE = 64 << 20;
+
+    private int threshold = DEFAULT_THRESHOLD;
+    private int flagBit = DEFAULT_FLAG_BIT;
+    private int maxValueSize = DEFAULT_MAX_VALUE_SIZE;
+
+    private BigValueBuilder() {}
+
+    /**
+     * Sets the largest value stored as it is, and the largest chunk (default {@value
+     * #DEFAULT_THRESHOLD}), 1 to 1 GiB. It must not exceed the {@link
+     * io.memroute.core.BackendOptions#maxValueSize() maxValueSize} of the backends the chunks go to
+     * ({@link RouterConfig.Builder#build()} checks the pools the child names), nor memcached's item
+     * size less the item's overhead (about 300 bytes with a 250-byte key).
+     */
+    public BigValueBuilder threshold(int threshold) {
+      if (threshold < 1 || threshold > 1 << 30) {
+        throw new IllegalArgumentException(
+            "threshold: " + threshold + " (expected: 1-" + (1 << 30) + ")");
+      }
+      this.threshold = threshold;
+      return this;
+    }
+
+    /**
+     * Sets the client-flags bit, 0 to 31, that marks index items (default {@value
+     * #DEFAULT_FLAG_BIT}). Writes whose flags already carry it are refused; choose a bit no client
+     * of these keys uses.
+     */
+    public BigValueBuilder flagBit(int bit) {
+      if (bit < 0 || bit > 31) {
+        throw new IllegalArgumentException("flagBit: " + bit + " (expected: 0-31)");
+      }
+      this.flagBit = bit;
+      return this;
+    }
+
+    /**
+     * Sets the largest value the route stores (default {@value #DEFAULT_MAX_VALUE_SIZE}), up to 1
+     * GiB; a router takes values up to it through its typed API ({@link
+     * RouterConfig#maxValueSize()}).
+     */
+    public BigValueBuilder maxValueSize(int bytes) {
+      if (bytes < 1 || bytes > 1 << 30) {
+        throw new IllegalArgumentException(
+            "maxValueSize: " + bytes + " (expected: 1-" + (1 << 30) + ")");
+      }
+      this.maxValueSize = bytes;
+      return this;
+    }
+
+    /**
+     * Builds the route over {@code child}.
+     *
+     * @throws IllegalArgumentException if the threshold is larger than the maximum value size
+     */
+    public Route build(Route child) {
+      Objects.requireNonNull(child, "child");
+      if (threshold > maxValueSize) {
+        throw new IllegalArgumentException(
+            "threshold: " + threshold + " (expected: <= maxValueSize " + maxValueSize + ")");
+      }
+      return new BigValueRoute(child, threshold, 1 << flagBit, maxValueSize);
     }
   }
 }
