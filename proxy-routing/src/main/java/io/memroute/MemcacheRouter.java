@@ -611,7 +611,11 @@ public final class MemcacheRouter implements AutoCloseable {
     int maxValueSize = engine.maxValueSize();
     if (value.length > maxValueSize) {
       throw new IllegalArgumentException(
-          "value: " + value.length + " bytes (expected: <= " + maxValueSize + ")");
+          "value: "
+              + value.length
+              + " bytes (expected: <= "
+              + maxValueSize
+              + ", RouterConfig.maxValueSize(); a Routes.bigValue route stores larger values)");
     }
     return value;
   }

@@ -147,7 +147,10 @@ public final class RouterEngine {
     return snapshot.pools.get(name);
   }
 
-  /** Returns the smallest maxValueSize of the current backends. */
+  /**
+   * Returns the largest value the configuration in force takes: {@link
+   * RouterConfig#maxValueSize()}.
+   */
   public int maxValueSize() {
     return snapshot.maxValueSize;
   }
@@ -672,11 +675,7 @@ public final class RouterEngine {
       RouteContext.Builder context = RouteContext.builder().ticker(ticker).scheduler(scheduler);
       pools.values().forEach(context::pool);
       this.base = context.build();
-      int max = Integer.MAX_VALUE;
-      for (BackendConfig b : config.backends().values()) {
-        max = Math.min(max, config.optionsOf(b).maxValueSize());
-      }
-      this.maxValueSize = max;
+      this.maxValueSize = config.maxValueSize();
     }
 
     @Override
