@@ -7,6 +7,7 @@ import io.memroute.routing.Distribution;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouterConfig;
+import io.memroute.routing.Routes;
 import java.util.List;
 
 /**
@@ -66,5 +67,16 @@ final class RoutingSnippets {
                 .thenApply(AwaitResult::best);
     // docs:end
     return quorumSet;
+  }
+
+  static Route bigValues() {
+    // docs:begin big-value
+    Route big =
+        Routes.prefix()
+            .route("blob", Routes.bigValue(Routes.pool("main"))) // chunks of 1 MiB - 1 KiB
+            .defaultRoute(Routes.pool("main"))
+            .build();
+    // docs:end
+    return big;
   }
 }

@@ -84,7 +84,8 @@ class RoutingDocTest {
             "router",
             "lambda-route",
             "weights",
-            "await-quorum");
+            "await-quorum",
+            "big-value");
     String doc = Files.readString(docs());
     List<String> blocks = javaBlocks(doc);
     for (Map.Entry<String, String> r : regions.entrySet()) {

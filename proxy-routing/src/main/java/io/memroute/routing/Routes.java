@@ -428,7 +428,8 @@ public final class Routes {
    *
    * <p><b>Not atomic.</b> A reader during a rewrite sees the old or the new value, never a mix: the
    * new chunks have new keys, and the index, written last, switches from one to the other. A read
-   * may miss if the chunks it names were evicted, or deleted by a failed concurrent write.
+   * misses if a chunk was evicted, or if a write whose index reply was lost (a timeout) stored the
+   * index after all: its chunks were deleted as those of a failed write.
    *
    * <p><b>Size limit.</b> A router whose route tree holds a bigValue route takes values up to the
    * largest such route's {@link BigValueBuilder#maxValueSize} through its typed API and {@code
