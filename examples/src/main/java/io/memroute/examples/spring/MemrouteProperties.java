@@ -185,8 +185,17 @@ public record MemrouteProperties(
    * With TLS, each call builds a new {@link SSLContext} for the backend options: a configuration
    * from another call has other connection settings (see {@link
    * BackendOptions#sameConnectionSettings}).
+   *
+   * @throws IllegalStateException if TLS is on and its context cannot be made now (the trust file
+   *     was checked at startup but is unreadable since): never a plaintext configuration instead
    */
   public RouterConfig routerConfig() {
+    List<String> problems = new ArrayList<>();
+    SSLContext context = resolveTls(tls, problems);
+    if (!problems.isEmpty()) {
+      // resolveTls answers null on a problem, which would mean plaintext
+      throw new IllegalStateException("memroute properties: " + String.join("; ", problems));
+    }
     return resolveConfig(
         servers,
         backends,
@@ -201,7 +210,7 @@ public record MemrouteProperties(
         bufferMemoryLimit,
         authUsername,
         authPassword,
-        resolveTls(tls, new ArrayList<>()),
+        context,
         tls.verifyHostname(),
         new ArrayList<>());
   }

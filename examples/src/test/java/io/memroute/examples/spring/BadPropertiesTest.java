@@ -1,8 +1,10 @@
 package io.memroute.examples.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.testkit.CertificateAuthority;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import javax.net.ssl.SSLContext;
@@ -129,6 +131,32 @@ class BadPropertiesTest {
                             .backendDefaults()
                             .tls())
                     .isNull());
+  }
+
+  /**
+   * The trust file is read again for each routerConfig(): gone since startup, it fails the call
+   * rather than leaving the backends without TLS.
+   */
+  @Test
+  void aTrustFileGoneSinceStartupFailsTheConfigurationRatherThanPlaintext(@TempDir Path dir)
+      throws Exception {
+    Path pem =
+        Files.copy(CertificateAuthority.create(dir, "ca").certificate(), dir.resolve("ca.pem"));
+    runner
+        .withPropertyValues(
+            "memroute.servers=127.0.0.1:11211",
+            "memroute.transport=nio",
+            "memroute.tls.trust-certificates=" + pem)
+        .run(
+            context -> {
+              MemrouteProperties p = context.getBean(MemrouteProperties.class);
+              assertThat(p.routerConfig().backendDefaults().tls()).isNotNull();
+              Files.delete(pem);
+              assertThatIllegalStateException()
+                  .isThrownBy(p::routerConfig)
+                  .withMessageStartingWith(
+                      "memroute properties: memroute.tls.trust-certificates: '" + pem + "'");
+            });
   }
 
   @Test
