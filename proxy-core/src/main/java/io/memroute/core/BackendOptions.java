@@ -543,8 +543,9 @@ public final class BackendOptions {
      * begins with {@code "TLS handshake failed"}).
      *
      * <p>The event-loop transports (epoll, io_uring, NIO) take TLS; {@code Transport.DIRECT} does
-     * not, and creating a backend with TLS on it fails with {@link IllegalArgumentException}.
-     * Changing the context (or turning TLS on or off) opens new connections: see {@link
+     * not, and creating a backend with TLS on it fails with {@link IllegalArgumentException}, as it
+     * does with a context that was never initialised ({@code SSLContext.init}). Changing the
+     * context (or turning TLS on or off) opens new connections: see {@link
      * BackendOptions#sameConnectionSettings(BackendOptions)}.
      */
     public Builder tls(SSLContext sslContext) {

@@ -92,8 +92,9 @@ public final class TransportResources implements AutoCloseable {
    *
    * @param name the backend's name in messages and metrics (its label or {@code host:port})
    * @param listener hears state changes and failures; {@link BackendListener#NOOP} for none
-   * @throws IllegalArgumentException for an empty host, a port outside 1-65535, or {@linkplain
-   *     BackendOptions#tls() TLS} on {@link Transport#DIRECT}, whose plain JDK sockets cannot do it
+   * @throws IllegalArgumentException for an empty host, a port outside 1-65535, {@linkplain
+   *     BackendOptions#tls() TLS} on {@link Transport#DIRECT}, whose plain JDK sockets cannot do
+   *     it, or a TLS context that cannot make engines (not initialised)
    * @throws IllegalStateException if these resources are closed, or their event loops shut down
    */
   public ManagedBackend createBackend(

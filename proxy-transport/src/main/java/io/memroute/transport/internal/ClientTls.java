@@ -49,6 +49,27 @@ final class ClientTls {
     return handler;
   }
 
+  /**
+   * Makes one engine from {@code context}, so that a context that cannot (never initialised) fails
+   * the backend's creation: in a connection's pipeline it would close each channel before its
+   * connect, with neither TLS nor the cause in the failure's message.
+   *
+   * @throws IllegalArgumentException if the context makes no engine
+   */
+  static void check(String backend, SSLContext context) {
+    try {
+      context.createSSLEngine();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "options: tls for backend "
+              + backend
+              + ": the SSLContext makes no engine (expected: an initialised context; "
+              + e
+              + ")",
+          e);
+    }
+  }
+
   /** Whether a failed handshake ran out of time rather than being refused. */
   static boolean timedOut(Throwable cause) {
     return cause instanceof SslHandshakeTimeoutException;

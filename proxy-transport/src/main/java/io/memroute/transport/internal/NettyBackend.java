@@ -74,7 +74,8 @@ public final class NettyBackend implements ManagedBackend {
    *
    * @param direct whether callers write to the sockets themselves ({@link DirectConnection}); the
    *     event loops then only run deadline checks
-   * @throws IllegalArgumentException if {@code direct} and {@code options} ask for TLS
+   * @throws IllegalArgumentException if {@code direct} and {@code options} ask for TLS, or their
+   *     TLS context cannot make engines (not initialised)
    */
   public NettyBackend(
       String name,
@@ -88,6 +89,9 @@ public final class NettyBackend implements ManagedBackend {
       Ticker ticker) {
     if (direct && options.tls() != null) {
       throw new IllegalArgumentException(directTls(name));
+    }
+    if (options.tls() != null) {
+      ClientTls.check(name, options.tls());
     }
     this.name = name;
     this.host = host;

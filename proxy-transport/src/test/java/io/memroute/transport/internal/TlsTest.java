@@ -266,6 +266,29 @@ class TlsTest {
                 + " channels, which cannot do TLS)");
   }
 
+  /**
+   * A context that cannot make engines (never initialised) is refused when the backend is created:
+   * each connect would otherwise fail behind a closed channel, with a message naming neither TLS
+   * nor the cause.
+   */
+  @Test
+  void anUninitialisedContextIsRefusedAtCreation() throws Exception {
+    resources = TransportResources.builder().transport(Transport.NIO).build();
+    SSLContext uninitialised = SSLContext.getInstance("TLS");
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () ->
+                resources.createBackend(
+                    "u",
+                    "127.0.0.1",
+                    good.port(),
+                    tls().tls(uninitialised).build(),
+                    BackendListener.NOOP))
+        .withMessageStartingWith(
+            "options: tls for backend u: the SSLContext makes no engine (expected: an initialised"
+                + " context; java.lang.IllegalStateException:");
+  }
+
   /** Options changed at run time cannot turn TLS on or off: that needs new connections. */
   @Test
   void tlsCannotBeSwitchedOnALiveBackend() throws Exception {
