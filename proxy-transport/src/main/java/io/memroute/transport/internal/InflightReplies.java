@@ -28,7 +28,8 @@ abstract class InflightReplies<Q extends Queue<Pending>> implements ReplySink {
 
   /**
    * The authentication in flight ahead of the version check, or {@code null}: none configured, or
-   * answered. Same thread rules as {@link #validation}.
+   * answered. Written by the thread that reads the socket, without a direct connection's lock: its
+   * deadline check may see it late, which only words the timeout message.
    */
   Pending authentication;
 
