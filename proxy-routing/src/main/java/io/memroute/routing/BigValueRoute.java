@@ -137,7 +137,7 @@ final class BigValueRoute implements Route, ParentRoute {
     }
     String key = request.key();
     String suffix = suffix();
-    String exptime = request.token(3);
+    String exptime = exptime(request.token(3));
     Request[] chunks = new Request[n];
     for (int i = 0; i < n; i++) {
       int from = i * threshold;
@@ -160,7 +160,10 @@ final class BigValueRoute implements Route, ParentRoute {
                 + exptime
                 + " "
                 + index.length
-                + (request.command() == Command.CAS ? " " + request.token(5) : ""),
+                // the CAS token too may carry any number of leading zeros
+                + (request.command() == Command.CAS
+                    ? " " + Long.toUnsignedString(Long.parseUnsignedLong(request.token(5)))
+                    : ""),
             index);
     BigWrite w = new BigWrite(chunks, indexRequest, context);
     for (int i = 0; i < n; i++) {
@@ -311,7 +314,8 @@ final class BigValueRoute implements Route, ParentRoute {
       return;
     }
     boolean touch = request.command().isGetAndTouch();
-    List<Request> fetches = fetches(chunkKeys, touch ? "gat " + request.token(1) : "get", touch);
+    List<Request> fetches =
+        fetches(chunkKeys, touch ? "gat " + exptime(request.token(1)) : "get", touch);
     ChunkReads reads =
         new ChunkReads(
             fetches.size(),
@@ -514,7 +518,7 @@ final class BigValueRoute implements Route, ParentRoute {
    */
   private CompletionStage<Response> touch(Request request, RouteContext context) {
     String key = request.key();
-    String exptime = request.token(2);
+    String exptime = exptime(request.token(2));
     GuardedFuture<Response> out = new GuardedFuture<>();
     Request probe = Request.metaGet(key, "f", "T" + exptime);
     Replies.call(
@@ -588,6 +592,15 @@ final class BigValueRoute implements Route, ParentRoute {
   }
 
   // ---------------------------------------------------------------- keys
+
+  /**
+   * An exptime token in its shortest form. memcached reads any number of leading zeros (and a plus
+   * sign), and such a token copied into the longer lines derived from a request (chunk keys, the
+   * flagged index) could pass memcached's line limit, which Request.parse refuses by throwing.
+   */
+  private static String exptime(String token) {
+    return Long.toString(Long.parseLong(token)); // Request.parse read it so
+  }
 
   static String chunkKey(String key, int index, String suffix) {
     return key + ":" + index + ":" + suffix;
