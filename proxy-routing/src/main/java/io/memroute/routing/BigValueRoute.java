@@ -551,8 +551,9 @@ final class BigValueRoute implements Route, ParentRoute {
     }
     Index x = ir.isHit() && (ir.flags() & flag) != 0 ? Index.parse(ir.items().get(0)) : null;
     if (x == null) {
-      // gone, replaced by a small value, or not an index: nothing more to touch
-      out.complete(status(ir.isHit() ? ResponseStatus.TOUCHED : ResponseStatus.NOT_FOUND, ir));
+      // gone (an exptime in the past expires it at once), replaced by a small value, or not an
+      // index: nothing more to touch, and the probe did touch the item, as memcached answers
+      out.complete(status(ResponseStatus.TOUCHED, ir));
       return;
     }
     Response[] got = new Response[x.chunks];

@@ -418,9 +418,10 @@ public final class Routes {
    *
    * <p><b>Touch and delete.</b> {@code touch} is sent as {@code mg <key> f T<exptime>}: a small
    * item is touched in one request as before; an index is read then, and its chunks touched with it
-   * ({@code NOT_FOUND} if a chunk was gone). {@code delete} deletes the index only: the value is
-   * gone at once, and its chunks, which nothing names any more, expire with their exptime or are
-   * evicted; the same goes for the chunks of a value overwritten.
+   * ({@code NOT_FOUND} if a chunk was gone; {@code TOUCHED} if an exptime in the past expired the
+   * index, whose chunks are then left to expire as after a delete). {@code delete} deletes the
+   * index only: the value is gone at once, and its chunks, which nothing names any more, expire
+   * with their exptime or are evicted; the same goes for the chunks of a value overwritten.
    *
    * <p><b>Other commands</b> pass through: {@code mg}, {@code md}, {@code ma}, {@code me} act on
    * the index item of a big value ({@code mg} returns the index, whose flags carry the reserved

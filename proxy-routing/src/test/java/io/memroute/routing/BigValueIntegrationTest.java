@@ -187,6 +187,20 @@ class BigValueIntegrationTest {
     assertThat(await(router.touch("absent", 10))).isFalse();
   }
 
+  @Test
+  void touchWithAnExptimeInThePastExpiresABigValueAndAnswersTouched() throws Exception {
+    MemcacheRouter router = router(Routes.bigValue(CHUNK, Routes.pool("all")));
+    await(router.set("k", bytes(3 * MIB, 12), 0));
+    // memcached answers TOUCHED and the item is gone: the index read after the probe misses
+    assertThat(await(router.execute(Request.parse("touch k -1"))).status())
+        .isEqualTo(ResponseStatus.TOUCHED);
+    assertThat(await(router.get("k"))).isNull();
+    await(router.set("k", bytes(3 * MIB, 13), 0));
+    assertThat(await(router.touch("k", 2_592_001))).as("a unix time in 1970").isTrue();
+    assertThat(await(router.get("k"))).isNull();
+    assertThat(await(router.touch("k", 10))).isFalse();
+  }
+
   /** The remaining TTL of each key, from meta get's {@code t} flag. */
   private static List<Long> ttls(MemcacheRouter plain, List<String> keys) throws Exception {
     List<Long> out = new ArrayList<>();
