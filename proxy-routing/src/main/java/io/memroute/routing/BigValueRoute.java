@@ -122,6 +122,11 @@ final class BigValueRoute implements Route, ParentRoute {
       return Replies.completed(
           clientError("value of " + value.length + " bytes (expected: <= " + maxValueSize + ")"));
     }
+    if (!utf8Key(request)) {
+      return Replies.completed(
+          clientError(
+              "key is not UTF-8 (expected: a key whose chunk keys can be derived from it)"));
+    }
     int n = (int) ((value.length + (long) threshold - 1) / threshold);
     int chunkKeyLength = request.keyLength() + 2 + digits(n - 1) + SUFFIX_LENGTH;
     if (chunkKeyLength > MAX_KEY) {
@@ -517,6 +522,9 @@ final class BigValueRoute implements Route, ParentRoute {
    * index; an index's chunks are then touched too, so that a touched value keeps them.
    */
   private CompletionStage<Response> touch(Request request, RouteContext context) {
+    if (!utf8Key(request)) {
+      return child.route(request, context); // never an index: big writes refuse such keys
+    }
     String key = request.key();
     String exptime = exptime(request.token(2));
     GuardedFuture<Response> out = new GuardedFuture<>();
@@ -601,6 +609,20 @@ final class BigValueRoute implements Route, ParentRoute {
    */
   private static String exptime(String token) {
     return Long.toString(Long.parseLong(token)); // Request.parse read it so
+  }
+
+  /**
+   * Whether the key's bytes are the UTF-8 form of {@link Request#key()}. The requests derived here
+   * name a key by that string: bytes that are not UTF-8 (a key parsed from bytes) would come out as
+   * U+FFFD, another item's key.
+   */
+  private static boolean utf8Key(Request request) {
+    for (int i = 0; i < request.keyLength(); i++) {
+      if (request.keyByte(i) < 0) {
+        return Arrays.equals(request.key().getBytes(StandardCharsets.UTF_8), request.keyBytes());
+      }
+    }
+    return true;
   }
 
   static String chunkKey(String key, int index, String suffix) {

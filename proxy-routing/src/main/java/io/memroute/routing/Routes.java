@@ -399,11 +399,11 @@ public final class Routes {
    * reader never combines chunks of two writes. The reply is the index's; if a chunk is not stored,
    * the first such chunk reply and no index. Chunks of a write that stored no index are deleted in
    * the background. A key too long to derive the chunk keys from (key + {@code :<i>:} + 16 bytes
-   * within 250 bytes), a value over {@link BigValueBuilder#maxValueSize}, and flags that already
-   * carry the reserved bit get a {@code CLIENT_ERROR bigValue: ...} reply and store nothing. {@code
-   * append} and {@code prepend} always answer {@code CLIENT_ERROR} (they cannot extend a chunked
-   * value); {@code ms} answers it for a value over the threshold or an {@code F} flag with the
-   * reserved bit, and passes otherwise.
+   * within 250 bytes), a key whose bytes are not UTF-8 (parsed from bytes), a value over {@link
+   * BigValueBuilder#maxValueSize}, and flags that already carry the reserved bit get a {@code
+   * CLIENT_ERROR bigValue: ...} reply and store nothing. {@code append} and {@code prepend} always
+   * answer {@code CLIENT_ERROR} (they cannot extend a chunked value); {@code ms} answers it for a
+   * value over the threshold or an {@code F} flag with the reserved bit, and passes otherwise.
    *
    * <p><b>Reads.</b> {@code get}, {@code gets}, {@code gat} and {@code gats}, one key or many, pass
    * to the child as they are; a reply with no item flagged with the reserved bit is answered as it

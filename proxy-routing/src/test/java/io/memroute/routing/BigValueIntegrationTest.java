@@ -201,6 +201,37 @@ class BigValueIntegrationTest {
     assertThat(await(router.touch("k", 10))).isFalse();
   }
 
+  /** {@code head}, the key's bytes, then {@code tail}: a line with a key that need not be UTF-8. */
+  private static byte[] line(String head, byte[] key, String tail) {
+    byte[] h = head.getBytes(StandardCharsets.US_ASCII);
+    byte[] t = tail.getBytes(StandardCharsets.US_ASCII);
+    byte[] out = new byte[h.length + key.length + t.length];
+    System.arraycopy(h, 0, out, 0, h.length);
+    System.arraycopy(key, 0, out, h.length, key.length);
+    System.arraycopy(t, 0, out, h.length + key.length, t.length);
+    return out;
+  }
+
+  @Test
+  void aKeyWhoseBytesAreNotUtf8IsNeverTakenForAnother() throws Exception {
+    MemcacheRouter router = router(Routes.bigValue(CHUNK, Routes.pool("all")));
+    byte[] key = {'k', (byte) 0xff}; // a key memcached takes; as a string, "k\uFFFD"
+    byte[] big = bytes(MIB, 14);
+    Response set =
+        await(router.execute(Request.parse(line("set ", key, " 0 0 " + big.length), big)));
+    assertThat(set.status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+    assertThat(set.message()).startsWith("bigValue: key is not UTF-8");
+    assertThat(await(router.get("k\uFFFD"))).as("stored under another key").isNull();
+
+    byte[] small = {'v'};
+    assertThat(await(router.execute(Request.parse(line("set ", key, " 0 0 1"), small))).status())
+        .isEqualTo(ResponseStatus.STORED);
+    Response touched = await(router.execute(Request.parse(line("touch ", key, " 500"), null)));
+    assertThat(touched.status()).isEqualTo(ResponseStatus.TOUCHED);
+    Response mg = await(plain().execute(Request.parse(line("mg ", key, " t"), null)));
+    assertThat(Long.parseLong(mg.flagToken('t'))).isBetween(490L, 500L);
+  }
+
   /** The remaining TTL of each key, from meta get's {@code t} flag. */
   private static List<Long> ttls(MemcacheRouter plain, List<String> keys) throws Exception {
     List<Long> out = new ArrayList<>();
