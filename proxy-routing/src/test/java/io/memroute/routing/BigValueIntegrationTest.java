@@ -232,6 +232,17 @@ class BigValueIntegrationTest {
     assertThat(Long.parseLong(mg.flagToken('t'))).isBetween(490L, 500L);
   }
 
+  @Test
+  void anMsWhoseNegativeFlagsTokenCarriesTheReservedBitIsRefused() throws Exception {
+    Request ms = Request.parse("ms k 1 F-18446744073709518848", new byte[] {'v'});
+    MemcacheRouter router = router(Routes.bigValue(CHUNK, Routes.pool("all")));
+    assertThat(await(router.execute(ms)).status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+    // what memcached makes of it without the route: flags 0x8000, an item taken for an index
+    MemcacheRouter plain = plain();
+    assertThat(await(plain.execute(ms)).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(await(plain.execute(Request.metaGet("k", "f"))).flags()).isEqualTo(0x8000);
+  }
+
   /** The remaining TTL of each key, from meta get's {@code t} flag. */
   private static List<Long> ttls(MemcacheRouter plain, List<String> keys) throws Exception {
     List<Long> out = new ArrayList<>();

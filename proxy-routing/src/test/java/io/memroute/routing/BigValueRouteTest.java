@@ -264,6 +264,23 @@ class BigValueRouteTest {
   }
 
   @Test
+  void theReservedBitIsRefusedInEveryFormOfAnMsFlagsToken() {
+    // memcached's strtoul reads each as flags 0x8000: a minus negates modulo 2^64, a tab leads
+    for (String f : List.of("F-18446744073709518848", "F\t32768", "F+32768", "F0032768")) {
+      Request ms = Request.parse("ms k 1 " + f, utf8("v"));
+      Response reply = run(ms);
+      assertThat(reply.status()).as(f).isEqualTo(ResponseStatus.CLIENT_ERROR);
+      assertThat(reply.message()).as(f).startsWith("bigValue: client flags 32768 hold");
+    }
+    assertThat(requestCount()).isZero();
+    assertThat(run(Request.parse("ms k 1 F-18446744073709518847", utf8("v"))).status())
+        .as("32769: the bit, and 1")
+        .isEqualTo(ResponseStatus.CLIENT_ERROR);
+    assertThat(run(Request.parse("ms k 1 F+7", utf8("v"))).status())
+        .isEqualTo(ResponseStatus.STORED);
+  }
+
+  @Test
   void theFlagBitIsConfigurable() {
     Route r = Routes.bigValue().threshold(T).flagBit(3).build(Routes.pool("p"));
     assertThat(run(r, Request.set("k", 8, 0, utf8("v"))).status())
