@@ -321,7 +321,7 @@ final class BigValueRoute implements Route, ParentRoute {
     for (int i = 0; i < indexes.length; i++) {
       Item it = items.get(i);
       if ((it.flags() & flag) != 0) {
-        Index x = Index.parse(it);
+        Index x = Index.parse(it, maxValueSize);
         indexes[i] = x == null ? Index.INVALID : x;
         if (x != null) {
           for (int c = 0; c < x.chunks; c++) {
@@ -476,8 +476,12 @@ final class BigValueRoute implements Route, ParentRoute {
       this.length = length;
     }
 
-    /** The index an item holds, or {@code null} when it is not one. */
-    static Index parse(Item it) {
+    /**
+     * The index an item holds, or {@code null} when it is not one. An index of a value over {@code
+     * maxLength} is not this route's: another client's flagged item must not make a reader name and
+     * fetch millions of chunks.
+     */
+    static Index parse(Item it, int maxLength) {
       byte[] v = it.value();
       if (v == null || v.length > 80) {
         return null;
@@ -493,6 +497,7 @@ final class BigValueRoute implements Route, ParentRoute {
         if (chunks < 1
             || chunkSize < 1
             || length < 1
+            || length > maxLength
             || (long) (chunks - 1) * chunkSize >= length
             || (long) chunks * chunkSize < length) {
           return null;
@@ -573,7 +578,10 @@ final class BigValueRoute implements Route, ParentRoute {
       out.complete(ir);
       return;
     }
-    Index x = ir.isHit() && (ir.flags() & flag) != 0 ? Index.parse(ir.items().get(0)) : null;
+    Index x =
+        ir.isHit() && (ir.flags() & flag) != 0
+            ? Index.parse(ir.items().get(0), maxValueSize)
+            : null;
     if (x == null) {
       // gone (an exptime in the past expires it at once), replaced by a small value, or not an
       // index: nothing more to touch, and the probe did touch the item, as memcached answers

@@ -245,6 +245,17 @@ class BigValueRouteTest {
   }
 
   @Test
+  void anIndexOfAValueLargerThanTheRouteTakesIsAMissFetchingNothing() {
+    Route small = Routes.bigValue().threshold(T).maxValueSize(100).build(Routes.pool("p"));
+    pool.send(Request.set("k", BIT, 0, utf8("memroute-bv1 0123456789abcdef 20 10 200"))).join();
+    clearRequests();
+    assertThat(run(small, Request.get("k")).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(requestCount()).as("the index read alone, no chunk fetch").isEqualTo(1);
+    assertThat(run(route, Request.get("k")).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(requestCount()).as("a route taking 200 bytes fetches its chunks").isGreaterThan(2);
+  }
+
+  @Test
   void theReservedBitIsRefusedOnEveryWrite() {
     for (Request r :
         List.of(
