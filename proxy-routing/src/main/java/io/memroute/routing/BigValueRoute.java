@@ -233,6 +233,15 @@ final class BigValueRoute implements Route, ParentRoute {
   }
 
   private CompletionStage<Response> metaSet(Request request, RouteContext context) {
+    String mode = request.flagToken('M');
+    if ("A".equals(mode) || "P".equals(mode)) {
+      // as text append and prepend: extending an index would leave a value no read can assemble
+      return Replies.completed(
+          clientError(
+              "ms in mode "
+                  + mode
+                  + " is not supported (it cannot extend a value stored in chunks)"));
+    }
     String f = request.flagToken('F');
     if (f != null) {
       long flags = strtoul(f);

@@ -462,6 +462,23 @@ class BigValueRouteTest {
   // ---------------------------------------------------------------- refusals
 
   @Test
+  void metaAppendAndPrependAreRefusedAsTheTextOnesAre() {
+    run(Request.set("k", bytes(3 * T), 0));
+    for (String mode : List.of("A", "P")) {
+      Response reply = run(Request.metaSet("k", utf8("x"), "M" + mode));
+      assertThat(reply.status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+      assertThat(reply.message())
+          .isEqualTo(
+              "bigValue: ms in mode "
+                  + mode
+                  + " is not supported (it cannot extend a value stored in chunks)");
+    }
+    assertThat(run(Request.get("k")).value()).as("the big value is intact").isEqualTo(bytes(3 * T));
+    assertThat(run(Request.metaSet("k", utf8("x"), "MS")).status())
+        .isEqualTo(ResponseStatus.STORED);
+  }
+
+  @Test
   void appendAndPrependAreRefused() {
     run(Request.set("k", utf8("v"), 0));
     for (Request r : List.of(Request.append("k", utf8("x")), Request.prepend("k", utf8("x")))) {
