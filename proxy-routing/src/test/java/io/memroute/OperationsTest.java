@@ -43,6 +43,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -779,16 +780,7 @@ class OperationsTest {
   @Test
   void aCloseRacingAReconfigurationClosesTheBackendsItCreated() throws Exception {
     Set<String> closedBackends = ConcurrentHashMap.newKeySet();
-    BackendListener closings =
-        new BackendListener() {
-          @Override
-          public void onStateChange(
-              String backend, BackendState from, BackendState to, FailureReason reason) {
-            if (to == BackendState.CLOSED) {
-              closedBackends.add(backend);
-            }
-          }
-        };
+    BackendListener closings = onClosed(closedBackends::add);
     HookedGroup group = new HookedGroup();
     try (TransportResources resources =
         TransportResources.builder().eventLoopGroup(group, Transport.NIO, true).build()) {
@@ -885,16 +877,7 @@ class OperationsTest {
       String message)
       throws Exception {
     CompletableFuture<String> closed = new CompletableFuture<>();
-    BackendListener listener =
-        new BackendListener() {
-          @Override
-          public void onStateChange(
-              String backend, BackendState from, BackendState to, FailureReason reason) {
-            if (to == BackendState.CLOSED) {
-              closed.complete(backend);
-            }
-          }
-        };
+    BackendListener listener = onClosed(closed::complete);
     HookedGroup group = new HookedGroup();
     try {
       TransportResources resources =
@@ -941,6 +924,19 @@ class OperationsTest {
     } finally {
       group.shutdownGracefully(0, 2, TimeUnit.SECONDS).get(10, TimeUnit.SECONDS);
     }
+  }
+
+  /** A listener that hands {@code closed} the name of each backend that closes. */
+  private static BackendListener onClosed(Consumer<String> closed) {
+    return new BackendListener() {
+      @Override
+      public void onStateChange(
+          String backend, BackendState from, BackendState to, FailureReason reason) {
+        if (to == BackendState.CLOSED) {
+          closed.accept(backend);
+        }
+      }
+    };
   }
 
   /** An event-loop group that runs a hook once, in the next next() on the thread that set it. */
