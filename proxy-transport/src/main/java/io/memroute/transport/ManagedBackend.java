@@ -23,8 +23,8 @@ public interface ManagedBackend extends Backend, AutoCloseable {
 
   /**
    * Applies new options. Timeouts, limits and flap settings apply at once without reconnecting;
-   * {@code down} takes the backend down or brings it back; a different connection count, keepalive
-   * or TLS setting is refused.
+   * {@code down} takes the backend down or brings it back; a different connection count, keepalive,
+   * authentication or TLS setting is refused.
    *
    * @throws IllegalArgumentException if {@code options} needs new connections ({@link
    *     BackendOptions#sameConnectionSettings})
