@@ -19,7 +19,10 @@ public enum FailureReason {
   CONNECT_TIMEOUT("connect timeout"),
   /** The server closed the connection. */
   DISCONNECTED("disconnected"),
-  /** The server did not answer the {@code version} check after connecting with a VERSION reply. */
+  /**
+   * The server did not answer the {@code version} check after connecting with a VERSION reply, or,
+   * with authentication, did not answer the credentials sent before it with STORED.
+   */
   VALIDATION_FAILED("validation failed"),
   /** Writing to the socket failed. */
   WRITING("writing"),
