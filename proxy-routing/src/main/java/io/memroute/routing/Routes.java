@@ -403,14 +403,16 @@ public final class Routes {
    * BigValueBuilder#maxValueSize}, and flags that already carry the reserved bit get a {@code
    * CLIENT_ERROR bigValue: ...} reply and store nothing. {@code append} and {@code prepend} always
    * answer {@code CLIENT_ERROR} (they cannot extend a chunked value); {@code ms} answers it for a
-   * value over the threshold or an {@code F} flag with the reserved bit, and passes otherwise.
+   * value over the threshold, an {@code F} flag with the reserved bit or the append and prepend
+   * modes ({@code MA}, {@code MP}), and passes otherwise.
    *
    * <p><b>Reads.</b> {@code get}, {@code gets}, {@code gat} and {@code gats}, one key or many, pass
    * to the child as they are; a reply with no item flagged with the reserved bit is answered as it
    * came (the cost of the route for small values is that check). Index items are replaced by their
    * values, read with multi-key {@code get}s of the chunk keys ({@code gat}s with the request's
-   * exptime for {@code gat}/{@code gats}, which touches the chunks too); an item whose chunks are
-   * missing, of other sizes or of another write is left out, a miss, never a wrong value. A hit
+   * exptime for {@code gat}/{@code gats}, which touches the chunks too); an item whose index is
+   * malformed or names a value over {@link BigValueBuilder#maxValueSize}, or whose chunks are
+   * missing, of other sizes or of another write, is left out, a miss, never a wrong value. A hit
    * carries the user's flags and, for {@code gets}/{@code gats}, the index's CAS, so a {@code cas}
    * swaps the whole value. A chunk read that fails (an error, no reply) answers that failure, as a
    * multiget with a failed part does. A {@code get} with a value decoder keeps its decoder for
