@@ -221,7 +221,8 @@ public final class PoolConfig {
      * {@code filter("tags", "{}")}.
      *
      * @throws IllegalArgumentException for an unknown filter name, a conf of the wrong length
-     *     (stop: 1 to 5 characters; tags: exactly 2) or one with a space or control character
+     *     (stop: 1 to 5 bytes in UTF-8; tags: exactly 2 bytes, two ASCII characters) or one with a
+     *     space or control character
      */
     public Builder filter(String filterName, String conf) {
       Objects.requireNonNull(filterName, "filterName");
