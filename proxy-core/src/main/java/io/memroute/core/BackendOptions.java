@@ -12,7 +12,7 @@ import javax.net.ssl.SSLContext;
  * <table>
  *   <caption>Options and defaults</caption>
  *   <tr><th>option</th><th>default</th><th>meaning</th></tr>
- *   <tr><td>connectTimeout</td><td>5 s</td><td>deadline for a TCP connect, first or retry</td></tr>
+ *   <tr><td>connectTimeout</td><td>5 s</td><td>deadline for a TCP connect (and, with TLS, for its handshake), first or retry</td></tr>
  *   <tr><td>readTimeout</td><td>3 s</td><td>per-request deadline from send to reply</td></tr>
  *   <tr><td>retryTimeout</td><td>3 s</td><td>wait before a backend marked bad is tried again</td></tr>
  *   <tr><td>failureLimit</td><td>3</td><td>consecutive failures tolerated; one more marks it bad</td></tr>
