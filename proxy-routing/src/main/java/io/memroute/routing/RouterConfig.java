@@ -215,7 +215,9 @@ public final class RouterConfig {
      *
      * @throws IllegalArgumentException listing every problem: no backends, duplicate labels or pool
      *     names, pools naming unknown backends, no pools, no root route with several pools, a
-     *     built-in route ({@link Routes#pool}, at any depth) naming an unknown pool
+     *     built-in route ({@link Routes#pool}, at any depth) naming an unknown pool, a {@link
+     *     Routes#bigValue() bigValue} threshold over the maxValueSize of a backend in a pool its
+     *     child names
      */
     public RouterConfig build() {
       List<String> errors = new ArrayList<>(problems);
