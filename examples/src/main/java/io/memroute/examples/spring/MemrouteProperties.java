@@ -182,9 +182,9 @@ public record MemrouteProperties(
 
   /**
    * Returns the router configuration these properties describe: backends, pools and root route.
-   * With TLS, each call builds a new {@link SSLContext} for the backend options: a configuration
-   * from another call has other connection settings (see {@link
-   * BackendOptions#sameConnectionSettings}).
+   * With {@code trust-certificates}, each call builds a new {@link SSLContext} for the backend
+   * options: a configuration from another call has other connection settings (see {@link
+   * BackendOptions#sameConnectionSettings}); without, every call uses the JVM's default context.
    *
    * @throws IllegalStateException if TLS is on and its context cannot be made now (the trust file
    *     was checked at startup but is unreadable since): never a plaintext configuration instead
