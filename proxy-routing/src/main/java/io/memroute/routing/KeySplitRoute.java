@@ -15,8 +15,9 @@ import java.util.concurrent.CompletionStage;
 /**
  * {@link Routes#keySplit}: a key lives on {@code replicas} keys, the key itself (replica 0) and
  * {@code key::1} to {@code key::<replicas-1>}, which hash to other servers, so that a hot key's
- * reads spread over as many servers as there are routers reading it. This route reads from its own
- * replica and writes sets, deletes and touches to every replica (mcrouter's KeySplitRoute).
+ * reads spread over up to {@code replicas} servers as routers read different replicas. This route
+ * reads from its own replica and writes sets, deletes and touches to every replica (mcrouter's
+ * KeySplitRoute).
  */
 final class KeySplitRoute implements Route, ParentRoute {
   /** memcached's key limit less the longest suffix ({@code ::999}). */

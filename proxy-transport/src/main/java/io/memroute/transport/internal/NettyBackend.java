@@ -500,7 +500,7 @@ public final class NettyBackend implements ManagedBackend {
     Objects.requireNonNull(newOptions, "options");
     if (!newOptions.sameConnectionSettings(options)) {
       throw new IllegalArgumentException(
-          "options: connections/tcpKeepAlive/tls changed for "
+          "options: connections/tcpKeepAlive/auth/tls changed for "
               + name
               + " (expected: same; create a new backend)");
     }

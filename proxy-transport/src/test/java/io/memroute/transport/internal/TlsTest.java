@@ -296,16 +296,19 @@ class TlsTest {
     await(b.ready());
     assertThatIllegalArgumentException()
         .isThrownBy(() -> b.updateOptions(tls().build()))
-        .withMessageContaining("connections/tcpKeepAlive/tls changed");
+        .withMessageContaining("connections/tcpKeepAlive/auth/tls changed");
     ManagedBackend t = backend(Transport.NIO, good, tls());
     await(t.ready());
     assertThatIllegalArgumentException()
         .isThrownBy(() -> t.updateOptions(t.options().toBuilder().tls(null).build()))
-        .withMessageContaining("connections/tcpKeepAlive/tls changed");
+        .withMessageContaining("connections/tcpKeepAlive/auth/tls changed");
     assertThatIllegalArgumentException()
         .isThrownBy(
             () -> t.updateOptions(t.options().toBuilder().tls(ca.trustingContext()).build()))
-        .withMessageContaining("connections/tcpKeepAlive/tls changed");
+        .withMessageContaining("connections/tcpKeepAlive/auth/tls changed");
+    assertThatIllegalArgumentException() // credentials, too, are the connection's
+        .isThrownBy(() -> t.updateOptions(t.options().toBuilder().auth("u", "p").build()))
+        .withMessageContaining("connections/tcpKeepAlive/auth/tls changed");
     t.updateOptions(t.options().toBuilder().readTimeout(Duration.ofSeconds(2)).build());
     assertThat(await(t.send(Request.version())).status()).isEqualTo(ResponseStatus.VERSION);
   }
