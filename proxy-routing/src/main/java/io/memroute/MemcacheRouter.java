@@ -17,6 +17,7 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RequestLogOptions;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.RouterStats;
+import io.memroute.routing.internal.Multiget;
 import io.memroute.routing.internal.RouterEngine;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
@@ -228,43 +229,15 @@ public final class MemcacheRouter implements AutoCloseable {
 
   /**
    * Splits keys too many for one {@code get} line into runs that fit, in order; {@code null} when
-   * they fit in one (the usual case: one pass over the keys' lengths, no allocation).
+   * they fit in one (the usual case: too few keys to need a look at their lengths).
    */
   private static List<List<String>> splitLines(Collection<String> keys) {
     if (keys.size() <= MULTIGET_LINE_BYTES / 251) {
       return null; // keys of up to 250 bytes fit; a longer one fails in Request.getMulti
     }
-    long total = 0;
-    for (String k : keys) {
-      total += 1 + (k == null ? 0 : utf8Length(k));
-    }
-    if (total <= MULTIGET_LINE_BYTES) {
-      return null;
-    }
-    List<List<String>> lines = new ArrayList<>();
-    List<String> line = new ArrayList<>();
-    int bytes = 0;
-    for (String k : keys) {
-      int n = 1 + (k == null ? 0 : utf8Length(k));
-      if (bytes + n > MULTIGET_LINE_BYTES && !line.isEmpty()) {
-        lines.add(line);
-        line = new ArrayList<>();
-        bytes = 0;
-      }
-      line.add(k); // a bad key (null, too long) fails in Request.getMulti, with its name
-      bytes += n;
-    }
-    lines.add(line);
-    return lines;
-  }
-
-  private static int utf8Length(String s) {
-    int n = 0;
-    for (int i = 0, len = s.length(); i < len; i++) {
-      char c = s.charAt(i);
-      n += c < 0x80 ? 1 : c < 0x800 || Character.isSurrogate(c) ? 2 : 3; // a pair: 2 + 2
-    }
-    return n;
+    // a bad key (null, too long) fails in Request.getMulti, with its name
+    List<List<String>> lines = Multiget.lines(keys, MULTIGET_LINE_BYTES);
+    return lines.size() == 1 ? null : lines;
   }
 
   /** The maps of several multigets over runs of keys, in order, as one; the first failure wins. */

@@ -7,6 +7,7 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.ValueDecoder;
 import io.memroute.core.internal.GuardedFuture;
+import io.memroute.routing.internal.Multiget;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -170,64 +171,48 @@ final class BigValueRoute implements Route, ParentRoute {
                     ? " " + Long.toUnsignedString(Long.parseUnsignedLong(request.token(5)))
                     : ""),
             index);
-    BigWrite w = new BigWrite(chunks, indexRequest, context);
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    Gather stored = new Gather(n, got -> writeIndex(got, chunks, indexRequest, context, out));
     for (int i = 0; i < n; i++) {
-      Replies.call(child, chunks[i], context, w, i);
+      Replies.call(child, chunks[i], context, stored, i);
     }
-    return w;
+    return out;
   }
 
   /**
-   * The chunks of one write, then its index: the caller's future completes with the index's reply,
-   * or with the first chunk reply that is not {@code STORED}; the chunks of a write that stored no
-   * index are deleted in the background.
+   * The index of a write once its chunks answered: the caller's future completes with the index's
+   * reply, or with the first chunk reply that is not {@code STORED}; the chunks of a write that
+   * stored no index are deleted in the background.
    */
-  private final class BigWrite extends GuardedFuture<Response> implements Replies.Collector {
-    private final Request[] chunks;
-    private final Request index;
-    private final RouteContext context;
-    private final Response[] got;
-    private final AtomicInteger remaining;
-
-    BigWrite(Request[] chunks, Request index, RouteContext context) {
-      this.chunks = chunks;
-      this.index = index;
-      this.context = context;
-      this.got = new Response[chunks.length];
-      this.remaining = new AtomicInteger(chunks.length);
-    }
-
-    @Override
-    public void reply(int i, Response r) {
-      got[i] = r; // published by the decrement
-      if (remaining.decrementAndGet() != 0) {
+  private void writeIndex(
+      Response[] got,
+      Request[] chunks,
+      Request index,
+      RouteContext context,
+      GuardedFuture<Response> out) {
+    for (Response c : got) {
+      if (c.status() != ResponseStatus.STORED) {
+        deleteChunks(got, chunks, context);
+        out.complete(c);
         return;
       }
-      for (Response c : got) {
-        if (c.status() != ResponseStatus.STORED) {
-          deleteChunks();
-          complete(c);
-          return;
-        }
-      }
-      Replies.call(
-          child,
-          index,
-          context,
-          ir -> {
-            if (ir.status() != ResponseStatus.STORED) {
-              deleteChunks();
-            }
-            complete(ir);
-          });
     }
+    Replies.call(
+        child,
+        index,
+        context,
+        ir -> {
+          if (ir.status() != ResponseStatus.STORED) {
+            deleteChunks(got, chunks, context);
+          }
+          out.complete(ir);
+        });
+  }
 
-    private void deleteChunks() {
-      for (int i = 0; i < chunks.length; i++) {
-        Response c = got[i];
-        if (c == null || c.status() == ResponseStatus.STORED) {
-          Replies.fireAndForget(child, Request.delete(chunks[i].key()), context);
-        }
+  private void deleteChunks(Response[] got, Request[] chunks, RouteContext context) {
+    for (int i = 0; i < chunks.length; i++) {
+      if (got[i].status() == ResponseStatus.STORED) {
+        Replies.fireAndForget(child, Request.delete(chunks[i].key()), context);
       }
     }
   }
@@ -346,10 +331,11 @@ final class BigValueRoute implements Route, ParentRoute {
     boolean touch = request.command().isGetAndTouch();
     List<Request> fetches =
         fetches(chunkKeys, touch ? "gat " + exptime(request.token(1)) : "get", touch);
-    ChunkReads reads =
-        new ChunkReads(
+    Gather reads =
+        new Gather(
             fetches.size(),
-            chunks -> {
+            got -> {
+              Response chunks = Multiget.merge(chunkKeys, got); // the first failure, if any
               if (chunks.isOk()) {
                 out.complete(assembled(request, r, items, indexes, values(chunks)));
               } else {
@@ -372,34 +358,23 @@ final class BigValueRoute implements Route, ParentRoute {
 
   /** Multi-key retrievals of the chunk keys, as many as memcached's line limit needs. */
   private static List<Request> fetches(List<String> keys, String head, boolean touch) {
-    int limit = touch ? GAT_LINE : GET_LINE;
     List<Request> out = new ArrayList<>();
-    StringBuilder line = new StringBuilder(head);
-    int bytes = head.length();
-    int count = 0;
-    for (String k : keys) {
-      int n = 1 + k.getBytes(StandardCharsets.UTF_8).length;
-      if (count > 0 && bytes + n > limit) {
-        out.add(Request.parse(line.toString()));
-        line.setLength(head.length());
-        bytes = head.length();
-        count = 0;
-      }
-      line.append(' ').append(k);
-      bytes += n;
-      count++;
+    for (List<String> line : Multiget.lines(keys, (touch ? GAT_LINE : GET_LINE) - head.length())) {
+      out.add(Request.parse(head + " " + String.join(" ", line)));
     }
-    out.add(Request.parse(line.toString()));
     return out;
   }
 
-  /** The replies of the chunk reads: the first that is not ok, else all their items as one. */
-  private static final class ChunkReads implements Replies.Collector {
+  /**
+   * Several child replies by position, handed on together once the last has come (the counter's
+   * decrement publishes each slot to the thread that hands them on).
+   */
+  private static final class Gather implements Replies.Collector {
     private final Response[] got;
     private final AtomicInteger remaining;
-    private final Consumer<Response> then;
+    private final Consumer<Response[]> then;
 
-    ChunkReads(int n, Consumer<Response> then) {
+    Gather(int n, Consumer<Response[]> then) {
       this.got = new Response[n];
       this.remaining = new AtomicInteger(n);
       this.then = then;
@@ -408,18 +383,9 @@ final class BigValueRoute implements Route, ParentRoute {
     @Override
     public void reply(int i, Response r) {
       got[i] = r;
-      if (remaining.decrementAndGet() != 0) {
-        return;
+      if (remaining.decrementAndGet() == 0) {
+        then.accept(got);
       }
-      List<Item> all = new ArrayList<>();
-      for (Response c : got) {
-        if (!c.isOk()) {
-          then.accept(c);
-          return;
-        }
-        all.addAll(c.items());
-      }
-      then.accept(Response.builder(ResponseStatus.HIT).items(all).build());
     }
   }
 
@@ -597,20 +563,14 @@ final class BigValueRoute implements Route, ParentRoute {
       out.complete(status(ResponseStatus.TOUCHED, ir));
       return;
     }
-    Response[] got = new Response[x.chunks];
-    AtomicInteger remaining = new AtomicInteger(x.chunks);
+    Gather touches = new Gather(x.chunks, got -> out.complete(touched(got, ir)));
     for (int c = 0; c < x.chunks; c++) {
-      int at = c;
       Replies.call(
           child,
           Request.parse("touch " + chunkKey(key, c, x.suffix) + " " + exptime),
           context,
-          r -> {
-            got[at] = r;
-            if (remaining.decrementAndGet() == 0) {
-              out.complete(touched(got, ir));
-            }
-          });
+          touches,
+          c);
     }
   }
 

@@ -5,7 +5,6 @@ import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.routing.internal.Multiget;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -106,10 +105,8 @@ final class KeySplitRoute implements Route, ParentRoute {
   /** Whether every key leaves room for the longest suffix within memcached's key limit. */
   private static boolean splittable(List<String> keys) {
     for (String k : keys) {
-      // a char takes at most 3 bytes in UTF-8: most keys need no encoding to tell
-      if (k.length() > MAX_SPLIT_KEY / 3
-          && (k.length() > MAX_SPLIT_KEY
-              || k.getBytes(StandardCharsets.UTF_8).length > MAX_SPLIT_KEY)) {
+      // a char takes at most 3 bytes in UTF-8: most keys need no count to tell
+      if (k.length() > MAX_SPLIT_KEY / 3 && Multiget.utf8Length(k) > MAX_SPLIT_KEY) {
         return false;
       }
     }

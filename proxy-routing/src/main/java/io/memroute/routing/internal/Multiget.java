@@ -7,6 +7,7 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -89,6 +90,40 @@ public final class Multiget {
     }
     int ttl = cmd.isGetAndTouch() ? Integer.parseInt(request.token(1)) : -1;
     return Request.retrieval(cmd, ttl, keys);
+  }
+
+  /**
+   * Splits {@code keys} into runs, in order, each of whose keys with a space before each take at
+   * most {@code limit} bytes in UTF-8 (a key longer than that alone makes a run): the lines of a
+   * multi-key retrieval that memcached reads. A {@code null} key counts as empty, left to fail
+   * where the request is made.
+   */
+  public static List<List<String>> lines(Collection<String> keys, int limit) {
+    List<List<String>> lines = new ArrayList<>();
+    List<String> line = new ArrayList<>();
+    int bytes = 0;
+    for (String k : keys) {
+      int n = 1 + (k == null ? 0 : utf8Length(k));
+      if (bytes + n > limit && !line.isEmpty()) {
+        lines.add(line);
+        line = new ArrayList<>();
+        bytes = 0;
+      }
+      line.add(k);
+      bytes += n;
+    }
+    lines.add(line);
+    return lines;
+  }
+
+  /** The length of {@code s} in UTF-8, without encoding it. */
+  public static int utf8Length(String s) {
+    int n = 0;
+    for (int i = 0, len = s.length(); i < len; i++) {
+      char c = s.charAt(i);
+      n += c < 0x80 ? 1 : c < 0x800 || Character.isSurrogate(c) ? 2 : 3; // a pair: 2 + 2
+    }
+    return n;
   }
 
   /** Merges part replies into one reply whose items follow {@code keys}' order. */
