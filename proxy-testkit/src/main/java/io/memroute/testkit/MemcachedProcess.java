@@ -280,41 +280,62 @@ public final class MemcachedProcess implements AutoCloseable {
 
   /**
    * The first argument that sets the listen address, a port or daemon mode, read as memcached's
-   * getopt reads it: a short option's value may follow in the same word ({@code -p11211}), short
-   * flags cluster ({@code -vd}), and the word after an option that takes a value is that value,
-   * whatever it looks like. Returns null if there is none.
+   * getopt reads it (see {@link #options}). Returns null if there is none.
    */
   static String managedOption(List<String> args) {
+    for (Option o : options(args)) {
+      if (o.name().startsWith("--")
+          ? LONG_MANAGED.contains(o.name())
+          : SHORT_MANAGED.indexOf(o.name().charAt(0)) >= 0) {
+        return o.word();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * One option as getopt reads it: its name ({@code "p"}, or {@code "--port"}), the word it stands
+   * in, and its value, or {@code null} for a flag.
+   */
+  record Option(String name, String word, String value) {}
+
+  /**
+   * The options of {@code args} as memcached's getopt reads them: a short option's value may follow
+   * in the same word ({@code -p11211}), short flags cluster ({@code -vd}), a long option's value
+   * follows {@code =} or is the next word, and the word after an option that takes a value is that
+   * value, whatever it looks like; {@code --} ends the options.
+   */
+  static List<Option> options(List<String> args) {
+    List<Option> out = new ArrayList<>();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       if (arg.equals("--")) {
-        return null; // getopt stops here
+        break; // getopt stops here
       }
       if (arg.startsWith("--")) {
         int eq = arg.indexOf('=');
         String name = eq < 0 ? arg : arg.substring(0, eq);
-        if (LONG_MANAGED.contains(name)) {
-          return arg;
-        }
+        String value = eq >= 0 ? arg.substring(eq + 1) : null;
         if (eq < 0 && LONG_WITH_VALUE.contains(name)) {
-          i++; // its value
+          value = ++i < args.size() ? args.get(i) : null; // its value
         }
+        out.add(new Option(name, arg, value));
       } else if (arg.length() > 1 && arg.charAt(0) == '-') {
         for (int j = 1; j < arg.length(); j++) {
           char option = arg.charAt(j);
-          if (SHORT_MANAGED.indexOf(option) >= 0) {
-            return arg;
+          if (SHORT_WITH_VALUE.indexOf(option) < 0) {
+            out.add(new Option(String.valueOf(option), arg, null));
+            continue;
           }
-          if (SHORT_WITH_VALUE.indexOf(option) >= 0) {
-            if (j == arg.length() - 1) {
-              i++; // its value is the next word
-            }
-            break; // or the rest of this one
-          }
+          // its value is the rest of this word, or the next word
+          String value =
+              j < arg.length() - 1 ? arg.substring(j + 1) : ++i < args.size() ? args.get(i) : null;
+          out.add(new Option(String.valueOf(option), arg, value));
+          break;
         }
       }
     }
-    return null;
+    return out;
   }
 
   /**

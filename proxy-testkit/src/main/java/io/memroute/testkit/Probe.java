@@ -89,14 +89,9 @@ final class Probe {
    */
   static String authPrelude(List<String> args) {
     String file = null;
-    for (int i = 0; i < args.size() && file == null; i++) {
-      String a = args.get(i);
-      if ((a.equals("-Y") || a.equals("--auth-file")) && i + 1 < args.size()) {
-        file = args.get(i + 1);
-      } else if (a.startsWith("--auth-file=")) {
-        file = a.substring("--auth-file=".length());
-      } else if (a.startsWith("-Y") && a.length() > 2) {
-        file = a.substring(2);
+    for (MemcachedProcess.Option o : MemcachedProcess.options(args)) {
+      if (file == null && (o.name().equals("Y") || o.name().equals("--auth-file"))) {
+        file = o.value();
       }
     }
     if (file == null) {

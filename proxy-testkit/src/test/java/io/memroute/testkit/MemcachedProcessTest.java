@@ -188,6 +188,32 @@ class MemcachedProcessTest {
   }
 
   @Test
+  void anAuthFileIsFoundInEveryFormGetoptReads() {
+    for (List<String> args :
+        List.of(
+            List.of("-Y", "auth.txt"),
+            List.of("-Yauth.txt"),
+            List.of("-vY", "auth.txt"),
+            List.of("-vYauth.txt"),
+            List.of("--auth-file", "auth.txt"),
+            List.of("--auth-file=auth.txt"),
+            List.of("-I", "2m", "-Y", "auth.txt"))) {
+      assertThat(
+              MemcachedProcess.options(args).stream()
+                  .filter(o -> o.name().equals("Y") || o.name().equals("--auth-file"))
+                  .map(MemcachedProcess.Option::value))
+          .as(args.toString())
+          .containsExactly("auth.txt");
+    }
+    // a value that only looks like the option is not one, and -- ends the options
+    assertThat(MemcachedProcess.options(List.of("-o", "-Y", "-v")))
+        .extracting(MemcachedProcess.Option::name)
+        .containsExactly("o", "v");
+    assertThat(MemcachedProcess.options(List.of("--", "-Y", "auth.txt"))).isEmpty();
+    assertThat(Probe.authPrelude(List.of("-o", "-Y"))).isEmpty();
+  }
+
+  @Test
   void extraArgsRefuseEveryFormOfTheManagedOptionsAndDaemonMode() {
     MemcachedProcess.Builder builder = MemcachedProcess.builder();
     // getopt takes a short option's value from the same word, and options clustered after flags
