@@ -60,7 +60,7 @@ public final class NettyBackend implements ManagedBackend {
 
   private volatile BackendOptions options;
   private volatile BackendState state;
-  // the last failure while bad, which MARKED_BAD replies carry so that callers see why
+  // the last counted failure, which MARKED_BAD replies carry so that callers see why it is bad
   private volatile String badCause;
   private volatile long readTimeoutNanos;
 
@@ -415,13 +415,13 @@ public final class NettyBackend implements ManagedBackend {
     failures++;
     failureCounts[reason.ordinal()].increment();
     notifyFailure(reason, failures);
+    // read while bad only: the failure that made it bad, or its last retry's
+    badCause = describe(reason, message);
     BackendOptions o = options;
     if (state == BackendState.BAD) {
-      badCause = describe(reason, message);
       return retryDelayNanos(o);
     }
     if (failures > o.failureLimit()) {
-      badCause = describe(reason, message);
       long now = ticker.nanoTime();
       flaps = upSinceNanos != 0 && now - upSinceNanos < o.flapTime().toNanos() ? flaps + 1 : 0;
       transition(BackendState.BAD, reason);
