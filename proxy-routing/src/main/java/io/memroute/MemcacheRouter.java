@@ -535,7 +535,9 @@ public final class MemcacheRouter implements AutoCloseable {
       // a binder per call would add a reconfigure listener per call, never removed
       m = perBackendTags ? metrics : summedMetrics;
       if (m == null) {
-        m = new MemrouteMetrics(engine, perBackendTags, name);
+        m =
+            new MemrouteMetrics(
+                engine, perBackendTags, name, perBackendTags ? summedMetrics : metrics);
         if (perBackendTags) {
           metrics = m;
         } else {
@@ -685,8 +687,10 @@ public final class MemcacheRouter implements AutoCloseable {
 
     /**
      * Names the router: its meters carry a {@code router} tag with the name, which sets apart
-     * several routers bound to one registry (unnamed, they would share meters of the same name: a
-     * registry hands out the meter it has). Unnamed by default, without the tag.
+     * several routers bound to one registry. Routers on one registry need distinct names: a
+     * registry hands out a meter it has, so two under one name (or both unnamed) would share
+     * meters, and {@link MemrouteMetrics#bindTo} refuses the second. Unnamed by default, without
+     * the tag.
      *
      * @param name 1-64 characters, no whitespace or control characters
      */

@@ -14,8 +14,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -55,41 +57,82 @@ import java.util.function.ToLongFunction;
  * Closing the router removes the meters its binders registered.
  *
  * <p>A router has one binder of each kind: {@link MemcacheRouter#metrics()} returns the same one on
- * every call. It may be bound to several registries.
+ * every call. It may be bound to several registries, and both kinds to one registry.
+ *
+ * <p>Several routers bound to one registry need distinct {@linkplain
+ * MemcacheRouter.Builder#name(String) names}: a registry hands out a meter it has instead of
+ * registering another, so two routers under one name (or both unnamed) would report one router's
+ * counts for both. {@link #bindTo} refuses the second such router; closing a router removes its
+ * meters, so that the router replacing it can be bound under the same name.
  */
 public final class MemrouteMetrics implements MeterBinder {
   private final RouterEngine engine;
   private final boolean perBackend;
+  private final String routerName; // null: unnamed
   private final Tags routerTags; // router=<name> when the router is named
+  private final Bindings bindings; // shared with the router's other binder
   // per registry: the per-backend meters this binder registered, by label, and its other ones
   private final Map<MeterRegistry, Map<String, List<Meter>>> bound = new HashMap<>();
   private final Map<MeterRegistry, List<Meter>> boundCommon = new HashMap<>();
 
-  MemrouteMetrics(RouterEngine engine, boolean perBackend, String routerName) {
+  // bindings one at a time in the JVM: two routers binding one registry at once would each find
+  // the other's meters missing, and both pass the check for them
+  private static final Object BINDING = new Object();
+
+  /**
+   * What a router's two binders share: the registries the router is bound to (the meters one binder
+   * finds there from the other are its own router's, not another's), and the lock both take.
+   */
+  private static final class Bindings {
+    final Set<MeterRegistry> registries = Collections.newSetFromMap(new IdentityHashMap<>());
+  }
+
+  /**
+   * @param sibling the router's other binder, {@code null} if it has none yet
+   */
+  MemrouteMetrics(
+      RouterEngine engine, boolean perBackend, String routerName, MemrouteMetrics sibling) {
     this.engine = engine;
     this.perBackend = perBackend;
+    this.routerName = routerName;
     this.routerTags = routerName == null ? Tags.empty() : Tags.of("router", routerName);
+    this.bindings = sibling == null ? new Bindings() : sibling.bindings;
     engine.onReconfigure(this::rebind);
     engine.onClose(this::unbind);
   }
 
   /** Removes every meter this binder registered: a closed router's would shadow its successor's. */
-  private synchronized void unbind() {
-    boundCommon.forEach((registry, meters) -> meters.forEach(registry::remove));
-    boundCommon.clear();
-    bound.forEach(
-        (registry, byLabel) -> byLabel.values().forEach(ms -> ms.forEach(registry::remove)));
-    bound.clear();
+  private void unbind() {
+    synchronized (bindings) {
+      boundCommon.forEach((registry, meters) -> meters.forEach(registry::remove));
+      boundCommon.clear();
+      bound.forEach(
+          (registry, byLabel) -> byLabel.values().forEach(ms -> ms.forEach(registry::remove)));
+      bound.clear();
+      bindings.registries.clear();
+    }
   }
 
   /**
    * Registers the router's meters. A closed router registers none: closing it removed the meters
    * its binders registered, so that a router replacing it can register its own under the same
    * names.
+   *
+   * @throws IllegalStateException if another router with this router's name (or, unnamed, another
+   *     unnamed router) has its meters in {@code registry}; nothing is registered then. Name the
+   *     routers ({@link MemcacheRouter.Builder#name(String)}), or close the other first.
    */
   @Override
-  public synchronized void bindTo(MeterRegistry registry) {
+  public void bindTo(MeterRegistry registry) {
     Objects.requireNonNull(registry, "registry");
+    synchronized (BINDING) {
+      synchronized (bindings) {
+        bind(registry);
+      }
+    }
+  }
+
+  private void bind(MeterRegistry registry) {
     if (engine.isClosed()) {
       return;
     }
@@ -134,6 +177,9 @@ public final class MemrouteMetrics implements MeterBinder {
               .tags(routerTags)
               .register(registry));
     }
+    if (bindings.registries.add(registry)) {
+      refuseAnotherRouters(registry, others, common);
+    }
     if (!perBackend) {
       common.addAll(bindBackendMeters(registry, routerTags, null));
     }
@@ -142,8 +188,28 @@ public final class MemrouteMetrics implements MeterBinder {
     boundCommon.computeIfAbsent(registry, r -> new ArrayList<>()).addAll(common);
     if (perBackend) {
       bound.computeIfAbsent(registry, r -> new HashMap<>());
-      rebind();
+      rebindLocked();
     }
+  }
+
+  /**
+   * Every router registers these meters under its name: where the registry had one already, before
+   * this router was bound to it, another router has it, and would report its counts for both. The
+   * ids compared are those the registry gave, after its filters (common tags, renames).
+   */
+  private void refuseAnotherRouters(
+      MeterRegistry registry, Set<Meter.Id> others, List<Meter> common) {
+    if (common.stream().noneMatch(m -> others.contains(m.getId()))) {
+      return;
+    }
+    common.stream().filter(m -> !others.contains(m.getId())).forEach(registry::remove);
+    bindings.registries.remove(registry);
+    throw new IllegalStateException(
+        "name: "
+            + (routerName == null ? "none" : "'" + routerName + "'")
+            + ", the same as another router's bound to this registry (expected: a distinct"
+            + " MemcacheRouter.builder().name(...) for each router on one registry, or the other"
+            + " router closed first: their meters would mix)");
   }
 
   private static Set<Meter.Id> ids(MeterRegistry registry) {
@@ -167,7 +233,13 @@ public final class MemrouteMetrics implements MeterBinder {
    * this binder registered. A registry hands out a meter it has (another router's with the same
    * labels) instead of registering one: removing that would take it from its owner for good.
    */
-  private synchronized void rebind() {
+  private void rebind() {
+    synchronized (bindings) {
+      rebindLocked();
+    }
+  }
+
+  private void rebindLocked() {
     Map<String, ManagedBackend> current = engine.backends();
     for (Map.Entry<MeterRegistry, Map<String, List<Meter>>> e : bound.entrySet()) {
       MeterRegistry registry = e.getKey();

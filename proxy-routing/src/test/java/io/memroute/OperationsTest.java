@@ -23,6 +23,8 @@ import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.netty.channel.IoEventLoop;
@@ -158,46 +160,99 @@ class OperationsTest {
   }
 
   /**
-   * Two routers with the same backend labels bound to one registry: the registry keeps the first
-   * router's meters and hands them to the second. A reconfiguration of the second that removed a
-   * label used to remove those meters, the first router's, for good (its binder, thinking them
-   * registered, never added them back). A binder now removes only meters it registered.
+   * Two unnamed routers (or two under one name) bound to one registry: the registry handed the
+   * first router's meters to the second, which reported the first one's counts as its own, and a
+   * reconfiguration of the second could remove the first's meters. The second binding is now
+   * refused, with nothing registered; once the first is closed, it binds.
    */
   @Test
-  void aReconfigurationRemovesOnlyItsOwnRoutersMeters() throws Exception {
+  void aSecondRouterUnderTheSameNameIsRefusedByARegistry() throws Exception {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    registry.config().commonTags("app", "test"); // the ids compared are those after the filters
     try (MemcacheRouter first = router(2);
         MemcacheRouter second = router(2)) {
       first.ready().get(10, TimeUnit.SECONDS);
-      MeterRegistry registry = new SimpleMeterRegistry();
       first.metrics().bindTo(registry);
-      second.metrics().bindTo(registry);
+      first.metrics().bindTo(registry); // bound again, and its other binder: the same router
+      first.metrics(false).bindTo(registry);
+      List<Meter.Id> firsts = registry.getMeters().stream().map(Meter::getId).toList();
+      assertThat(firsts).isNotEmpty();
+      String refused =
+          "name: none, the same as another router's bound to this registry (expected: a distinct"
+              + " MemcacheRouter.builder().name(...) for each router on one registry, or the other"
+              + " router closed first: their meters would mix)";
+      assertThatThrownBy(() -> second.metrics().bindTo(registry))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(refused);
+      assertThatThrownBy(() -> second.metrics(false).bindTo(registry))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage(refused);
+      assertThat(registry.getMeters())
+          .map(Meter::getId)
+          .containsExactlyInAnyOrderElementsOf(firsts);
+      // the first's meters count its requests only, and the second's reconfiguration keeps them
+      second.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+      first.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+      assertThat(backendRequests(registry, "set")).isEqualTo(2); // per backend and summed
       second.reconfigure(config(memcached.addresses(), 1, Duration.ofSeconds(3)));
       assertThat(registry.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNotNull();
-      first.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+
+      first.close();
+      assertThat(registry.getMeters()).isEmpty();
+      second.metrics().bindTo(registry);
+      second.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
       assertThat(backendRequests(registry, "set")).isEqualTo(1);
-      // and what the second registered itself, it removes
-      MeterRegistry own = new SimpleMeterRegistry();
-      second.reconfigure(config(memcached.addresses(), 2, Duration.ofSeconds(3)));
-      second.metrics().bindTo(own);
-      second.reconfigure(config(memcached.addresses(), 1, Duration.ofSeconds(3)));
-      assertThat(own.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNull();
-      assertThat(own.find("memroute.backend.state").tag("backend", "mc0").gauge()).isNotNull();
+      assertThat(registry.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNull();
     }
+    try (MemcacheRouter a = named("sessions", 1);
+        MemcacheRouter b = named("sessions", 1);
+        MemcacheRouter c = named("pages", 1)) {
+      MeterRegistry shared = new SimpleMeterRegistry();
+      a.metrics(false).bindTo(shared);
+      assertThatThrownBy(() -> b.metrics().bindTo(shared))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageStartingWith("name: 'sessions', the same as another router's bound");
+      c.metrics().bindTo(shared);
+      assertThat(shared.find("memroute.active.requests").gauges()).hasSize(2);
+    }
+  }
+
+  /**
+   * What a binder registered itself, a reconfiguration that removes the backend removes; what the
+   * registry had already (registered by someone else under the same id), it leaves.
+   */
+  @Test
+  void aReconfigurationRemovesOnlyTheMetersItsBinderRegistered() throws Exception {
+    try (MemcacheRouter router = router(2)) {
+      MeterRegistry registry = new SimpleMeterRegistry();
+      Gauge theirs =
+          Gauge.builder("memroute.backend.state", () -> 7).tag("backend", "mc1").register(registry);
+      router.metrics().bindTo(registry);
+      router.reconfigure(config(memcached.addresses(), 1, Duration.ofSeconds(3)));
+      assertThat(registry.find("memroute.backend.state").tag("backend", "mc1").gauge())
+          .isSameAs(theirs);
+      assertThat(registry.find("memroute.backend.state").tag("backend", "mc0").gauge()).isNotNull();
+      router.reconfigure(config(memcached.addresses(), 2, Duration.ofSeconds(3)));
+      router.reconfigure(config(memcached.addresses(), 1, Duration.ofSeconds(3)));
+      assertThat(registry.find("memroute.backend.state").tag("backend", "mc1").gauge())
+          .isSameAs(theirs);
+      assertThat(registry.find("memroute.backend.connections").tag("backend", "mc1").gauge())
+          .isNull();
+    }
+  }
+
+  private static MemcacheRouter named(String name, int servers) {
+    return MemcacheRouter.builder()
+        .name(name)
+        .config(config(memcached.addresses(), servers, Duration.ofSeconds(3)))
+        .build();
   }
 
   /** Named routers bound to one registry keep their own meters, told apart by a router tag. */
   @Test
   void namedRoutersOnOneRegistryCountTheirOwnRequests() throws Exception {
-    try (MemcacheRouter a =
-            MemcacheRouter.builder()
-                .name("sessions")
-                .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
-                .build();
-        MemcacheRouter b =
-            MemcacheRouter.builder()
-                .name("pages")
-                .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
-                .build()) {
+    try (MemcacheRouter a = named("sessions", 2);
+        MemcacheRouter b = named("pages", 2)) {
       MeterRegistry registry = new SimpleMeterRegistry();
       a.metrics().bindTo(registry);
       b.metrics().bindTo(registry);
