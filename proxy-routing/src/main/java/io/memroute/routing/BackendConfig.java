@@ -1,6 +1,7 @@
 package io.memroute.routing;
 
 import io.memroute.core.BackendOptions;
+import io.memroute.core.internal.Hosts;
 import java.util.Objects;
 
 /**
@@ -69,10 +70,7 @@ public final class BackendConfig {
         port = parsePort(a.substring(colon + 1), address);
       }
     }
-    if (host.isEmpty() || host.chars().anyMatch(c -> c <= ' ')) {
-      throw new IllegalArgumentException(
-          "address: '" + address + "' (expected: a host name or IP)");
-    }
+    Hosts.checkHost(host, "address", address);
     String l =
         label == null ? (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port : label;
     if (l.isEmpty() || l.length() > 255 || l.chars().anyMatch(c -> c <= ' ')) {

@@ -152,6 +152,19 @@ class PublicApiInputTest {
         .withMessage("address: '" + address + "' (expected: a port 1-65535)");
   }
 
+  /** The same check as TransportResources.createBackend's, named after the address it read. */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {":11211", "[]:11211", "a b:11211", "[::1 ]:11211", "h\u0001:1", "[h\u0000]"})
+  void backendConfigRefusesAHostNoConnectionCouldReach(String address) {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> BackendConfig.of(address))
+        .withMessage("address: '" + address + "' (expected: a host name or IP)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> RouterConfig.builder().backend("a", address))
+        .withMessage("address: '" + address + "' (expected: a host name or IP)");
+  }
+
   @Test
   void backendConfigStillTakesLeadingZeros() {
     assertThat(BackendConfig.of("h:011211").port()).isEqualTo(11211);

@@ -4,6 +4,7 @@ import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Ticker;
 import io.memroute.core.internal.GuardedFuture;
+import io.memroute.core.internal.Hosts;
 import io.memroute.core.internal.NonBlockingThread;
 import io.memroute.transport.internal.NettyBackend;
 import io.netty.channel.EventLoopGroup;
@@ -103,10 +104,7 @@ public final class TransportResources implements AutoCloseable {
     Objects.requireNonNull(host, "host");
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(listener, "listener");
-    if (host.isEmpty() || host.chars().anyMatch(c -> c <= ' ')) {
-      // such a backend would only fail, once used, to resolve or to connect
-      throw new IllegalArgumentException("host: '" + host + "' (expected: a host name or IP)");
-    }
+    Hosts.checkHost(host, "host", host);
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException("port: " + port + " (expected: 1-65535)");
     }
