@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -60,46 +61,32 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * <p>The constructor checks everything with memroute's own validation, so a bad value fails the
  * application's startup with an {@link IllegalArgumentException} that names every offending
- * property, e.g. {@code memroute.failure-limit: -1 (expected: 0-1000)}. Immutable.
- *
- * @param servers {@code host:port} addresses of the simple form; empty when {@code backends} is
- *     used
- * @param backends address by label; empty when {@code servers} is used
- * @param pools backend labels by pool name, in placement order; only with {@code backends}
- * @param route the pool the root route sends every request to; {@code null} with one pool
- * @param connectTimeout connect deadline, {@code null} for the default (5 s)
- * @param readTimeout per-request deadline, {@code null} for the default (3 s)
- * @param retryTimeout wait before a bad backend is tried again, {@code null} for the default (3 s)
- * @param failureLimit failures tolerated before a backend is marked bad, {@code null} for 3
- * @param connections connections per backend (1-8), {@code null} for 1
- * @param transport {@code auto}, {@code epoll}, {@code io_uring}, {@code nio} or {@code direct}
- * @param shutdownTimeout how long closing waits for requests in flight
- * @param activeRequestLimit requests running at once, {@code null} or 0 for unlimited
- * @param bufferMemoryLimit request bytes in flight, {@code null} or 0 for unlimited
- * @param authUsername username of memcached's ASCII authentication, {@code null} for none
- * @param authPassword its password; {@link #toString()} never shows it
- * @param perBackendMetrics whether meters carry a {@code backend} tag
- * @param tls TLS to every backend, {@code memroute.tls.*}; none set: plaintext
+ * property, e.g. {@code memroute.failure-limit: -1 (expected: 0-1000)}; it keeps the router
+ * configuration and the transport it resolved. Immutable. Spring binds it by the constructor's
+ * parameter names: compile with {@code -parameters}, as {@code spring-boot-starter-parent} does.
  */
 @ConfigurationProperties(prefix = "memroute")
-public record MemrouteProperties(
-    List<String> servers,
-    Map<String, String> backends,
-    Map<String, List<String>> pools,
-    String route,
-    Duration connectTimeout,
-    Duration readTimeout,
-    Duration retryTimeout,
-    Integer failureLimit,
-    Integer connections,
-    @DefaultValue("auto") String transport,
-    Duration shutdownTimeout,
-    Integer activeRequestLimit,
-    Long bufferMemoryLimit,
-    String authUsername,
-    String authPassword,
-    @DefaultValue("true") boolean perBackendMetrics,
-    Tls tls) {
+public final class MemrouteProperties {
+  private final List<String> servers;
+  private final Map<String, String> backends;
+  private final Map<String, List<String>> pools;
+  private final String route;
+  private final Duration connectTimeout;
+  private final Duration readTimeout;
+  private final Duration retryTimeout;
+  private final Integer failureLimit;
+  private final Integer connections;
+  private final String transport;
+  private final Duration shutdownTimeout;
+  private final Integer activeRequestLimit;
+  private final Long bufferMemoryLimit;
+  private final String authUsername;
+  private final String authPassword;
+  private final boolean perBackendMetrics;
+  private final Tls tls;
+  // resolved once, by the constructor's checks; the configuration has the TLS context of startup
+  private final RouterConfig config;
+  private final Transport transportType;
 
   /**
    * TLS to every backend ({@code memroute.tls.*}, see docs/getting-started.md#tls). TLS is on when
@@ -124,103 +111,30 @@ public record MemrouteProperties(
   }
 
   /**
-   * Checks the properties.
+   * Checks the properties and resolves the router configuration and the transport they describe.
    *
+   * @param servers {@code host:port} addresses of the simple form; empty when {@code backends} is
+   *     used
+   * @param backends address by label; empty when {@code servers} is used
+   * @param pools backend labels by pool name, in placement order; only with {@code backends}
+   * @param route the pool the root route sends every request to; {@code null} with one pool
+   * @param connectTimeout connect deadline, {@code null} for the default (5 s)
+   * @param readTimeout per-request deadline, {@code null} for the default (3 s)
+   * @param retryTimeout wait before a bad backend is tried again, {@code null} for the default (3
+   *     s)
+   * @param failureLimit failures tolerated before a backend is marked bad, {@code null} for 3
+   * @param connections connections per backend (1-8), {@code null} for 1
+   * @param transport {@code auto}, {@code epoll}, {@code io_uring}, {@code nio} or {@code direct}
+   * @param shutdownTimeout how long closing waits for requests in flight
+   * @param activeRequestLimit requests running at once, {@code null} or 0 for unlimited
+   * @param bufferMemoryLimit request bytes in flight, {@code null} or 0 for unlimited
+   * @param authUsername username of memcached's ASCII authentication, {@code null} for none
+   * @param authPassword its password; {@link #toString()} never shows it
+   * @param perBackendMetrics whether meters carry a {@code backend} tag
+   * @param tls TLS to every backend, {@code memroute.tls.*}; none set: plaintext
    * @throws IllegalArgumentException listing every invalid property by its name
    */
-  public MemrouteProperties {
-    servers = servers == null ? List.of() : List.copyOf(servers);
-    backends =
-        backends == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(backends));
-    Map<String, List<String>> p = new LinkedHashMap<>();
-    if (pools != null) {
-      pools.forEach(
-          (name, labels) -> p.put(name, labels == null ? List.of() : List.copyOf(labels)));
-    }
-    pools = Collections.unmodifiableMap(p);
-    transport = transport == null || transport.isBlank() ? "auto" : transport.trim();
-    shutdownTimeout =
-        shutdownTimeout == null ? MemcacheRouter.DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
-    tls = tls == null ? Tls.NONE : tls;
-    List<String> problems = new ArrayList<>();
-    SSLContext context = resolveTls(tls, problems);
-    resolveConfig(
-        servers,
-        backends,
-        pools,
-        route,
-        connectTimeout,
-        readTimeout,
-        retryTimeout,
-        failureLimit,
-        connections,
-        activeRequestLimit,
-        bufferMemoryLimit,
-        authUsername,
-        authPassword,
-        context,
-        tls.verifyHostname(),
-        problems);
-    if (resolveTransport(transport, problems) == Transport.DIRECT && tls.on()) {
-      problems.add(
-          "memroute.tls: TLS with memroute.transport="
-              + transport
-              + (transport.equalsIgnoreCase("direct") ? "" : ", which is direct here")
-              + " (expected: auto, epoll, io_uring or nio: the direct transport cannot do TLS)");
-    }
-    check(
-        problems,
-        "memroute.shutdown-timeout",
-        "shutdownTimeout",
-        shutdownTimeout,
-        t -> MemcacheRouter.builder().shutdownTimeout(t));
-    if (!problems.isEmpty()) {
-      throw new IllegalArgumentException(
-          "invalid memroute properties: " + String.join("; ", problems));
-    }
-  }
-
-  /**
-   * Returns the router configuration these properties describe: backends, pools and root route.
-   * With {@code trust-certificates}, each call builds a new {@link SSLContext} for the backend
-   * options: a configuration from another call has other connection settings (see {@link
-   * BackendOptions#sameConnectionSettings}); without, every call uses the JVM's default context.
-   *
-   * @throws IllegalStateException if TLS is on and its context cannot be made now (the trust file
-   *     was checked at startup but is unreadable since): never a plaintext configuration instead
-   */
-  public RouterConfig routerConfig() {
-    List<String> problems = new ArrayList<>();
-    SSLContext context = resolveTls(tls, problems);
-    if (!problems.isEmpty()) {
-      // resolveTls answers null on a problem, which would mean plaintext
-      throw new IllegalStateException("memroute properties: " + String.join("; ", problems));
-    }
-    return resolveConfig(
-        servers,
-        backends,
-        pools,
-        route,
-        connectTimeout,
-        readTimeout,
-        retryTimeout,
-        failureLimit,
-        connections,
-        activeRequestLimit,
-        bufferMemoryLimit,
-        authUsername,
-        authPassword,
-        context,
-        tls.verifyHostname(),
-        new ArrayList<>());
-  }
-
-  /** Returns the transport: the one named, or {@link Transport#auto()} for {@code auto}. */
-  public Transport transportType() {
-    return resolveTransport(transport, new ArrayList<>());
-  }
-
-  private static RouterConfig resolveConfig(
+  public MemrouteProperties(
       List<String> servers,
       Map<String, String> backends,
       Map<String, List<String>> pools,
@@ -230,16 +144,222 @@ public record MemrouteProperties(
       Duration retryTimeout,
       Integer failureLimit,
       Integer connections,
+      @DefaultValue("auto") String transport,
+      Duration shutdownTimeout,
       Integer activeRequestLimit,
       Long bufferMemoryLimit,
       String authUsername,
       String authPassword,
-      SSLContext tls,
-      boolean verifyHostname,
-      List<String> problems) {
+      @DefaultValue("true") boolean perBackendMetrics,
+      Tls tls) {
+    this.servers = servers == null ? List.of() : List.copyOf(servers);
+    this.backends =
+        backends == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(backends));
+    Map<String, List<String>> p = new LinkedHashMap<>();
+    if (pools != null) {
+      pools.forEach(
+          (name, labels) -> p.put(name, labels == null ? List.of() : List.copyOf(labels)));
+    }
+    this.pools = Collections.unmodifiableMap(p);
+    this.route = route;
+    this.connectTimeout = connectTimeout;
+    this.readTimeout = readTimeout;
+    this.retryTimeout = retryTimeout;
+    this.failureLimit = failureLimit;
+    this.connections = connections;
+    this.transport = transport == null || transport.isBlank() ? "auto" : transport.trim();
+    this.shutdownTimeout =
+        shutdownTimeout == null ? MemcacheRouter.DEFAULT_SHUTDOWN_TIMEOUT : shutdownTimeout;
+    this.activeRequestLimit = activeRequestLimit;
+    this.bufferMemoryLimit = bufferMemoryLimit;
+    this.authUsername = authUsername;
+    this.authPassword = authPassword;
+    this.perBackendMetrics = perBackendMetrics;
+    this.tls = tls == null ? Tls.NONE : tls;
+
+    List<String> problems = new ArrayList<>();
+    this.config = resolveConfig(resolveTls(this.tls, problems), problems);
+    this.transportType = resolveTransport(this.transport, problems);
+    if (transportType == Transport.DIRECT && this.tls.on()) {
+      problems.add(
+          "memroute.tls: TLS with memroute.transport="
+              + this.transport
+              + (this.transport.equalsIgnoreCase("direct") ? "" : ", which is direct here")
+              + " (expected: auto, epoll, io_uring or nio: the direct transport cannot do TLS)");
+    }
+    check(
+        problems,
+        "memroute.shutdown-timeout",
+        "shutdownTimeout",
+        this.shutdownTimeout,
+        t -> MemcacheRouter.builder().shutdownTimeout(t));
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(
+          "invalid memroute properties: " + String.join("; ", problems));
+    }
+  }
+
+  /**
+   * Returns the router configuration these properties describe: backends, pools and root route, as
+   * the constructor resolved and checked them. With {@code trust-certificates}, each call reads the
+   * file again into a new {@link SSLContext} for the backend options: a configuration from another
+   * call has other connection settings (see {@link BackendOptions#sameConnectionSettings});
+   * without, every call returns the same configuration, with the JVM's default context or none.
+   *
+   * @throws IllegalStateException if TLS is on and its context cannot be made now (the trust file
+   *     was checked at startup but is unreadable since): never a plaintext configuration instead
+   */
+  public RouterConfig routerConfig() {
+    if (!tls.on() || tls.trustCertificates() == null) {
+      return config;
+    }
+    List<String> problems = new ArrayList<>();
+    SSLContext context = resolveTls(tls, problems);
+    if (!problems.isEmpty()) {
+      // resolveTls answers null on a problem, which would mean plaintext
+      throw new IllegalStateException("memroute properties: " + String.join("; ", problems));
+    }
+    return config.toBuilder()
+        .backendDefaults(config.backendDefaults().toBuilder().tls(context).build())
+        .build();
+  }
+
+  /**
+   * Returns the transport: the one named, or for {@code auto} the one {@link Transport#auto()}
+   * chose when the constructor checked the properties.
+   */
+  public Transport transportType() {
+    return transportType;
+  }
+
+  /** Returns the {@code host:port} addresses of the simple form; empty with {@code backends}. */
+  public List<String> servers() {
+    return servers;
+  }
+
+  /** Returns the address by label; empty with {@code servers}. */
+  public Map<String, String> backends() {
+    return backends;
+  }
+
+  /** Returns the backend labels by pool name, in placement order. */
+  public Map<String, List<String>> pools() {
+    return pools;
+  }
+
+  /** Returns the pool the root route sends to, {@code null} if not set. */
+  public String route() {
+    return route;
+  }
+
+  /** Returns the connect deadline, {@code null} for memroute's default. */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /** Returns the per-request deadline, {@code null} for memroute's default. */
+  public Duration readTimeout() {
+    return readTimeout;
+  }
+
+  /** Returns the wait before a bad backend is tried again, {@code null} for the default. */
+  public Duration retryTimeout() {
+    return retryTimeout;
+  }
+
+  /**
+   * Returns the failures tolerated before a backend is marked bad, {@code null} for the default.
+   */
+  public Integer failureLimit() {
+    return failureLimit;
+  }
+
+  /** Returns the connections per backend, {@code null} for the default. */
+  public Integer connections() {
+    return connections;
+  }
+
+  /** Returns the transport as written: {@code auto} when not set. */
+  public String transport() {
+    return transport;
+  }
+
+  /** Returns how long closing waits for requests in flight. */
+  public Duration shutdownTimeout() {
+    return shutdownTimeout;
+  }
+
+  /** Returns the limit of requests running at once, {@code null} if not set. */
+  public Integer activeRequestLimit() {
+    return activeRequestLimit;
+  }
+
+  /** Returns the limit of request bytes in flight, {@code null} if not set. */
+  public Long bufferMemoryLimit() {
+    return bufferMemoryLimit;
+  }
+
+  /** Returns the authentication username, {@code null} for none. */
+  public String authUsername() {
+    return authUsername;
+  }
+
+  /** Returns the authentication password, {@code null} for none. */
+  public String authPassword() {
+    return authPassword;
+  }
+
+  /** Returns whether meters carry a {@code backend} tag. */
+  public boolean perBackendMetrics() {
+    return perBackendMetrics;
+  }
+
+  /** Returns the TLS properties; {@link Tls#on()} is {@code false} when none is set. */
+  public Tls tls() {
+    return tls;
+  }
+
+  /** Equal when every property is. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof MemrouteProperties other && values().equals(other.values());
+  }
+
+  /** Hashes every property. */
+  @Override
+  public int hashCode() {
+    return values().hashCode();
+  }
+
+  private List<Object> values() {
+    return Arrays.asList(
+        servers,
+        backends,
+        pools,
+        route,
+        connectTimeout,
+        readTimeout,
+        retryTimeout,
+        failureLimit,
+        connections,
+        transport,
+        shutdownTimeout,
+        activeRequestLimit,
+        bufferMemoryLimit,
+        authUsername,
+        authPassword,
+        perBackendMetrics,
+        tls);
+  }
+
+  /**
+   * Builds the configuration of these properties with {@code context} for TLS, recording each
+   * problem under its property's name; {@code null} on a problem.
+   */
+  private RouterConfig resolveConfig(SSLContext context, List<String> problems) {
     RouterConfig.Builder config = RouterConfig.builder();
     BackendOptions.Builder options =
-        BackendOptions.builder().tls(tls).tlsVerifyHostname(verifyHostname);
+        BackendOptions.builder().tls(context).tlsVerifyHostname(tls.verifyHostname());
     check(
         problems,
         "memroute.connect-timeout",

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.CertificateAuthority;
+import io.memroute.transport.Transport;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -156,6 +159,55 @@ class BadPropertiesTest {
                   .isThrownBy(p::routerConfig)
                   .withMessageStartingWith(
                       "memroute properties: memroute.tls.trust-certificates: '" + pem + "'");
+            });
+  }
+
+  /**
+   * The constructor resolves the configuration and the transport once: routerConfig() checked every
+   * property again on each call, and transportType() read the transport system property again,
+   * answering null once it named no transport. Each now returns what startup resolved.
+   */
+  @Test
+  void theConfigurationAndTheTransportAreResolvedOnceAtStartup(@TempDir Path dir) throws Exception {
+    runner
+        .withPropertyValues("memroute.servers=127.0.0.1:11211", "memroute.transport=auto")
+        .run(
+            context -> {
+              MemrouteProperties p = context.getBean(MemrouteProperties.class);
+              assertThat(p.routerConfig()).isSameAs(p.routerConfig());
+              Transport chosen = p.transportType();
+              assertThat(chosen).isNotNull();
+              String previous = System.setProperty(Transport.PROPERTY, "carrier-pigeon");
+              try {
+                assertThat(p.transportType()).isSameAs(chosen);
+              } finally {
+                if (previous == null) {
+                  System.clearProperty(Transport.PROPERTY);
+                } else {
+                  System.setProperty(Transport.PROPERTY, previous);
+                }
+              }
+            });
+    // with a trust file, only the TLS context is made again
+    Path pem =
+        Files.copy(CertificateAuthority.create(dir, "ca").certificate(), dir.resolve("ca.pem"));
+    runner
+        .withPropertyValues(
+            "memroute.servers=127.0.0.1:11211,127.0.0.1:11212",
+            "memroute.transport=nio",
+            "memroute.read-timeout=2s",
+            "memroute.tls.trust-certificates=" + pem)
+        .run(
+            context -> {
+              MemrouteProperties p = context.getBean(MemrouteProperties.class);
+              RouterConfig first = p.routerConfig();
+              RouterConfig second = p.routerConfig();
+              assertThat(second.backendDefaults().tls())
+                  .isNotNull()
+                  .isNotSameAs(first.backendDefaults().tls());
+              assertThat(second.backendDefaults().readTimeout()).isEqualTo(Duration.ofSeconds(2));
+              assertThat(second.backends()).isEqualTo(first.backends());
+              assertThat(second.pools()).isEqualTo(first.pools());
             });
   }
 
