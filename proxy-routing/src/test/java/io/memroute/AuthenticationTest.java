@@ -1,5 +1,6 @@
 package io.memroute;
 
+import static io.memroute.TestRouters.await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,9 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -53,17 +52,7 @@ class AuthenticationTest {
 
   private MemcacheRouter router(
       MemcachedExtension server, Transport transport, BackendOptions options) {
-    Assumptions.assumeTrue(
-        transport.isAvailable(),
-        () -> transport + " unavailable: " + transport.unavailabilityCause());
-    server.flushAll();
-    router =
-        MemcacheRouter.builder()
-            .servers(server.addresses())
-            .transport(transport)
-            .eventLoopThreads(1)
-            .backendOptions(options)
-            .build();
+    router = TestRouters.on(server, transport, options);
     return router;
   }
 
@@ -72,10 +61,6 @@ class AuthenticationTest {
     if (router != null) {
       router.close();
     }
-  }
-
-  private static <T> T await(CompletableFuture<T> f) throws Exception {
-    return f.get(10, TimeUnit.SECONDS);
   }
 
   @ParameterizedTest

@@ -1,5 +1,6 @@
 package io.memroute;
 
+import static io.memroute.TestRouters.await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,7 +35,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,17 +51,7 @@ class RealMemcachedTest {
   }
 
   private MemcacheRouter router(Transport transport, BackendOptions options) throws Exception {
-    Assumptions.assumeTrue(
-        transport.isAvailable(),
-        () -> transport + " unavailable: " + transport.unavailabilityCause());
-    memcached.flushAll();
-    router =
-        MemcacheRouter.builder()
-            .servers(memcached.addresses())
-            .transport(transport)
-            .eventLoopThreads(1)
-            .backendOptions(options)
-            .build();
+    router = TestRouters.on(memcached, transport, options);
     router.ready().get(10, TimeUnit.SECONDS);
     return router;
   }
@@ -71,10 +61,6 @@ class RealMemcachedTest {
     if (router != null) {
       router.close();
     }
-  }
-
-  private static <T> T await(CompletableFuture<T> f) throws Exception {
-    return f.get(10, TimeUnit.SECONDS);
   }
 
   private static byte[] b(String s) {

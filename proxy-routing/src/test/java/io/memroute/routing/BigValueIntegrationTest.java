@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.TestRouters;
 import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
@@ -18,8 +19,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,17 +34,7 @@ class BigValueIntegrationTest {
   private static final int MIB = 1 << 20;
   private static final int CHUNK = 256 * 1024;
 
-  private final List<MemcacheRouter> routers = new ArrayList<>();
-
-  @BeforeEach
-  void flush() {
-    memcached.flushAll();
-  }
-
-  @AfterEach
-  void close() {
-    routers.forEach(MemcacheRouter::close);
-  }
+  @RegisterExtension final TestRouters routers = new TestRouters(memcached);
 
   private RouterConfig.Builder config() {
     List<String> a = memcached.addresses();
@@ -57,11 +46,8 @@ class BigValueIntegrationTest {
   }
 
   private MemcacheRouter router(Route route) throws Exception {
-    MemcacheRouter r =
-        MemcacheRouter.builder().config(config().route(route).build()).eventLoopThreads(2).build();
-    routers.add(r);
-    r.ready().get(10, TimeUnit.SECONDS);
-    return r;
+    return routers.ready(
+        MemcacheRouter.builder().config(config().route(route).build()).eventLoopThreads(2));
   }
 
   /** A router over the same pool without the big-value route: sees index items and chunks. */

@@ -1,9 +1,11 @@
 package io.memroute.routing;
 
+import static io.memroute.TestRouters.await;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.TestRouters;
 import io.memroute.core.AwaitMode;
 import io.memroute.core.AwaitResult;
 import io.memroute.core.Command;
@@ -15,10 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,36 +27,16 @@ class RoutingIntegrationTest {
   @RegisterExtension
   static MemcachedExtension memcached = MemcachedExtension.builder().servers(3).build();
 
-  private final List<MemcacheRouter> routers = new ArrayList<>();
-
-  @BeforeEach
-  void flush() {
-    memcached.flushAll();
-  }
-
-  @AfterEach
-  void close() {
-    routers.forEach(MemcacheRouter::close);
-  }
+  @RegisterExtension final TestRouters routers = new TestRouters(memcached);
 
   private MemcacheRouter router(RouterConfig config) throws Exception {
-    MemcacheRouter r = MemcacheRouter.builder().config(config).eventLoopThreads(2).build();
-    routers.add(r);
-    r.ready().get(10, TimeUnit.SECONDS);
-    return r;
+    return routers.ready(MemcacheRouter.builder().config(config).eventLoopThreads(2));
   }
 
   /** A router straight to server {@code i}, to see what it holds. */
   private MemcacheRouter direct(int i) throws Exception {
-    MemcacheRouter r =
-        MemcacheRouter.builder().servers(memcached.addresses().get(i)).eventLoopThreads(1).build();
-    routers.add(r);
-    r.ready().get(10, TimeUnit.SECONDS);
-    return r;
-  }
-
-  private static <T> T await(CompletableFuture<T> f) throws Exception {
-    return f.get(10, TimeUnit.SECONDS);
+    return routers.ready(
+        MemcacheRouter.builder().servers(memcached.addresses().get(i)).eventLoopThreads(1));
   }
 
   private static String str(byte[] b) {
