@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.memroute.core.MetaFlagLines;
 import io.memroute.core.Request;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.testkit.MemcachedProcess;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -30,100 +32,18 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MetaFlagsOnMemcachedTest {
   @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
 
-  private static final String O31 = "O" + "x".repeat(31);
-  private static final String O32 = "O" + "x".repeat(32);
-  private static final String SIXTEEN = "v k s t c f h l O1 T5 N5 R5 u P L I";
-
   /** Line and data block (or null). */
   static Stream<Arguments> refused() {
-    return Stream.of(
-        Arguments.of("mg k Tabc", null),
-        Arguments.of("mg k T", null),
-        Arguments.of("mg k T5x", null),
-        Arguments.of("mg k T9223372036854775808", null),
-        Arguments.of("ms k 3 T-9223372036854775809", "abc"),
-        Arguments.of("mg k Nabc", null),
-        Arguments.of("mg k R-", null),
-        Arguments.of("md k Tx", null),
-        Arguments.of("ms k 3 Fx", "abc"),
-        Arguments.of("ms k 3 F-1", "abc"),
-        Arguments.of("ms k 3 F18446744073709551616", "abc"),
-        Arguments.of("mg k F18446744073709551615\t-", null),
-        Arguments.of("ms k 3 C", "abc"),
-        Arguments.of("md k C-1", null),
-        Arguments.of("ma k C-9223372036854775808", null),
-        Arguments.of("ma k Dabc", null),
-        Arguments.of("ma k D-1", null),
-        Arguments.of("ma k D18446744073709551616", null),
-        Arguments.of("ma k N0 J-5", null),
-        Arguments.of("mg k Dx", null),
-        Arguments.of("ms k 3 M", "abc"),
-        Arguments.of("ms k 3 MX", "abc"),
-        Arguments.of("ms k 3 Ms", "abc"),
-        Arguments.of("ms k 3 MSS", "abc"),
-        Arguments.of("ma k M", null),
-        Arguments.of("ma k Mi", null),
-        Arguments.of("ma k MII", null),
-        Arguments.of("mg k M", null),
-        Arguments.of("md k MXY", null),
-        Arguments.of("mg k " + O32, null),
-        Arguments.of("ms k 3 " + O32, "abc"),
-        Arguments.of("md k " + O32, null),
-        Arguments.of("ma k " + O32, null),
-        Arguments.of("mg k v y", null),
-        Arguments.of("mg k V", null),
-        Arguments.of("md k X", null),
-        Arguments.of("ms k 3 S3", "abc"),
-        Arguments.of("mg k " + SIXTEEN + " C5 F1", null),
-        Arguments.of("md k " + SIXTEEN + " C5 F1", null),
-        Arguments.of("ma k " + SIXTEEN + " C5 F1", null),
-        Arguments.of("ms k 3 " + SIXTEEN + " C5", "abc"));
+    return arguments(MetaFlagLines.REFUSED);
   }
 
   /** Line and data block (or null). */
   static Stream<Arguments> taken() {
-    return Stream.of(
-        Arguments.of("mg k T0", null),
-        Arguments.of("mg k T-1", null),
-        Arguments.of("mg k T+5", null),
-        Arguments.of("mg k T4294967296", null),
-        Arguments.of("mg k T9223372036854775807", null),
-        Arguments.of("mg k T-9223372036854775808", null),
-        Arguments.of("mg k T\t5", null),
-        Arguments.of("mg k T5\tjunk", null),
-        Arguments.of("mg k N30 R-1 T00000000000000000000000000030", null),
-        Arguments.of("ms k 3 F4294967296", "abc"),
-        Arguments.of("ms k 3 F18446744073709551615", "abc"),
-        Arguments.of("ms k 3 F-0", "abc"),
-        Arguments.of("ms k 3 F+3", "abc"),
-        Arguments.of("mg k F5\t-", null),
-        Arguments.of("ms k 3 C18446744073709551615", "abc"),
-        Arguments.of("md k C-18446744073709551615", null),
-        Arguments.of("ma k D0 N0 J18446744073709551615", null),
-        Arguments.of("ma k D+5", null),
-        Arguments.of("mg k J1 D2 C3", null),
-        Arguments.of("ms k 3 MS", "abc"),
-        Arguments.of("ms k 3 ME", "abc"),
-        Arguments.of("ms k 3 MA", "abc"),
-        Arguments.of("ms k 3 MP", "abc"),
-        Arguments.of("ms k 3 MR", "abc"),
-        Arguments.of("ma k MI", null),
-        Arguments.of("ma k M+", null),
-        Arguments.of("ma k MD", null),
-        Arguments.of("ma k M-", null),
-        Arguments.of("mg k Mx", null),
-        Arguments.of("md k M-", null),
-        Arguments.of("mg k " + O31, null),
-        Arguments.of("ms k 3 " + O31, "abc"),
-        Arguments.of("md k " + O31, null),
-        Arguments.of("ma k " + O31, null),
-        Arguments.of("mg k vabc kxyz s1 t2 c3 f4 h5 l6 u7 P8 L9 I0", null),
-        Arguments.of("mg a2V5 b64", null),
-        Arguments.of("ms k 3 I N5 R5 D5 J5", "abc"),
-        Arguments.of("mg k " + SIXTEEN + " C5", null),
-        Arguments.of("md k " + SIXTEEN + " C5 q", null),
-        Arguments.of("ma k " + SIXTEEN + " C5", null),
-        Arguments.of("ms k 3 " + SIXTEEN + " q", "abc"));
+    return arguments(MetaFlagLines.TAKEN);
+  }
+
+  private static Stream<Arguments> arguments(List<MetaFlagLines.Line> lines) {
+    return lines.stream().map(l -> Arguments.of(l.line(), l.data()));
   }
 
   /**
