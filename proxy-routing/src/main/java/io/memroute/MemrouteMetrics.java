@@ -47,6 +47,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.reconfigurations</td><td>function counter</td><td>result (ok, failed)</td></tr>
  *   <tr><td>memroute.fanouts</td><td>function counter: requests sent to several routes</td><td></td></tr>
  *   <tr><td>memroute.failovers</td><td>function counter: requests tried on a further route</td><td></td></tr>
+ *   <tr><td>memroute.refills</td><td>function counter: values a warm-up route copied into the cache it warms</td><td>result (stored, not_stored, failed, dropped)</td></tr>
  * </table>
  *
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
@@ -169,6 +170,15 @@ public final class MemrouteMetrics implements MeterBinder {
             .description("requests tried on a further route")
             .tags(routerTags)
             .register(registry));
+    for (int i = 0; i < RouterEngine.REFILL_RESULTS.size(); i++) {
+      int result = i;
+      common.add(
+          FunctionCounter.builder("memroute.refills", engine, e -> e.refills(result))
+              .tag("result", RouterEngine.REFILL_RESULTS.get(i))
+              .description("values a warm-up route copied into the cache it warms")
+              .tags(routerTags)
+              .register(registry));
+    }
     for (BackendState s : BackendState.values()) {
       common.add(
           Gauge.builder("memroute.backends", engine, e -> count(e, s))

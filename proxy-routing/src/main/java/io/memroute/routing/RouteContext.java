@@ -3,6 +3,7 @@ package io.memroute.routing;
 import io.memroute.core.Await;
 import io.memroute.core.AwaitMode;
 import io.memroute.core.AwaitResult;
+import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Ticker;
 import java.time.Duration;
@@ -50,6 +51,22 @@ public interface RouteContext {
    * hedging, was slow). Reported as {@code memroute.failovers} and the {@code failovers} stat.
    */
   default void countFailover() {}
+
+  /**
+   * Counts one background copy of a value into a cache being warmed ({@link Routes#warmUp}) that
+   * has finished: {@link Outcome#OK} stored, {@link Outcome#MISS} not stored (the cache already
+   * held the key, or the source no longer did), {@link Outcome#ERROR} or {@link Outcome#FAILURE}
+   * failed. Reported as {@code memroute.refills} (tag {@code result}: {@code stored}, {@code
+   * not_stored}, {@code failed}) and the {@code refills_<result>} stats.
+   */
+  default void countRefill(Outcome outcome) {}
+
+  /**
+   * Counts one such copy left out because the route's limit of copies in flight was reached.
+   * Reported as {@code memroute.refills} with {@code result=dropped} and the {@code
+   * refills_dropped} stat.
+   */
+  default void countRefillDropped() {}
 
   /**
    * Sends {@code request} to every pool in {@code pools} (in order) and completes by the rule of

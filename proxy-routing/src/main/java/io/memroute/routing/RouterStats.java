@@ -8,9 +8,11 @@ import java.util.Map;
  * An immutable snapshot of a router's counters under the memcached proxy's stat names, for people
  * who know them: {@code backend_total}, {@code backend_marked_bad} (once per transition, not per
  * retry), {@code backend_failed} (failures counted toward failure limits), {@code config_reloads},
- * {@code config_reload_fails}, {@code fanouts}, {@code failovers}, {@code cmd_<command>} (routed
- * requests, e.g. {@code cmd_get}), {@code active_req}, {@code active_req_limit}, {@code
- * buffer_memory_used}, {@code buffer_memory_limit}, and {@code user_<name>} for user counters.
+ * {@code config_reload_fails}, {@code fanouts}, {@code failovers}, {@code refills_stored}, {@code
+ * refills_not_stored}, {@code refills_failed}, {@code refills_dropped} (the background copies of
+ * {@link Routes#warmUp} routes), {@code cmd_<command>} (routed requests, e.g. {@code cmd_get}),
+ * {@code active_req}, {@code active_req_limit}, {@code buffer_memory_used}, {@code
+ * buffer_memory_limit}, and {@code user_<name>} for user counters.
  *
  * <p>{@code active_req} counts admitted requests while a limit is set, otherwise requests queued or
  * in flight at backends; {@code buffer_memory_used} is tracked only while a limit is set.

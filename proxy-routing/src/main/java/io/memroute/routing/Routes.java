@@ -294,6 +294,68 @@ public final class Routes {
     }
   }
 
+  // ---------------------------------------------------------------- migration
+
+  /**
+   * Brings up a new, empty ("cold") cluster behind live traffic without a storm of misses:
+   * mcrouter's WarmUpRoute, with the remaining TTL on the warm cluster as the refill's exptime; see
+   * {@link #warmUp()}.
+   */
+  public static Route warmUp(Route cold, Route warm) {
+    return warmUp().build(cold, warm);
+  }
+
+  /**
+   * A warm-up route with options: mcrouter's WarmUpRoute (routelib has none). Reads go to the
+   * {@code cold} route (the new cluster); what it misses is read from the {@code warm} route (the
+   * old one) and copied into cold with {@code add}, which never overwrites a value written to cold
+   * meanwhile. Once cold holds the working set, replace the route with cold alone.
+   *
+   * <p><b>get, gat</b>, one key or many: the request goes to cold; the keys it missed go to warm in
+   * one plain {@code get} (which neither touches nor changes warm). Warm's hits are answered with
+   * cold's, in key order, and then copied into cold in the background: {@code add <key> <flags>
+   * <exptime>}, where the exptime is a {@code gat}'s own, else the {@link WarmUpBuilder#refillTtl
+   * fixed refill TTL} if set, else the item's remaining TTL on warm, read with {@code mg <key> t}
+   * (memcached's meta protocol; mcrouter needs its fork-only metaget for this). The caller's reply
+   * never waits for a copy.
+   *
+   * <p><b>gets, gats</b>: a CAS value is a server's own counter, so one from warm would be refused
+   * by cold's {@code cas}, or worse, match another item's value there. Keys cold missed are read
+   * from warm as above, added to cold <em>before</em> the reply, and read again from cold with the
+   * caller's command; the reply carries cold's CAS values (as mcrouter's gets does). Such a miss
+   * costs the caller three more round trips (four when the TTL is read; the keys of a multiget are
+   * copied at once). A key whose copy fails is a miss.
+   *
+   * <p><b>mg</b> with only the flags {@code v f t s k O q u}: to cold; on a miss, to warm with
+   * {@code v f t} added, and a hit is answered with the flags asked for and copied into cold as for
+   * {@code get}, its TTL from that reply. Any other mg (a CAS value {@code c}, a touch {@code T},
+   * {@code N}, {@code R}, {@code h}, {@code l}, a base64 key) goes to cold only.
+   *
+   * <p><b>Everything else</b> goes to cold only, as in mcrouter: {@code set}, {@code add}, {@code
+   * replace}, {@code append}, {@code prepend}, {@code cas}, {@code incr}, {@code decr}, {@code
+   * delete}, {@code touch}, {@code ms}, {@code md}, {@code ma}, {@code me} and the keyless
+   * commands. Keeping warm consistent is the client's job: a key deleted on cold is read again from
+   * warm on the next miss. Route deletes to both (a {@link #commands()} entry with {@link
+   * #allSync}) if that matters.
+   *
+   * <p><b>Errors.</b> A cold error or failure does not hide a warm hit: the keys are read from
+   * warm, and a warm reply holding every key is answered (not copied: cold is failing). Otherwise
+   * cold's error is answered, never a miss cold could not vouch for (mcrouter would answer warm's
+   * miss). A warm error or failure answers cold's reply, as if there were no warm cluster (mcrouter
+   * would answer warm's error). For gets and gats, a cold error is answered as it is.
+   *
+   * <p><b>Copies</b> run in the background, at most {@link WarmUpBuilder#maxRefills} at once per
+   * route; beyond that they are left out. Each is counted when done ({@link
+   * RouteContext#countRefill}, {@link RouteContext#countRefillDropped}; the router reports them as
+   * {@code memroute.refills} and the {@code refills_*} stats): stored; not stored (cold already
+   * held the key, or warm no longer did); failed; dropped. A {@code gat} or {@code gats} with a
+   * negative exptime (which expires the item) copies nothing. The copies of gets and gats are made
+   * on the caller's path and are not limited.
+   */
+  public static WarmUpBuilder warmUp() {
+    return new WarmUpBuilder();
+  }
+
   // ---------------------------------------------------------------- failover
 
   /**
@@ -815,6 +877,51 @@ public final class Routes {
           missIsFailure,
           Durations.saturatedNanos(hedgeAfter),
           d.append(')').toString());
+    }
+  }
+
+  /** Builds a {@link Routes#warmUp()} route. Not thread-safe; the route it builds is immutable. */
+  public static final class WarmUpBuilder {
+    /** The default limit of copies in flight per route: 1000. */
+    public static final int DEFAULT_MAX_REFILLS = 1000;
+
+    private Duration refillTtl;
+    private int maxRefills = DEFAULT_MAX_REFILLS;
+
+    private WarmUpBuilder() {}
+
+    /**
+     * Copies warm's values into cold with this exptime (mcrouter's {@code exptime}) instead of
+     * their remaining TTL on warm, which costs an {@code mg <key> t} per copy; a {@code gat} or
+     * {@code gats} still copies with its own exptime.
+     *
+     * @param ttl whole seconds, 0 (never expires) to 30 days
+     */
+    public WarmUpBuilder refillTtl(Duration ttl) {
+      seconds("refillTtl", ttl, 0);
+      this.refillTtl = ttl;
+      return this;
+    }
+
+    /**
+     * Sets how many background copies may be in flight at once (default {@value
+     * #DEFAULT_MAX_REFILLS}), 1 to 1,000,000; a copy over the limit is left out and counted as
+     * dropped.
+     */
+    public WarmUpBuilder maxRefills(int maxRefills) {
+      if (maxRefills < 1 || maxRefills > 1_000_000) {
+        throw new IllegalArgumentException("maxRefills: " + maxRefills + " (expected: 1-1000000)");
+      }
+      this.maxRefills = maxRefills;
+      return this;
+    }
+
+    /** Builds the route: reads from {@code cold}, warmed from {@code warm}. */
+    public Route build(Route cold, Route warm) {
+      Objects.requireNonNull(cold, "cold");
+      Objects.requireNonNull(warm, "warm");
+      return new WarmUpRoute(
+          cold, warm, refillTtl == null ? -1 : refillTtl.getSeconds(), maxRefills);
     }
   }
 

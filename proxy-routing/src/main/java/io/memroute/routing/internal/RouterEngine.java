@@ -63,6 +63,10 @@ public final class RouterEngine {
   private final LongAdder reloadFails = new LongAdder();
   private final LongAdder fanOuts = new LongAdder();
   private final LongAdder failovers = new LongAdder();
+  // refills of warm-up routes by result: stored, not stored, failed, dropped
+  private final LongAdder[] refills = {
+    new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()
+  };
   private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
   private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
   private final List<Runnable> closeListeners = new CopyOnWriteArrayList<>();
@@ -129,7 +133,8 @@ public final class RouterEngine {
         resources.ticker(),
         resources.eventLoopGroup(),
         fanOuts,
-        failovers);
+        failovers,
+        refills);
   }
 
   /** Returns the configuration in force. */
@@ -318,6 +323,15 @@ public final class RouterEngine {
     return failovers.sum();
   }
 
+  /** The results of warm-up refills, in the order {@link #refills(int)} takes. */
+  public static final List<String> REFILL_RESULTS =
+      List.of("stored", "not_stored", "failed", "dropped");
+
+  /** Returns the warm-up refills with result {@code REFILL_RESULTS.get(result)}. */
+  public long refills(int result) {
+    return refills[result].sum();
+  }
+
   /**
    * Returns how many requests of {@code command} with {@code outcome} the router's backends
    * completed, those removed by a reconfiguration included: a total that never goes back.
@@ -423,6 +437,9 @@ public final class RouterEngine {
     m.put("config_reload_fails", reloadFails.sum());
     m.put("fanouts", fanOuts.sum());
     m.put("failovers", failovers.sum());
+    for (int i = 0; i < refills.length; i++) {
+      m.put("refills_" + REFILL_RESULTS.get(i), refills[i].sum());
+    }
     for (Command c : Command.values()) {
       m.put("cmd_" + c.wireName(), commands[c.ordinal()].sum());
     }
@@ -658,6 +675,7 @@ public final class RouterEngine {
     final int maxValueSize;
     final LongAdder fanOuts;
     final LongAdder failovers;
+    final LongAdder[] refills;
     final LongAdder routing = new LongAdder(); // requests inside root.route() on this snapshot
 
     Snapshot(
@@ -666,9 +684,11 @@ public final class RouterEngine {
         Ticker ticker,
         ScheduledExecutorService scheduler,
         LongAdder fanOuts,
-        LongAdder failovers) {
+        LongAdder failovers,
+        LongAdder[] refills) {
       this.fanOuts = fanOuts;
       this.failovers = failovers;
+      this.refills = refills;
       this.config = config;
       this.pools = pools;
       this.root = config.route();
@@ -701,6 +721,16 @@ public final class RouterEngine {
     @Override
     public void countFailover() {
       failovers.increment();
+    }
+
+    @Override
+    public void countRefill(Outcome outcome) {
+      refills[outcome == Outcome.OK ? 0 : outcome == Outcome.MISS ? 1 : 2].increment();
+    }
+
+    @Override
+    public void countRefillDropped() {
+      refills[3].increment();
     }
   }
 }
