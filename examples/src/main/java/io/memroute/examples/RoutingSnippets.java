@@ -3,6 +3,7 @@ package io.memroute.examples;
 import io.memroute.MemcacheRouter;
 import io.memroute.core.AwaitMode;
 import io.memroute.core.AwaitResult;
+import io.memroute.core.Command;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
@@ -78,5 +79,17 @@ final class RoutingSnippets {
             .build();
     // docs:end
     return big;
+  }
+
+  static Route warmUp() {
+    // docs:begin warm-up
+    Route migrating =
+        Routes.commands()
+            // deletes reach the old cluster too, or a deleted key would come back from it
+            .on(Command.DELETE, Routes.allInitial(Routes.pool("new"), Routes.pool("old")))
+            .any(Routes.warmUp(Routes.pool("new"), Routes.pool("old")))
+            .build();
+    // docs:end
+    return migrating;
   }
 }

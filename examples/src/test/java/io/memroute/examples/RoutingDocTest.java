@@ -85,7 +85,8 @@ class RoutingDocTest {
             "lambda-route",
             "weights",
             "await-quorum",
-            "big-value");
+            "big-value",
+            "warm-up");
     String doc = Files.readString(docs());
     List<String> blocks = javaBlocks(doc);
     for (Map.Entry<String, String> r : regions.entrySet()) {

@@ -89,4 +89,26 @@ class RoutingSnippetsTest {
     assertThat(onNew / 20_000.0).isBetween(0.73, 0.77);
     assertThat(Routes.pool("big")).hasToString("pool(big)");
   }
+
+  @Test
+  void warmUpReadsThroughToTheOldClusterAndDeletesFromBoth() {
+    MemoryBackend fresh = MemoryBackend.create("new");
+    MemoryBackend old = MemoryBackend.create("old").put("a", "A").put("b", "B");
+    RouteContext ctx =
+        RouteContext.builder()
+            .pool(Pool.of("new", List.of(fresh)))
+            .pool(Pool.of("old", List.of(old)))
+            .build();
+    Route route = RoutingSnippets.warmUp();
+
+    Response a = route.route(Request.get("a"), ctx).toCompletableFuture().join();
+    Response deleted = route.route(Request.delete("b"), ctx).toCompletableFuture().join();
+    Response b = route.route(Request.get("b"), ctx).toCompletableFuture().join();
+
+    assertThat(a.valueAsString()).isEqualTo("A");
+    assertThat(fresh.valueOf("a")).isEqualTo("A"); // copied into the new cluster
+    assertThat(deleted.status()).isEqualTo(ResponseStatus.NOT_FOUND); // the new cluster's answer
+    assertThat(old.valueOf("b")).isNull();
+    assertThat(b.status()).isEqualTo(ResponseStatus.MISS);
+  }
 }
