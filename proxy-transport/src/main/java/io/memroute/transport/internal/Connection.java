@@ -14,6 +14,7 @@ import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GenericFutureListener;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayDeque;
@@ -55,6 +56,14 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   private final Queue<Pending> submitted = PlatformDependent.newMpscQueue();
   private final AtomicBoolean wakeupPending = new AtomicBoolean();
   private final Runnable drainTask = this::drain;
+
+  /**
+   * Netty can end a loop without closing its channels: a shutdown with no quiet period that comes
+   * between the loop's last I/O and its shutdown check skips the step that closes them (4.2's
+   * {@code SingleThreadIoEventLoop}), so the channel never goes inactive, and tasks queued at the
+   * end are dropped. Once the loop has ended, what the connection holds fails here instead.
+   */
+  private final GenericFutureListener<Future<Object>> onLoopEnd = f -> loopEnded();
 
   // Confined to the event loop.
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
@@ -106,6 +115,7 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
 
   @Override
   public void start(boolean connect) {
+    loop.terminationFuture().addListener(onLoopEnd);
     loop.execute(
         () -> {
           tick.start();
@@ -174,6 +184,17 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
       }
       loop.terminationFuture().addListener(f -> task.run());
     }
+  }
+
+  /** Runs once the loop has terminated, serialized with the tasks {@link #runOnLoop} defers. */
+  private void loopEnded() {
+    if (closed) {
+      return;
+    }
+    if (channel != null) {
+      fail(FailureReason.CLOSED, LOOP_SHUT_DOWN, false);
+    }
+    drain(); // fails the queues, and clears a wake-up whose drain the loop dropped
   }
 
   private void drain() {
@@ -532,6 +553,9 @@ final class Connection extends InflightReplies<ArrayDeque<Pending>> implements B
   @Override
   public CompletableFuture<Void> shutdown(FailureReason reason, boolean forever) {
     CompletableFuture<Void> done = new CompletableFuture<>();
+    if (forever) {
+      loop.terminationFuture().removeListener(onLoopEnd); // shared loops outlive backends
+    }
     runOnLoop(
         () -> {
           if (forever) {

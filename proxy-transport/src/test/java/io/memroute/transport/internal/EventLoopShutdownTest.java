@@ -16,6 +16,11 @@ import io.memroute.transport.ManagedBackend;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import java.time.Duration;
@@ -103,6 +108,78 @@ class EventLoopShutdownTest {
     assertThat(events.failures).isEmpty();
     assertThat(b.state()).isEqualTo(BackendState.UP);
     assertThat(b.depth()).isZero();
+  }
+
+  /**
+   * Netty 4.2 can end a loop without closing its channels, when a shutdown with no quiet period
+   * comes between the loop's last I/O and its shutdown check (seen about once in ten runs of the
+   * test above on a busy machine): the channel never goes inactive. A loop that never closes them
+   * stands in for that race here; what was in flight, and what is sent after, still fails.
+   */
+  @Test
+  void requestsInFlightFailAsClosedWhenTheLoopEndsWithoutClosingItsChannels() throws Exception {
+    group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    group = new MultiThreadIoEventLoopGroup(1, LeavesChannelsOpen.factory());
+    resources = TransportResources.builder().eventLoopGroup(group, Transport.NIO, false).build();
+    server.faultWhen(line -> line.startsWith("get"), Fault.hang());
+    ManagedBackend b = backend(options().build());
+    b.ready().get(5, TimeUnit.SECONDS);
+    CompletableFuture<Response> inFlight = b.send(Request.get("k"));
+    eventually(() -> server.requestCount("get") == 1, "get written");
+    shutDownEventLoops();
+    assertClosed(inFlight);
+    assertClosed(b.send(Request.get("k")));
+    assertThat(events.failures).isEmpty();
+    assertThat(b.depth()).isZero();
+  }
+
+  /** An NIO loop whose end skips the step that closes its channels. */
+  private static final class LeavesChannelsOpen implements IoHandler {
+    private final IoHandler nio;
+
+    private LeavesChannelsOpen(IoHandler nio) {
+      this.nio = nio;
+    }
+
+    static IoHandlerFactory factory() {
+      IoHandlerFactory nio = NioIoHandler.newFactory();
+      return executor -> new LeavesChannelsOpen(nio.newHandler(executor));
+    }
+
+    @Override
+    public void initialize() {
+      nio.initialize();
+    }
+
+    @Override
+    public int run(IoHandlerContext context) {
+      return nio.run(context);
+    }
+
+    @Override
+    public void prepareToDestroy() {
+      // the race: channels stay open and registered
+    }
+
+    @Override
+    public void destroy() {
+      nio.destroy();
+    }
+
+    @Override
+    public IoRegistration register(IoHandle handle) throws Exception {
+      return nio.register(handle);
+    }
+
+    @Override
+    public void wakeup() {
+      nio.wakeup();
+    }
+
+    @Override
+    public boolean isCompatible(Class<? extends IoHandle> handleType) {
+      return nio.isCompatible(handleType);
+    }
   }
 
   /**
