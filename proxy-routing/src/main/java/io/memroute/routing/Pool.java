@@ -1,7 +1,6 @@
 package io.memroute.routing;
 
 import io.memroute.core.Backend;
-import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.routing.internal.DefaultPool;
@@ -50,14 +49,63 @@ public interface Pool {
   CompletableFuture<Response> send(Request request);
 
   /**
-   * Creates a pool from a configuration over the given backends, looked up by label.
+   * Creates a pool from a configuration over the given backends, looked up by label. A pool with a
+   * {@link Placement} names each backend on its ring by its {@linkplain
+   * PoolConfig.Builder#nodeName(String, String) node name} or, without one, by its label read as
+   * the backend's address ({@code host:port}, as {@link BackendConfig#of(String)} labels backends);
+   * {@link #of(RouterConfig, String, Map)} uses the configuration's addresses instead.
    *
    * @throws IllegalArgumentException if a label of the pool has no backend in {@code
-   *     backendsByLabel}
+   *     backendsByLabel}, or, with a placement, a backend has neither a node name nor a label the
+   *     placement can name it by
    */
   static Pool of(PoolConfig config, Map<String, ? extends Backend> backendsByLabel) {
     Objects.requireNonNull(config, "config");
     Objects.requireNonNull(backendsByLabel, "backendsByLabel");
+    List<Backend> members = members(config, backendsByLabel);
+    Distribution distribution = config.distribution();
+    if (config.placement() != null) {
+      List<String> errors = new ArrayList<>();
+      List<String> names =
+          config.nodeNames(
+              label -> BackendConfig.of(label), // a label stands for the backend's address
+              errors);
+      if (names == null) {
+        throw new IllegalArgumentException(String.join("; ", errors));
+      }
+      distribution = config.bind(names);
+    }
+    return new DefaultPool(config.name(), members, config.keyHash(), config.filter(), distribution);
+  }
+
+  /**
+   * Creates a pool of a router configuration over the given backends, looked up by label, as a
+   * router builds it: a pool with a {@link Placement} names each backend from its address in {@code
+   * config}.
+   *
+   * @throws IllegalArgumentException if {@code config} has no pool {@code name}, or a label of the
+   *     pool has no backend in {@code backendsByLabel}
+   */
+  static Pool of(RouterConfig config, String name, Map<String, ? extends Backend> backendsByLabel) {
+    Objects.requireNonNull(config, "config");
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(backendsByLabel, "backendsByLabel");
+    PoolConfig pool = config.pools().get(name);
+    if (pool == null) {
+      throw new IllegalArgumentException(
+          "pool: '" + name + "' (expected: one of " + config.pools().keySet() + ")");
+    }
+    Distribution placed = config.placedDistribution(name);
+    if (placed == null) {
+      return of(pool, backendsByLabel);
+    }
+    List<Backend> members = members(pool, backendsByLabel);
+    return new DefaultPool(pool.name(), members, pool.keyHash(), pool.filter(), placed);
+  }
+
+  /** The pool's backends, in placement order. */
+  private static List<Backend> members(
+      PoolConfig config, Map<String, ? extends Backend> backendsByLabel) {
     List<Backend> members = new ArrayList<>();
     for (String label : config.backends()) {
       Backend b = backendsByLabel.get(label);
@@ -73,12 +121,7 @@ public interface Pool {
       }
       members.add(b);
     }
-    return new DefaultPool(
-        config.name(),
-        members,
-        KeyHash.xxh3(config.seed()),
-        config.filter(),
-        config.distribution());
+    return members;
   }
 
   /**

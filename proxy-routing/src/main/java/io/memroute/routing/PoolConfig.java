@@ -1,6 +1,7 @@
 package io.memroute.routing;
 
 import io.memroute.core.KeyFilter;
+import io.memroute.core.KeyHash;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -9,11 +10,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * A pool in a {@link RouterConfig}: a name, the labels of its backends (order matters: it is the
  * placement order, as in {@code mcp.pool}), the hash seed, an optional key filter, the distribution
- * and, for a weighted distribution, a weight per backend. Immutable and thread-safe.
+ * and, for a weighted distribution, a weight per backend; or, instead of seed and distribution, a
+ * {@link Placement} compatible with another client or proxy. Immutable and thread-safe.
  *
  * <pre>{@code
  * PoolConfig main = PoolConfig.builder("main")
@@ -24,6 +27,10 @@ import java.util.Set;
  * PoolConfig weighted = PoolConfig.builder("big")
  *     .backend("old", 1).backend("new", 3)   // "new" takes three quarters of the keys
  *     .distribution(Distribution.weightedRendezvous())
+ *     .build();
+ * PoolConfig migrated = PoolConfig.builder("old")
+ *     .backends("a", "b")
+ *     .placement(Placement.spymemcachedKetama()) // keys stay where spymemcached put them
  *     .build();
  * }</pre>
  *
@@ -37,6 +44,9 @@ public final class PoolConfig {
   private final String seed;
   private final KeyFilter filter;
   private final Distribution distribution;
+  private final Placement placement;
+  private final Map<String, String> nodeNames;
+  private final Map<String, Double> weightsSet; // as set on the builder, 1.0 included
 
   private PoolConfig(Builder b, Map<String, Double> weights, Distribution distribution) {
     this.name = b.name;
@@ -45,6 +55,15 @@ public final class PoolConfig {
     this.seed = b.seed;
     this.filter = b.filter;
     this.distribution = distribution;
+    this.placement = b.placement;
+    Map<String, String> names = new LinkedHashMap<>();
+    for (String label : backends) {
+      if (b.nodeNames.containsKey(label)) {
+        names.put(label, b.nodeNames.get(label));
+      }
+    }
+    this.nodeNames = Collections.unmodifiableMap(names);
+    this.weightsSet = Collections.unmodifiableMap(new LinkedHashMap<>(b.weights));
   }
 
   /** A pool with the default hash (XXH3, no seed) and distribution (jump). */
@@ -65,17 +84,17 @@ public final class PoolConfig {
   public Builder toBuilder() {
     Builder b = new Builder(name);
     b.backends.addAll(backends);
-    for (Map.Entry<String, Double> e : weights.entrySet()) {
-      if (e.getValue() != 1.0) {
-        b.weights.put(e.getKey(), e.getValue());
-      }
-    }
+    b.weights.putAll(weightsSet);
     b.seed = seed;
     b.filter = filter;
-    b.distribution =
-        distribution instanceof WeightedRendezvous
-            ? Distribution.weightedRendezvous()
-            : distribution;
+    b.placement = placement;
+    b.nodeNames.putAll(nodeNames);
+    if (placement == null) {
+      b.distribution =
+          distribution instanceof WeightedRendezvous
+              ? Distribution.weightedRendezvous()
+              : distribution;
+    }
     return b;
   }
 
@@ -109,10 +128,113 @@ public final class PoolConfig {
 
   /**
    * Returns the distribution, bound to this pool's labels and weights when it is {@link
-   * Distribution#weightedRendezvous()}.
+   * Distribution#weightedRendezvous()}. With a {@link #placement()}, the placement's distribution
+   * before it is bound to the backends' node names, which only a pool built from this configuration
+   * does ({@link Pool#of}, a router): its {@code select} throws {@link IllegalStateException}.
    */
   public Distribution distribution() {
     return distribution;
+  }
+
+  /**
+   * Returns the placement compatible with another client or proxy, or {@code null} when keys are
+   * placed by the seeded XXH3 hash and {@link #distribution()}.
+   */
+  public Placement placement() {
+    return placement;
+  }
+
+  /**
+   * Returns the node names set with {@link Builder#nodeName(String, String)}, by label in placement
+   * order; backends not in it are named from their address (see {@link Placement}).
+   */
+  public Map<String, String> nodeNames() {
+    return nodeNames;
+  }
+
+  /** The key hash: the placement's, or XXH3 seeded from {@link #seed()}. */
+  KeyHash keyHash() {
+    return placement != null ? placement.keyHash() : KeyHash.xxh3(seed);
+  }
+
+  /**
+   * The node name of every backend, in placement order: the one set, else the one the placement
+   * derives from the backend's address; {@code addresses} maps a label to {@code {host, port}},
+   * returning {@code null} or throwing {@link IllegalArgumentException} when it has none. Adds a
+   * message per problem to {@code errors} and returns {@code null} if there was any.
+   */
+  List<String> nodeNames(Function<String, BackendConfig> addresses, List<String> errors) {
+    if (!placement.usesNames()) {
+      return List.of(); // placed by order
+    }
+    List<String> names = new ArrayList<>();
+    Map<String, String> byName = new LinkedHashMap<>();
+    int before = errors.size();
+    for (String label : backends) {
+      String n = nodeNames.get(label);
+      if (n == null) {
+        BackendConfig address;
+        try {
+          address = addresses.apply(label);
+        } catch (IllegalArgumentException e) {
+          address = null;
+        }
+        if (address == null) {
+          errors.add(
+              "pool '"
+                  + name
+                  + "': backend '"
+                  + label
+                  + "' has no address to name it by for "
+                  + placement
+                  + " (expected: nodeName(\""
+                  + label
+                  + "\", ...), or a host:port label)");
+          continue;
+        }
+        try {
+          n = placement.nodeName(address.host(), address.port());
+        } catch (IllegalArgumentException e) {
+          errors.add(
+              "pool '"
+                  + name
+                  + "': backend '"
+                  + label
+                  + "' at "
+                  + address.address()
+                  + ": "
+                  + e.getMessage()
+                  + " (expected: nodeName(\""
+                  + label
+                  + "\", ...) with the name the client printed, or an IP address)");
+          continue;
+        }
+      }
+      String other = byName.putIfAbsent(n, label);
+      if (other != null) {
+        errors.add(
+            "pool '"
+                + name
+                + "': backends '"
+                + other
+                + "' and '"
+                + label
+                + "' have the same node name '"
+                + n
+                + "' (expected: distinct names; the ring would give one the other's keys)");
+      }
+      names.add(n);
+    }
+    return errors.size() == before ? names : null;
+  }
+
+  /** The placement's distribution bound to the backends' node names (see {@link #nodeNames}). */
+  Distribution bind(List<String> names) {
+    int[] w = new int[backends.size()];
+    for (int i = 0; i < w.length; i++) {
+      w[i] = (int) (double) weights.get(backends.get(i)); // whole numbers: build() checked
+    }
+    return placement.bind(backends, names, w, !weightsSet.isEmpty());
   }
 
   @Override
@@ -126,12 +248,16 @@ public final class PoolConfig {
         && weights.equals(x.weights)
         && seed.equals(x.seed)
         && Objects.equals(filter, x.filter)
-        && distribution.equals(x.distribution);
+        && distribution.equals(x.distribution)
+        && Objects.equals(placement, x.placement)
+        && nodeNames.equals(x.nodeNames)
+        // spymemcached's ring differs with weights set, even all 1
+        && (placement == null || weightsSet.isEmpty() == x.weightsSet.isEmpty());
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, backends, weights, seed, filter, distribution);
+    return Objects.hash(name, backends, weights, seed, filter, distribution, nodeNames);
   }
 
   @Override
@@ -144,6 +270,7 @@ public final class PoolConfig {
         + (filter == null ? "" : ", filter=" + filter)
         + ", "
         + distribution
+        + (nodeNames.isEmpty() ? "" : ", nodeNames=" + nodeNames)
         + "}";
   }
 
@@ -158,6 +285,8 @@ public final class PoolConfig {
     private String seed = "";
     private KeyFilter filter;
     private Distribution distribution = Distribution.jump();
+    private Placement placement;
+    private final Map<String, String> nodeNames = new LinkedHashMap<>();
 
     private Builder(String name) {
       Objects.requireNonNull(name, "name");
@@ -190,7 +319,9 @@ public final class PoolConfig {
     /**
      * Sets a backend's weight for a weighted distribution ({@link
      * Distribution#weightedRendezvous()}): its share of the keys is its weight over the sum of all
-     * weights. Default 1; 0 drains a backend (it gets no keys).
+     * weights. Default 1; 0 drains a backend (it gets no keys). With a {@link Placement}, the
+     * weight the original client or proxy gave the server: a whole number from 1 to 10000 (checked
+     * by {@link #build()}).
      *
      * @throws IllegalArgumentException if the weight is negative, NaN or infinite
      */
@@ -245,11 +376,47 @@ public final class PoolConfig {
     }
 
     /**
+     * Places keys as another client or proxy does ({@link Placement}): its key hash and
+     * distribution together, bound to the backends' node names when the pool is built from a {@link
+     * RouterConfig}. Replaces seed and distribution, so neither may be set too ({@link #build()}
+     * checks).
+     */
+    public Builder placement(Placement placement) {
+      this.placement = Objects.requireNonNull(placement, "placement");
+      return this;
+    }
+
+    /**
+     * Names a backend on the placement's ring explicitly instead of by its address: twemproxy's
+     * {@code name} of {@code host:port:weight name}, or the address exactly as a Java client
+     * printed it, e.g. {@code cache1/10.0.0.5:11211} for a server spymemcached was given by host
+     * name (see {@link Placement}).
+     *
+     * @throws IllegalArgumentException if the name is empty or has a control character
+     */
+    public Builder nodeName(String label, String nodeName) {
+      Objects.requireNonNull(label, "label");
+      Objects.requireNonNull(nodeName, "nodeName");
+      if (nodeName.isEmpty() || nodeName.chars().anyMatch(c -> c < ' ' || c == 0x7f)) {
+        throw new IllegalArgumentException(
+            "nodeName of '"
+                + label
+                + "': '"
+                + nodeName
+                + "' (expected: non-empty, no control characters)");
+      }
+      nodeNames.put(label, nodeName);
+      return this;
+    }
+
+    /**
      * Builds the pool config.
      *
      * @throws IllegalArgumentException naming the pool and the problem: no backends, a backend
-     *     named twice, a weight for a backend the pool does not have, weights without a weighted
-     *     distribution, or every weight zero
+     *     named twice, a weight or node name for a backend the pool does not have, weights without
+     *     a weighted distribution, or every weight zero; with a placement, a seed or distribution
+     *     set too, weights it does not take (or not whole numbers 1-10000), node names it does not
+     *     use; node names without a placement
      */
     public PoolConfig build() {
       if (backends.isEmpty()) {
@@ -285,6 +452,29 @@ public final class PoolConfig {
         weighted |= w[i] != 1.0;
         sum += w[i];
       }
+      for (String l : nodeNames.keySet()) {
+        if (!seen.contains(l)) {
+          throw new IllegalArgumentException(
+              "pool "
+                  + name
+                  + ": node name for unknown backend '"
+                  + l
+                  + "' (expected: one of "
+                  + backends
+                  + ")");
+        }
+      }
+      if (placement != null) {
+        return new PoolConfig(this, all, checkPlacement(w));
+      }
+      if (!nodeNames.isEmpty()) {
+        throw new IllegalArgumentException(
+            "pool "
+                + name
+                + ": node names "
+                + nodeNames
+                + " without a placement (expected: placement(...), whose ring names the backends)");
+      }
       Distribution d = distribution;
       if (d instanceof WeightedRendezvous) {
         if (sum == 0) {
@@ -302,6 +492,55 @@ public final class PoolConfig {
                 + " (expected: distribution(Distribution.weightedRendezvous()))");
       }
       return new PoolConfig(this, all, d);
+    }
+
+    private Distribution checkPlacement(double[] w) {
+      if (!seed.isEmpty() || distribution != Distribution.jump()) {
+        throw new IllegalArgumentException(
+            "pool "
+                + name
+                + ": placement "
+                + placement
+                + " sets the key hash and distribution (expected: no seed and no distribution"
+                + " with a placement)");
+      }
+      if (!weights.isEmpty() && !placement.takesWeights()) {
+        throw new IllegalArgumentException(
+            "pool "
+                + name
+                + ": weights "
+                + weights
+                + " but "
+                + placement
+                + " has none (expected: no weights)");
+      }
+      for (int i = 0; i < w.length; i++) {
+        if (w[i] != Math.rint(w[i]) || w[i] < 1 || w[i] > Placement.MAX_WEIGHT) {
+          throw new IllegalArgumentException(
+              "pool "
+                  + name
+                  + ": weight of '"
+                  + backends.get(i)
+                  + "': "
+                  + w[i]
+                  + " (expected: a whole number 1-"
+                  + Placement.MAX_WEIGHT
+                  + " for "
+                  + placement
+                  + ")");
+        }
+      }
+      if (!nodeNames.isEmpty() && !placement.usesNames()) {
+        throw new IllegalArgumentException(
+            "pool "
+                + name
+                + ": node names "
+                + nodeNames
+                + " but "
+                + placement
+                + " places keys by the backends' order (expected: no node names)");
+      }
+      return placement.unbound();
     }
   }
 }

@@ -31,8 +31,9 @@ public final class RouterConfig {
   private final int activeRequestLimit;
   private final long bufferMemoryLimit;
   private final int maxValueSize;
+  private final Map<String, Distribution> placed; // pools with a placement: bound distributions
 
-  private RouterConfig(Builder b, Route route, int maxValueSize) {
+  private RouterConfig(Builder b, Route route, int maxValueSize, Map<String, Distribution> placed) {
     this.backendDefaults = b.backendDefaults;
     this.backends = Collections.unmodifiableMap(new LinkedHashMap<>(b.backends));
     this.pools = Collections.unmodifiableMap(new LinkedHashMap<>(b.pools));
@@ -40,6 +41,7 @@ public final class RouterConfig {
     this.activeRequestLimit = b.activeRequestLimit;
     this.bufferMemoryLimit = b.bufferMemoryLimit;
     this.maxValueSize = maxValueSize;
+    this.placed = placed;
   }
 
   /** Returns a builder. */
@@ -114,6 +116,14 @@ public final class RouterConfig {
   /** Returns the root route. */
   public Route route() {
     return route;
+  }
+
+  /**
+   * The distribution of a pool with a {@link Placement}, bound to its backends' node names, or
+   * {@code null} for a pool without one.
+   */
+  Distribution placedDistribution(String pool) {
+    return placed.get(pool);
   }
 
   @Override
@@ -217,7 +227,8 @@ public final class RouterConfig {
      *     names, pools naming unknown backends, no pools, no root route with several pools, a
      *     built-in route ({@link Routes#pool}, at any depth) naming an unknown pool, a {@link
      *     Routes#bigValue() bigValue} threshold over the maxValueSize of a backend in a pool its
-     *     child names
+     *     child names, a {@link Placement} that cannot name a backend from its address (a host name
+     *     for spymemcached or xmemcached) or two backends of a pool with one node name
      */
     public RouterConfig build() {
       List<String> errors = new ArrayList<>(problems);
@@ -227,10 +238,20 @@ public final class RouterConfig {
       if (pools.isEmpty()) {
         errors.add("no pools (expected: at least one)");
       }
+      Map<String, Distribution> placed = new LinkedHashMap<>();
       for (PoolConfig p : pools.values()) {
+        boolean known = true;
         for (String label : p.backends()) {
           if (!backends.containsKey(label)) {
             errors.add("pool '" + p.name() + "' names unknown backend '" + label + "'");
+            known = false;
+          }
+        }
+        if (known && p.placement() != null) {
+          // bound here, once per configuration: a ring is built from every backend's node name
+          List<String> names = p.nodeNames(backends::get, errors);
+          if (names != null) {
+            placed.put(p.name(), p.bind(names));
           }
         }
       }
@@ -271,7 +292,7 @@ public final class RouterConfig {
         throw new IllegalArgumentException(
             "invalid router configuration: " + String.join("; ", errors));
       }
-      return new RouterConfig(this, r, Math.max(max, big));
+      return new RouterConfig(this, r, Math.max(max, big), Collections.unmodifiableMap(placed));
     }
 
     private BackendOptions optionsOf(BackendConfig backend) {

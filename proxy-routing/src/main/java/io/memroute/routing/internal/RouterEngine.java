@@ -4,7 +4,6 @@ import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
 import io.memroute.core.FailureReason;
-import io.memroute.core.KeyHash;
 import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
@@ -118,14 +117,7 @@ public final class RouterEngine {
   private Snapshot snapshot(RouterConfig config, Map<String, ManagedBackend> byLabel) {
     Map<String, Pool> pools = new HashMap<>();
     for (PoolConfig pc : config.pools().values()) {
-      List<ManagedBackend> members = new ArrayList<>();
-      for (String label : pc.backends()) {
-        members.add(byLabel.get(label));
-      }
-      pools.put(
-          pc.name(),
-          new DefaultPool(
-              pc.name(), members, KeyHash.xxh3(pc.seed()), pc.filter(), pc.distribution()));
+      pools.put(pc.name(), Pool.of(config, pc.name(), byLabel));
     }
     return new Snapshot(
         config,

@@ -1,0 +1,481 @@
+package io.memroute.routing;
+
+import io.memroute.core.KeyHash;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Key placement compatible with another memcached client or proxy: its key hash and its
+ * distribution together, so that every key lands on the same server as before and a migration to
+ * memroute starts with a warm cache. Set one on a pool with {@link
+ * PoolConfig.Builder#placement(Placement)}; it replaces the pool's seed and distribution.
+ *
+ * <pre>{@code
+ * PoolConfig main = PoolConfig.builder("main")
+ *     .backends("a", "b", "c")                          // in the order the old client had them
+ *     .placement(Placement.twemproxy("ketama", "fnv1a_64"))
+ *     .build();
+ * }</pre>
+ *
+ * <p><b>Node names.</b> A ketama ring hashes each server's name, which each original spells its own
+ * way from the address it was given; a pool names each backend as its original would from the
+ * backend's address in the {@link RouterConfig} ({@link BackendConfig#host()} exactly as written,
+ * and its port), as each factory below says. {@link PoolConfig.Builder#nodeName(String, String)}
+ * sets a name explicitly: twemproxy's {@code name} of {@code host:port:weight name}, or an address
+ * the original printed differently. {@link Pool#of(PoolConfig, java.util.Map)}, which has no
+ * addresses, reads each backend's label as its address ({@code host:port}, as {@link
+ * BackendConfig#of(String)} labels it) unless a name is set.
+ *
+ * <p><b>Weights</b> ({@link PoolConfig.Builder#weight(String, double)}) must be whole numbers from
+ * 1 to 10000 where the original has weights, and are refused where it has none.
+ *
+ * <p><b>What matches.</b> Placement matches while every server is in the pool: none of these
+ * follows its original's reaction to a server failing (spymemcached's and xmemcached's next server,
+ * twemproxy's {@code auto_eject_hosts}); memroute fails over by its own routes. Two points of one
+ * ring that collide (about one pool in 10^5) are resolved as each original resolves them. Keys are
+ * hashed as UTF-8 bytes, as the Java clients encode them; memroute's {@link
+ * io.memroute.core.KeyFilter} still applies first when a pool has one (twemproxy's {@code hash_tag:
+ * "{}"} is {@code KeyFilter.tags("{}")}).
+ *
+ * <p>Compatibility is tested against the real libraries and processes: spymemcached 2.12.3,
+ * xmemcached 2.4.8, Folsom 1.21.0 and nutcracker (twemproxy) 0.5.0, writing keys through each and
+ * reading every key back where memroute places it. Immutable and thread-safe; placing a key
+ * allocates nothing.
+ */
+public final class Placement {
+  /** The most a weight can be: xmemcached gives a server 160 points per unit of weight. */
+  static final int MAX_WEIGHT = 10_000;
+
+  private enum Kind {
+    SPYMEMCACHED_KETAMA("spymemcachedKetama"),
+    XMEMCACHED_KETAMA("xmemcachedKetama"),
+    TWEMPROXY_KETAMA("twemproxy"),
+    TWEMPROXY_MODULA("twemproxy"),
+    FOLSOM_KETAMA("folsomKetama"),
+    SPYMEMCACHED_ARRAY_MOD("spymemcachedArrayMod"),
+    XMEMCACHED_ARRAY("xmemcachedArray");
+
+    final String factory;
+
+    Kind(String factory) {
+      this.factory = factory;
+    }
+  }
+
+  private static final Placement SPYMEMCACHED_KETAMA =
+      new Placement(Kind.SPYMEMCACHED_KETAMA, CompatHash.MD5);
+  private static final Placement XMEMCACHED_KETAMA =
+      new Placement(Kind.XMEMCACHED_KETAMA, CompatHash.MD5);
+  private static final Placement FOLSOM_KETAMA =
+      new Placement(Kind.FOLSOM_KETAMA, CompatHash.MURMUR3_32);
+  private static final Placement SPYMEMCACHED_ARRAY_MOD =
+      new Placement(Kind.SPYMEMCACHED_ARRAY_MOD, CompatHash.JAVA_STRING);
+  private static final Placement XMEMCACHED_ARRAY =
+      new Placement(Kind.XMEMCACHED_ARRAY, CompatHash.JAVA_STRING);
+
+  private final Kind kind;
+  private final CompatHash hash;
+  private final Distribution unbound = new Unbound();
+
+  private Placement(Kind kind, CompatHash hash) {
+    this.kind = kind;
+    this.hash = hash;
+  }
+
+  /**
+   * spymemcached's ketama: {@code KetamaNodeLocator} with {@code DefaultHashAlgorithm.KETAMA_HASH}
+   * and the default {@code SPYMEMCACHED} node key format, as {@code new KetamaConnectionFactory()}
+   * builds it (and {@code ConnectionFactoryBuilder} with {@code Locator.CONSISTENT} and {@code
+   * KETAMA_HASH}). Keys are hashed with MD5; each server gets 160 points, four per MD5 of {@code
+   * "<name>-<n>"}.
+   *
+   * <p>Node name: the server's {@code InetSocketAddress} as Java prints it, without the leading
+   * slash: {@code 10.0.0.1:11211} for an IPv4 address, {@code [0:0:0:0:0:0:0:1]:11211} for IPv6
+   * (Java 14 and later; older JVMs printed no brackets). A server given by host name printed as
+   * {@code cache1/10.0.0.1:11211}, with the address it resolved to when the client started: such a
+   * backend needs {@link PoolConfig.Builder#nodeName(String, String)}.
+   *
+   * <p>Weights: when the pool sets any weight, even all 1, spymemcached's weighted ring (its {@code
+   * KetamaConnectionFactory} with a non-empty weights map): {@code floor(weight / total * 40 *
+   * servers) * 4} points per server, computed in {@code float} as spymemcached does. Tested with
+   * spymemcached 2.12.3.
+   */
+  public static Placement spymemcachedKetama() {
+    return SPYMEMCACHED_KETAMA;
+  }
+
+  /**
+   * xmemcached's ketama: {@code new KetamaMemcachedSessionLocator()} (its default settings: {@code
+   * KETAMA_HASH}, neither nginx nor gwhalin compatibility) and one connection per server (the
+   * default {@code connectionPoolSize}). Keys are hashed with MD5; each server gets 160 points per
+   * unit of weight, four per MD5 of {@code "<name>-<n>"}.
+   *
+   * <p>Node name: the connection's remote address as Java prints it, with the leading slash: {@code
+   * /10.0.0.1:11211}, {@code /[0:0:0:0:0:0:0:1]:11211} (Java 14 and later). A server given by host
+   * name printed as {@code cache1/10.0.0.1:11211}: such a backend needs {@link
+   * PoolConfig.Builder#nodeName(String, String)}.
+   *
+   * <p>Weights: as given to {@code XMemcachedClientBuilder(addresses, weights)}. Tested with
+   * xmemcached 2.4.8.
+   */
+  public static Placement xmemcachedKetama() {
+    return XMEMCACHED_KETAMA;
+  }
+
+  /**
+   * twemproxy (nutcracker): a pool's {@code distribution} and {@code hash} options.
+   *
+   * <p>{@code ketama}: each server gets {@code floor(weight / total * 40 * servers) * 4} points (in
+   * {@code float}, as twemproxy computes them), four per MD5 of {@code "<name>-<n>"}; keys are
+   * hashed with {@code hash}. {@code modula}: the key hash modulo the sum of the weights, each
+   * server taking as many consecutive slots as its weight. twemproxy's third distribution, {@code
+   * random}, places no key anywhere in particular and so is refused.
+   *
+   * <p>Node name: the server's {@code name} when its line has one ({@code host:port:weight name}:
+   * set it with {@link PoolConfig.Builder#nodeName(String, String)}), else its host as written,
+   * with {@code :port} unless the port is 11211. Weights: the {@code weight} of {@code
+   * host:port:weight}, 1 by default. {@code hash_tag: "{}"} is {@code
+   * PoolConfig.Builder.filter(KeyFilter.tags("{}"))}. Tested with nutcracker 0.5.0.
+   *
+   * @param distribution {@code ketama} (twemproxy's default) or {@code modula}
+   * @param hash one of twemproxy's: {@code one_at_a_time}, {@code md5}, {@code crc16}, {@code
+   *     crc32}, {@code crc32a}, {@code fnv1_64}, {@code fnv1a_64} (twemproxy's default), {@code
+   *     fnv1_32}, {@code fnv1a_32}, {@code hsieh}, {@code murmur}, {@code jenkins}
+   * @throws IllegalArgumentException for another distribution or hash
+   */
+  public static Placement twemproxy(String distribution, String hash) {
+    Objects.requireNonNull(distribution, "distribution");
+    Objects.requireNonNull(hash, "hash");
+    Kind kind;
+    switch (distribution) {
+      case "ketama":
+        kind = Kind.TWEMPROXY_KETAMA;
+        break;
+      case "modula":
+        kind = Kind.TWEMPROXY_MODULA;
+        break;
+      case "random":
+        throw new IllegalArgumentException(
+            "distribution: 'random' (expected: ketama or modula; twemproxy's random places keys"
+                + " by chance, so no placement can match it)");
+      default:
+        throw new IllegalArgumentException(
+            "distribution: '" + distribution + "' (expected: ketama or modula)");
+    }
+    CompatHash h = CompatHash.twemproxy(hash);
+    if (h == null) {
+      throw new IllegalArgumentException(
+          "hash: '"
+              + hash
+              + "' (expected: one of one_at_a_time, md5, crc16, crc32, crc32a, fnv1_64, fnv1a_64,"
+              + " fnv1_32, fnv1a_32, hsieh, murmur, jenkins)");
+    }
+    return new Placement(kind, h);
+  }
+
+  /**
+   * Folsom's ketama ({@code com.spotify.folsom.ketama.Continuum}, used when a client has several
+   * addresses): keys hashed with MurmurHash3 (32-bit, seed 0) and compared as signed ints; each
+   * server gets 100 points, the first the MurmurHash3 of its name, each next one the hash of the
+   * previous one's four little-endian bytes. It places keys differently from every other client's
+   * ketama, so this only helps leave Folsom.
+   *
+   * <p>Node name: {@code host:port} as given to {@code withAddress(host, port)} ({@code
+   * [host]:port} for IPv6), with no resolution: {@link BackendConfig#address()}. No weights. Tested
+   * with Folsom 1.21.0.
+   */
+  public static Placement folsomKetama() {
+    return FOLSOM_KETAMA;
+  }
+
+  /**
+   * spymemcached's default placement: {@code ArrayModNodeLocator} with {@code NATIVE_HASH}, as
+   * {@code new DefaultConnectionFactory()} and {@code new MemcachedClient(addresses)} use: the key
+   * string's {@code hashCode()}, unsigned, modulo the number of servers, in the order given. No
+   * node names, no weights. Tested with spymemcached 2.12.3.
+   */
+  public static Placement spymemcachedArrayMod() {
+    return SPYMEMCACHED_ARRAY_MOD;
+  }
+
+  /**
+   * xmemcached's default placement: {@code ArrayMemcachedSessionLocator} with {@code NATIVE_HASH}:
+   * the key string's {@code hashCode()}, unsigned, modulo the sum of the weights, each server
+   * taking as many consecutive slots as its weight, in the order given. No node names. Tested with
+   * xmemcached 2.4.8.
+   */
+  public static Placement xmemcachedArray() {
+    return XMEMCACHED_ARRAY;
+  }
+
+  /** The key hash, its 32-bit value as an unsigned {@code long}. */
+  KeyHash keyHash() {
+    return hash;
+  }
+
+  /** Whether the original has weights. */
+  boolean takesWeights() {
+    return kind != Kind.FOLSOM_KETAMA && kind != Kind.SPYMEMCACHED_ARRAY_MOD;
+  }
+
+  /** Whether placement depends on node names (a ring), not only on the backends' order. */
+  boolean usesNames() {
+    return kind != Kind.TWEMPROXY_MODULA
+        && kind != Kind.SPYMEMCACHED_ARRAY_MOD
+        && kind != Kind.XMEMCACHED_ARRAY;
+  }
+
+  /** The distribution {@link PoolConfig#distribution()} returns before the pool is bound. */
+  Distribution unbound() {
+    return unbound;
+  }
+
+  /**
+   * The node name the original gives a server at {@code host} and {@code port}.
+   *
+   * @throws IllegalArgumentException saying why none can be derived (a host name that the Java
+   *     clients print with the address it resolved to)
+   */
+  String nodeName(String host, int port) {
+    switch (kind) {
+      case TWEMPROXY_KETAMA:
+        // nc_conf.c: "we don't include the port ... when it is equal to 11211" (libmemcached's way)
+        return port == 11211 ? host : host + ":" + port;
+      case FOLSOM_KETAMA:
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+      case SPYMEMCACHED_KETAMA:
+      case XMEMCACHED_KETAMA:
+        String printed = javaSocketAddress(host, port);
+        if (printed == null) {
+          throw new IllegalArgumentException(
+              "host name '"
+                  + host
+                  + "': "
+                  + this
+                  + " names such a server by the name and the address it resolved to when the"
+                  + " client started, e.g. '"
+                  + host
+                  + "/10.0.0.1:"
+                  + port
+                  + "', which memroute does not look up");
+        }
+        return kind == Kind.SPYMEMCACHED_KETAMA ? printed.substring(1) : printed;
+      default:
+        throw new IllegalStateException(this + " has no node names");
+    }
+  }
+
+  /**
+   * {@code new InetSocketAddress(host, port).toString()} for an IP address ({@code
+   * /10.0.0.1:11211}), or {@code null} for a host name, which would need a DNS lookup.
+   */
+  private static String javaSocketAddress(String host, int port) {
+    if (host.indexOf(':') < 0 && !isDottedQuad(host)) {
+      return null;
+    }
+    try {
+      // a literal: parsed, never looked up
+      return new InetSocketAddress(InetAddress.getByName(host), port).toString();
+    } catch (UnknownHostException e) {
+      return null;
+    }
+  }
+
+  private static boolean isDottedQuad(String host) {
+    String[] parts = host.split("\\.", -1);
+    if (parts.length != 4) {
+      return false;
+    }
+    for (String p : parts) {
+      if (p.isEmpty() || p.length() > 3 || !p.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        return false;
+      }
+      if (Integer.parseInt(p) > 255) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Binds to one pool.
+   *
+   * @param labels the backends' labels, in pool order (for {@code toString})
+   * @param names their node names (ignored unless {@link #usesNames()})
+   * @param weights their weights, whole numbers from 1 to {@link #MAX_WEIGHT}
+   * @param weightsSet whether the pool set any weight (spymemcached then uses its weighted ring)
+   */
+  Distribution bind(List<String> labels, List<String> names, int[] weights, boolean weightsSet) {
+    int n = labels.size();
+    StringBuilder d = new StringBuilder(toString()).append('{');
+    for (int i = 0; i < n; i++) {
+      d.append(i == 0 ? "" : ", ").append(labels.get(i));
+      if (usesNames()) {
+        d.append('=').append(names.get(i));
+      }
+      if (weights[i] != 1) {
+        d.append(" weight ").append(weights[i]);
+      }
+    }
+    String description = d.append('}').toString();
+    switch (kind) {
+      case TWEMPROXY_MODULA:
+      case XMEMCACHED_ARRAY:
+      case SPYMEMCACHED_ARRAY_MOD:
+        return new ModulaDistribution(weights, description);
+      case FOLSOM_KETAMA:
+        return folsomRing(names, description);
+      default:
+        return md5Ring(names, weights, weightsSet, description);
+    }
+  }
+
+  private KetamaRing md5Ring(
+      List<String> names, int[] weights, boolean weightsSet, String description) {
+    int n = names.size();
+    long total = 0;
+    for (int w : weights) {
+      total += w;
+    }
+    MessageDigest md5 = md5();
+    KetamaRing.Builder ring = new KetamaRing.Builder(false);
+    for (int s = 0; s < n; s++) {
+      int digests;
+      if (kind == Kind.XMEMCACHED_KETAMA) {
+        digests = 160 * weights[s] / 4;
+      } else if (kind == Kind.TWEMPROXY_KETAMA
+          || (kind == Kind.SPYMEMCACHED_KETAMA && weightsSet)) {
+        digests = weightedPoints(weights[s], total, n) / 4;
+      } else {
+        digests = 40;
+      }
+      byte[] name = names.get(s).getBytes(StandardCharsets.UTF_8);
+      for (int i = 0; i < digests; i++) {
+        byte[] suffix = ("-" + i).getBytes(StandardCharsets.US_ASCII);
+        md5.reset();
+        int len = name.length + suffix.length;
+        if (kind == Kind.TWEMPROXY_KETAMA && len > 272) {
+          // snprintf into twemproxy's 273-byte buffer (KETAMA_MAX_HOSTLEN) cuts it short
+          byte[] all = new byte[len];
+          System.arraycopy(name, 0, all, 0, name.length);
+          System.arraycopy(suffix, 0, all, name.length, suffix.length);
+          md5.update(all, 0, 272);
+        } else {
+          md5.update(name);
+          md5.update(suffix);
+        }
+        byte[] digest = md5.digest();
+        for (int h = 0; h < 4; h++) {
+          ring.add(CompatHash.le32(digest, h * 4), s);
+        }
+      }
+    }
+    KetamaRing.Ties ties =
+        kind == Kind.TWEMPROXY_KETAMA
+            ? KetamaRing.Ties.FIRST
+            : kind == Kind.XMEMCACHED_KETAMA
+                ? KetamaRing.Ties.BY_NAME_MODULO
+                : KetamaRing.Ties.LAST;
+    return ring.build(ties, names, n, description);
+  }
+
+  /**
+   * Points for a weighted server, as twemproxy's {@code ketama_update} and spymemcached's weighted
+   * {@code KetamaNodeLocator} compute them: in {@code float}, plus a {@code double} 1e-10 before
+   * the floor. Unequal by a few points from the plain 160 even for equal weights (25 servers get
+   * 156 each), which is why the float steps matter.
+   */
+  static int weightedPoints(int weight, long total, int servers) {
+    float pct = (float) weight / (float) total;
+    float perHashes = pct * 160f / 4f * (float) servers;
+    return (int) Math.floor((float) ((double) perHashes + 0.0000000001)) * 4;
+  }
+
+  private static KetamaRing folsomRing(List<String> names, String description) {
+    KetamaRing.Builder ring = new KetamaRing.Builder(true);
+    for (int s = 0; s < names.size(); s++) {
+      String name = names.get(s);
+      byte[] bytes = new byte[name.length()];
+      for (int i = 0; i < bytes.length; i++) {
+        bytes[i] = (byte) name.charAt(i); // Folsom's addressToBytes: one byte per char
+      }
+      for (int i = 0; i < 100; i++) {
+        int h = Murmur3.hash32(bytes, 0, bytes.length, 0);
+        bytes = new byte[] {(byte) h, (byte) (h >>> 8), (byte) (h >>> 16), (byte) (h >>> 24)};
+        ring.add(h, s);
+      }
+    }
+    return ring.build(KetamaRing.Ties.LAST, names, names.size(), description);
+  }
+
+  private static MessageDigest md5() {
+    try {
+      return MessageDigest.getInstance("MD5");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("MD5 not available", e); // every JVM must have it
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Placement && ((Placement) o).kind == kind && ((Placement) o).hash == hash;
+  }
+
+  @Override
+  public int hashCode() {
+    return kind.hashCode() * 31 + hash.hashCode();
+  }
+
+  /**
+   * Returns how the placement was made: {@code spymemcachedKetama()}, {@code twemproxy(ketama,
+   * fnv1a_64)}, ...
+   */
+  @Override
+  public String toString() {
+    switch (kind) {
+      case TWEMPROXY_KETAMA:
+        return "twemproxy(ketama, " + hash.twemproxyName() + ")";
+      case TWEMPROXY_MODULA:
+        return "twemproxy(modula, " + hash.twemproxyName() + ")";
+      default:
+        return kind.factory + "()";
+    }
+  }
+
+  /** A placement not yet bound to a pool's backends: it cannot place anything. */
+  private final class Unbound implements Distribution {
+    @Override
+    public int select(long hash, int buckets) {
+      throw new IllegalStateException(
+          "placement "
+              + Placement.this
+              + " is not bound to a pool's backends (expected: a pool built by a router, Pool.of"
+              + " or RouterConfig)");
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Unbound && ((Unbound) o).placement().equals(Placement.this);
+    }
+
+    @Override
+    public int hashCode() {
+      return Placement.this.hashCode();
+    }
+
+    private Placement placement() {
+      return Placement.this;
+    }
+
+    @Override
+    public String toString() {
+      return Placement.this.toString();
+    }
+  }
+}
