@@ -232,7 +232,7 @@ final class NativeMemcached implements ServerRuntime {
   /**
    * {@code sh -c 'read x; kill -9 <pid>'}: reads its stdin until the JVM's end of the pipe closes.
    */
-  private static Process startWatchdog(long pid) {
+  static Process startWatchdog(long pid) {
     if (!Files.isExecutable(SHELL)) {
       return null;
     }

@@ -9,6 +9,8 @@
  *       (Testcontainers as a fallback), as a JUnit 5 extension or programmatically; a process can
  *       serve TLS, with certificates from a throwaway {@link
  *       io.memroute.testkit.CertificateAuthority}.
+ *   <li>{@link io.memroute.testkit.NutcrackerProcess} — a real twemproxy ({@code nutcracker})
+ *       serving pools on free loopback ports, for tests that compare placement with it.
  *   <li>{@link io.memroute.testkit.FaultServer} with {@link io.memroute.testkit.Fault} — a
  *       scriptable server that delays, hangs, drips, truncates or garbles replies and refuses or
  *       resets connections, for resilience tests.
