@@ -28,9 +28,12 @@ import java.util.Objects;
  * backend's address in the {@link RouterConfig} ({@link BackendConfig#host()} exactly as written,
  * and its port), as each factory below says. {@link PoolConfig.Builder#nodeName(String, String)}
  * sets a name explicitly: twemproxy's {@code name} of {@code host:port:weight name}, or an address
- * the original printed differently. {@link Pool#of(PoolConfig, java.util.Map)}, which has no
- * addresses, reads each backend's label as its address ({@code host:port}, as {@link
- * BackendConfig#of(String)} labels it) unless a name is set.
+ * the original printed differently. Where the original's name depends on what DNS told it
+ * (spymemcached's servers given by host name, all of xmemcached's), memroute does not guess: it
+ * looks nothing up to build a ring, and {@link RouterConfig.Builder#build()} asks for the name,
+ * saying which. {@link Pool#of(PoolConfig, java.util.Map)}, which has no addresses, reads each
+ * backend's label as its address ({@code host:port}, as {@link BackendConfig#of(String)} labels it)
+ * unless a name is set.
  *
  * <p><b>Weights</b> ({@link PoolConfig.Builder#weight(String, double)}) must be whole numbers from
  * 1 to 10000 where the original has weights, and are refused where it has none.
@@ -116,10 +119,15 @@ public final class Placement {
    * default {@code connectionPoolSize}). Keys are hashed with MD5; each server gets 160 points per
    * unit of weight, four per MD5 of {@code "<name>-<n>"}.
    *
-   * <p>Node name: the connection's remote address as Java prints it, with the leading slash: {@code
-   * /10.0.0.1:11211}, {@code /[0:0:0:0:0:0:0:1]:11211} (Java 14 and later). A server given by host
-   * name printed as {@code cache1/10.0.0.1:11211}: such a backend needs {@link
-   * PoolConfig.Builder#nodeName(String, String)}.
+   * <p>Node name: xmemcached names a server by its connection's remote address as Java prints it,
+   * having first looked the address up: a host name {@code cache1} as {@code
+   * cache1/10.0.0.1:11211}, with the address it resolved to; an IP address by its name in reverse
+   * DNS, {@code cache1.example.com/10.0.0.1:11211} ({@code localhost/127.0.0.1:11211} for the
+   * loopback address), or {@code /10.0.0.1:11211} when it has none there or the client ran with
+   * {@code setResolveInetAddresses(false)}. memroute does no lookups to build a ring, so every
+   * backend needs {@link PoolConfig.Builder#nodeName(String, String)} with that name; {@code
+   * InetAddress.getByName(ip).getHostName() + "/" + ip + ":" + port} on the client's host computes
+   * it.
    *
    * <p>Weights: as given to {@code XMemcachedClientBuilder(addresses, weights)}. Tested with
    * xmemcached 2.4.8.
@@ -239,10 +247,10 @@ public final class Placement {
   /**
    * The node name the original gives a server at {@code host} and {@code port}.
    *
-   * @throws IllegalArgumentException saying why none can be derived (a host name that the Java
-   *     clients print with the address it resolved to)
+   * @throws IllegalArgumentException saying why none can be derived and what to do, when the name
+   *     depends on what DNS answered the original: memroute never looks names up to build a ring
    */
-  String nodeName(String host, int port) {
+  String nodeName(String label, String host, int port) {
     switch (kind) {
       case TWEMPROXY_KETAMA:
         // nc_conf.c: "we don't include the port ... when it is equal to 11211" (libmemcached's way)
@@ -250,22 +258,43 @@ public final class Placement {
       case FOLSOM_KETAMA:
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
       case SPYMEMCACHED_KETAMA:
-      case XMEMCACHED_KETAMA:
         String printed = javaSocketAddress(host, port);
         if (printed == null) {
           throw new IllegalArgumentException(
-              "host name '"
-                  + host
-                  + "': "
-                  + this
-                  + " names such a server by the name and the address it resolved to when the"
-                  + " client started, e.g. '"
+              "spymemcachedKetama() names a server given by host name by that name and the"
+                  + " address it resolved to when the client started, e.g. '"
                   + host
                   + "/10.0.0.1:"
                   + port
-                  + "', which memroute does not look up");
+                  + "', which memroute does not look up (expected: an IP address, or nodeName(\""
+                  + label
+                  + "\", ...) with the name spymemcached printed)");
         }
-        return kind == Kind.SPYMEMCACHED_KETAMA ? printed.substring(1) : printed;
+        return printed.substring(1);
+      case XMEMCACHED_KETAMA:
+        String ip = javaSocketAddress(host, port);
+        if (ip == null) {
+          throw new IllegalArgumentException(
+              "xmemcachedKetama() names a server given by host name by that name and the address"
+                  + " it resolved to when the client started, e.g. '"
+                  + host
+                  + "/10.0.0.1:"
+                  + port
+                  + "', which memroute does not look up (expected: nodeName(\""
+                  + label
+                  + "\", ...) with that name)");
+        }
+        throw new IllegalArgumentException(
+            "xmemcachedKetama() names a server given by IP address by its name in reverse DNS"
+                + " when the client started and the address, e.g. 'cache1.example.com"
+                + ip
+                + "', or '"
+                + ip
+                + "' when it had none there or the client ran with"
+                + " setResolveInetAddresses(false); memroute does not look it up (expected:"
+                + " nodeName(\""
+                + label
+                + "\", ...) with that name)");
       default:
         throw new IllegalStateException(this + " has no node names");
     }

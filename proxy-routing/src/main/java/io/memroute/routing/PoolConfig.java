@@ -193,7 +193,7 @@ public final class PoolConfig {
           continue;
         }
         try {
-          n = placement.nodeName(address.host(), address.port());
+          n = placement.nodeName(label, address.host(), address.port());
         } catch (IllegalArgumentException e) {
           errors.add(
               "pool '"
@@ -203,10 +203,7 @@ public final class PoolConfig {
                   + "' at "
                   + address.address()
                   + ": "
-                  + e.getMessage()
-                  + " (expected: nodeName(\""
-                  + label
-                  + "\", ...) with the name the client printed, or an IP address)");
+                  + e.getMessage());
           continue;
         }
       }

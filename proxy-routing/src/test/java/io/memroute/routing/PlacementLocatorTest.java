@@ -272,8 +272,14 @@ class PlacementLocatorTest {
         }
         KetamaMemcachedSessionLocator locator = new KetamaMemcachedSessionLocator();
         locator.updateSessions(sessions);
+        // named as the client names a session it connected: its remote address, printed
+        Function<PoolConfig.Builder, PoolConfig.Builder> names =
+            b -> {
+              addresses.forEach(a -> b.nodeName(label(a), String.valueOf(a)));
+              return b;
+            };
         assertSamePlacement(
-            pool(addresses, Placement.xmemcachedKetama(), weighted ? w : null, b -> b),
+            pool(addresses, Placement.xmemcachedKetama(), weighted ? w : null, names),
             addresses,
             k -> locator.getSessionByKey(k).getRemoteSocketAddress());
       }

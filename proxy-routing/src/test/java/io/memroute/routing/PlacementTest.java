@@ -61,23 +61,37 @@ class PlacementTest {
     Placement x = Placement.xmemcachedKetama();
     Placement tw = Placement.twemproxy("ketama", "md5");
     Placement folsom = Placement.folsomKetama();
-    assertThat(spy.nodeName("10.0.0.1", 11211)).isEqualTo("10.0.0.1:11211");
-    assertThat(spy.nodeName("::1", 11211)).isEqualTo("[0:0:0:0:0:0:0:1]:11211");
-    assertThat(x.nodeName("10.0.0.1", 11212)).isEqualTo("/10.0.0.1:11212");
-    assertThat(x.nodeName("::1", 11211)).isEqualTo("/[0:0:0:0:0:0:0:1]:11211");
+    assertThat(spy.nodeName("a", "10.0.0.1", 11211)).isEqualTo("10.0.0.1:11211");
+    assertThat(spy.nodeName("a", "::1", 11211)).isEqualTo("[0:0:0:0:0:0:0:1]:11211");
     // twemproxy leaves the port out when it is 11211, as libmemcached did
-    assertThat(tw.nodeName("10.0.0.1", 11211)).isEqualTo("10.0.0.1");
-    assertThat(tw.nodeName("cache1", 11212)).isEqualTo("cache1:11212");
-    assertThat(folsom.nodeName("cache1", 11211)).isEqualTo("cache1:11211");
-    assertThat(folsom.nodeName("::1", 11211)).isEqualTo("[::1]:11211");
-    assertThatThrownBy(() -> spy.nodeName("cache1", 11211))
+    assertThat(tw.nodeName("a", "10.0.0.1", 11211)).isEqualTo("10.0.0.1");
+    assertThat(tw.nodeName("a", "cache1", 11212)).isEqualTo("cache1:11212");
+    assertThat(folsom.nodeName("a", "cache1", 11211)).isEqualTo("cache1:11211");
+    assertThat(folsom.nodeName("a", "::1", 11211)).isEqualTo("[::1]:11211");
+    assertThatThrownBy(() -> spy.nodeName("a", "cache1", 11211))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "host name 'cache1': spymemcachedKetama() names such a server by the name and the"
-                + " address it resolved to when the client started, e.g."
-                + " 'cache1/10.0.0.1:11211', which memroute does not look up");
-    assertThatThrownBy(() -> x.nodeName("10.0.0.256", 11211))
+            "spymemcachedKetama() names a server given by host name by that name and the address"
+                + " it resolved to when the client started, e.g. 'cache1/10.0.0.1:11211', which"
+                + " memroute does not look up (expected: an IP address, or nodeName(\"a\", ...)"
+                + " with the name spymemcached printed)");
+    assertThatThrownBy(() -> spy.nodeName("a", "10.0.0.256", 11211))
         .isInstanceOf(IllegalArgumentException.class); // not an IPv4 address: a host name
+    // xmemcached looks every address up, IP addresses in reverse DNS
+    assertThatThrownBy(() -> x.nodeName("b", "10.0.0.1", 11212))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "xmemcachedKetama() names a server given by IP address by its name in reverse DNS"
+                + " when the client started and the address, e.g."
+                + " 'cache1.example.com/10.0.0.1:11212', or '/10.0.0.1:11212' when it had none"
+                + " there or the client ran with setResolveInetAddresses(false); memroute does not"
+                + " look it up (expected: nodeName(\"b\", ...) with that name)");
+    assertThatThrownBy(() -> x.nodeName("b", "cache1", 11211))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "xmemcachedKetama() names a server given by host name by that name and the address"
+                + " it resolved to when the client started, e.g. 'cache1/10.0.0.1:11211', which"
+                + " memroute does not look up (expected: nodeName(\"b\", ...) with that name)");
   }
 
   @Test
@@ -193,15 +207,15 @@ class PlacementTest {
                     .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "invalid router configuration: pool 'spy': backend 'b' at cache2:11211: host name"
-                + " 'cache2': spymemcachedKetama() names such a server by the name and the address"
-                + " it resolved to when the client started, e.g. 'cache2/10.0.0.1:11211', which"
-                + " memroute does not look up (expected: nodeName(\"b\", ...) with the name the"
-                + " client printed, or an IP address); pool 'spy': backend 'c' at cache3:11212:"
-                + " host name 'cache3': spymemcachedKetama() names such a server by the name and"
-                + " the address it resolved to when the client started, e.g."
-                + " 'cache3/10.0.0.1:11212', which memroute does not look up (expected:"
-                + " nodeName(\"c\", ...) with the name the client printed, or an IP address)");
+            "invalid router configuration: pool 'spy': backend 'b' at cache2:11211:"
+                + " spymemcachedKetama() names a server given by host name by that name and the"
+                + " address it resolved to when the client started, e.g. 'cache2/10.0.0.1:11211',"
+                + " which memroute does not look up (expected: an IP address, or nodeName(\"b\","
+                + " ...) with the name spymemcached printed); pool 'spy': backend 'c' at"
+                + " cache3:11212: spymemcachedKetama() names a server given by host name by that"
+                + " name and the address it resolved to when the client started, e.g."
+                + " 'cache3/10.0.0.1:11212', which memroute does not look up (expected: an IP"
+                + " address, or nodeName(\"c\", ...) with the name spymemcached printed)");
     RouterConfig named =
         RouterConfig.builder()
             .backend("a", "10.0.0.1:11211")
@@ -263,8 +277,7 @@ class PlacementTest {
             .build();
     assertThatThrownBy(() -> Pool.of(config, memory(config.backends())))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(
-            "pool 'p': backend 'cache-a' at cache-a:11211: host name 'cache-a': xmemcachedKetama()")
+        .hasMessageContaining("pool 'p': backend 'cache-a' at cache-a:11211: xmemcachedKetama()")
         .hasMessageContaining(
             "pool 'p': backend 'bad label' has no address to name it by for xmemcachedKetama()"
                 + " (expected: nodeName(\"bad label\", ...), or a host:port label)");
@@ -343,13 +356,16 @@ class PlacementTest {
                 Placement.spymemcachedArrayMod())
             .stream()
             .map(
-                pl ->
-                    Pool.of(
-                        PoolConfig.builder(pl.toString().replaceAll("[^a-z0-9]", ""))
-                            .backends(labels)
-                            .placement(pl)
-                            .build(),
-                        memory(labels)))
+                pl -> {
+                  PoolConfig.Builder b =
+                      PoolConfig.builder(pl.toString().replaceAll("[^a-zA-Z0-9]", ""))
+                          .backends(labels)
+                          .placement(pl);
+                  if (pl.equals(Placement.xmemcachedKetama())) {
+                    labels.forEach(l -> b.nodeName(l, "/" + l));
+                  }
+                  return Pool.of(b.build(), memory(labels));
+                })
             .collect(java.util.stream.Collectors.toList());
     Request get = Request.get("user:profile:0000000000042:abc");
     long sink = 0;
