@@ -55,6 +55,7 @@ final class PlacementChecks {
       router.ready().get(10, TimeUnit.SECONDS);
       Map<String, byte[]> read = router.getMulti(written.keySet()).get(30, TimeUnit.SECONDS);
       List<String> wrong = new ArrayList<>();
+      Map<String, Integer> wrongByPool = new java.util.TreeMap<>();
       int misses = 0;
       for (Map.Entry<String, byte[]> e : written.entrySet()) {
         String key = e.getKey();
@@ -69,12 +70,15 @@ final class PlacementChecks {
         int port = config.backends().get(label).port();
         if (port != holder.get(key)) {
           wrong.add(key + " on :" + holder.get(key) + ", placed on " + label + " :" + port);
+          wrongByPool.merge(pool.name(), 1, Integer::sum);
         }
       }
-      assertThat(misses).as("keys memroute misses of %s", written.size()).isZero();
       assertThat(wrong)
-          .as("keys memroute places elsewhere (of %s), e.g. %s", written.size(), first(wrong))
+          .as(
+              "keys memroute places elsewhere (of %s) by pool %s, e.g. %s",
+              written.size(), wrongByPool, first(wrong))
           .isEmpty();
+      assertThat(misses).as("keys memroute misses of %s", written.size()).isZero();
     }
   }
 

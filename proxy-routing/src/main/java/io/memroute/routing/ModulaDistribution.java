@@ -2,18 +2,25 @@ package io.memroute.routing;
 
 /**
  * A key hash (unsigned 32 bits) modulo the sum of the weights, each backend taking as many
- * consecutive slots as its weight, in pool order: twemproxy's modula, spymemcached's {@code
- * ArrayModNodeLocator} and xmemcached's {@code ArrayMemcachedSessionLocator}. Allocates nothing.
+ * consecutive slots as its weight, in the original's order of servers: twemproxy's modula,
+ * spymemcached's {@code ArrayModNodeLocator} and xmemcached's {@code ArrayMemcachedSessionLocator}.
+ * Allocates nothing.
  */
 final class ModulaDistribution implements Distribution {
-  private final long[] ends; // slot after each backend's last one
+  private final long[] ends; // slot after each group's last one
+  private final int[] owners; // backend index of each group
   private final String description;
 
-  ModulaDistribution(int[] weights, String description) {
-    this.ends = new long[weights.length];
+  /**
+   * @param order backend indexes in the order their slots follow each other
+   * @param weights slots per backend, by backend index
+   */
+  ModulaDistribution(int[] order, int[] weights, String description) {
+    this.ends = new long[order.length];
+    this.owners = order.clone();
     long sum = 0;
-    for (int i = 0; i < weights.length; i++) {
-      sum += weights[i];
+    for (int i = 0; i < order.length; i++) {
+      sum += weights[order[i]];
       ends[i] = sum;
     }
     this.description = description;
@@ -40,7 +47,7 @@ final class ModulaDistribution implements Distribution {
         hi = mid;
       }
     }
-    return lo;
+    return owners[lo];
   }
 
   @Override

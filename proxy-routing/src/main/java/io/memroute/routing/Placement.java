@@ -7,6 +7,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -142,14 +143,16 @@ public final class Placement {
    * <p>{@code ketama}: each server gets {@code floor(weight / total * 40 * servers) * 4} points (in
    * {@code float}, as twemproxy computes them), four per MD5 of {@code "<name>-<n>"}; keys are
    * hashed with {@code hash}. {@code modula}: the key hash modulo the sum of the weights, each
-   * server taking as many consecutive slots as its weight. twemproxy's third distribution, {@code
-   * random}, places no key anywhere in particular and so is refused.
+   * server taking as many consecutive slots as its weight, the servers in twemproxy's order, which
+   * is not the order listed: it sorts a pool's servers by node name (shorter names first, then byte
+   * by byte) when it loads its configuration. twemproxy's third distribution, {@code random},
+   * places no key anywhere in particular and so is refused.
    *
    * <p>Node name: the server's {@code name} when its line has one ({@code host:port:weight name}:
    * set it with {@link PoolConfig.Builder#nodeName(String, String)}), else its host as written,
-   * with {@code :port} unless the port is 11211. Weights: the {@code weight} of {@code
-   * host:port:weight}, 1 by default. {@code hash_tag: "{}"} is {@code
-   * PoolConfig.Builder.filter(KeyFilter.tags("{}"))}. Tested with nutcracker 0.5.0.
+   * with {@code :port} unless the port is 11211. A host name is hashed as written, never resolved.
+   * Weights: the {@code weight} of {@code host:port:weight}, 1 by default. {@code hash_tag: "{}"}
+   * is {@code PoolConfig.Builder.filter(KeyFilter.tags("{}"))}. Tested with nutcracker 0.5.0.
    *
    * @param distribution {@code ketama} (twemproxy's default) or {@code modula}
    * @param hash one of twemproxy's: {@code one_at_a_time}, {@code md5}, {@code crc16}, {@code
@@ -232,11 +235,12 @@ public final class Placement {
     return kind != Kind.FOLSOM_KETAMA && kind != Kind.SPYMEMCACHED_ARRAY_MOD;
   }
 
-  /** Whether placement depends on node names (a ring), not only on the backends' order. */
+  /**
+   * Whether placement depends on node names (a ring, or twemproxy's order of servers by name), not
+   * only on the backends' order.
+   */
   boolean usesNames() {
-    return kind != Kind.TWEMPROXY_MODULA
-        && kind != Kind.SPYMEMCACHED_ARRAY_MOD
-        && kind != Kind.XMEMCACHED_ARRAY;
+    return kind != Kind.SPYMEMCACHED_ARRAY_MOD && kind != Kind.XMEMCACHED_ARRAY;
   }
 
   /** The distribution {@link PoolConfig#distribution()} returns before the pool is bound. */
@@ -253,6 +257,7 @@ public final class Placement {
   String nodeName(String label, String host, int port) {
     switch (kind) {
       case TWEMPROXY_KETAMA:
+      case TWEMPROXY_MODULA:
         // nc_conf.c: "we don't include the port ... when it is equal to 11211" (libmemcached's way)
         return port == 11211 ? host : host + ":" + port;
       case FOLSOM_KETAMA:
@@ -353,20 +358,50 @@ public final class Placement {
       }
     }
     String description = d.append('}').toString();
+    int[] order = order(names, n);
     switch (kind) {
       case TWEMPROXY_MODULA:
       case XMEMCACHED_ARRAY:
       case SPYMEMCACHED_ARRAY_MOD:
-        return new ModulaDistribution(weights, description);
+        return new ModulaDistribution(order, weights, description);
       case FOLSOM_KETAMA:
         return folsomRing(names, description);
       default:
-        return md5Ring(names, weights, weightsSet, description);
+        return md5Ring(names, order, weights, weightsSet, description);
     }
   }
 
+  /**
+   * The backends' indexes in the order the original keeps its servers: twemproxy sorts a pool's
+   * servers by name, shorter names first, then byte by byte ({@code conf_validate_server} sorts
+   * them to find duplicates and keeps that order); the others keep the order given.
+   */
+  private int[] order(List<String> names, int n) {
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    if (kind == Kind.TWEMPROXY_KETAMA || kind == Kind.TWEMPROXY_MODULA) {
+      byte[][] bytes = new byte[n][];
+      for (int i = 0; i < n; i++) {
+        bytes[i] = names.get(i).getBytes(StandardCharsets.UTF_8);
+      }
+      Arrays.sort(
+          order,
+          (a, b) ->
+              bytes[a].length != bytes[b].length
+                  ? Integer.compare(bytes[a].length, bytes[b].length)
+                  : Arrays.compareUnsigned(bytes[a], bytes[b]));
+    }
+    int[] out = new int[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = order[i];
+    }
+    return out;
+  }
+
   private KetamaRing md5Ring(
-      List<String> names, int[] weights, boolean weightsSet, String description) {
+      List<String> names, int[] order, int[] weights, boolean weightsSet, String description) {
     int n = names.size();
     long total = 0;
     for (int w : weights) {
@@ -374,7 +409,7 @@ public final class Placement {
     }
     MessageDigest md5 = md5();
     KetamaRing.Builder ring = new KetamaRing.Builder(false);
-    for (int s = 0; s < n; s++) {
+    for (int s : order) { // the original's order: which point a tie keeps
       int digests;
       if (kind == Kind.XMEMCACHED_KETAMA) {
         digests = 160 * weights[s] / 4;

@@ -175,11 +175,11 @@ class PlacementTest {
                 PoolConfig.builder("p")
                     .backends("a")
                     .nodeName("a", "n")
-                    .placement(Placement.twemproxy("modula", "md5"))
+                    .placement(Placement.xmemcachedArray())
                     .build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "pool p: node names {a=n} but twemproxy(modula, md5) places keys by the backends'"
+            "pool p: node names {a=n} but xmemcachedArray() places keys by the backends'"
                 + " order (expected: no node names)");
     assertThatThrownBy(() -> PoolConfig.builder("p").nodeName("a", ""))
         .isInstanceOf(IllegalArgumentException.class)
