@@ -42,8 +42,8 @@ import java.util.Objects;
  * <p><b>What matches.</b> Placement matches while every server is in the pool: none of these
  * follows its original's reaction to a server failing (spymemcached's and xmemcached's next server,
  * twemproxy's {@code auto_eject_hosts}); memroute fails over by its own routes. Two points of one
- * ring that collide (about one pool in 10^5) are resolved as each original resolves them. Keys are
- * hashed as UTF-8 bytes, as the Java clients encode them; memroute's {@link
+ * ring that collide (a chance of about 1 in 20,000 for four servers) are resolved as each original
+ * resolves them. Keys are hashed as UTF-8 bytes, as the Java clients encode them; memroute's {@link
  * io.memroute.core.KeyFilter} still applies first when a pool has one (twemproxy's {@code hash_tag:
  * "{}"} is {@code KeyFilter.tags("{}")}).
  *
@@ -103,7 +103,9 @@ public final class Placement {
    * slash: {@code 10.0.0.1:11211} for an IPv4 address, {@code [0:0:0:0:0:0:0:1]:11211} for IPv6
    * (Java 14 and later; older JVMs printed no brackets). A server given by host name printed as
    * {@code cache1/10.0.0.1:11211}, with the address it resolved to when the client started: such a
-   * backend needs {@link PoolConfig.Builder#nodeName(String, String)}.
+   * backend needs {@link PoolConfig.Builder#nodeName(String, String)}. The {@code LIBMEMCACHED}
+   * node key format is this placement with every server named as that format names it: {@code
+   * InetSocketAddress.getHostName()}, with {@code :port} unless the port is 11211.
    *
    * <p>Weights: when the pool sets any weight, even all 1, spymemcached's weighted ring (its {@code
    * KetamaConnectionFactory} with a non-empty weights map): {@code floor(weight / total * 40 *

@@ -23,6 +23,7 @@ import net.rubyeye.xmemcached.impl.KetamaMemcachedSessionLocator;
 import net.rubyeye.xmemcached.networking.MemcachedSession;
 import net.rubyeye.xmemcached.utils.InetSocketAddressWrapper;
 import net.spy.memcached.ArrayModNodeLocator;
+import net.spy.memcached.ConnectionFactoryBuilder;
 import net.spy.memcached.DefaultConnectionFactory;
 import net.spy.memcached.DefaultHashAlgorithm;
 import net.spy.memcached.KetamaConnectionFactory;
@@ -139,6 +140,67 @@ class PlacementLocatorTest {
           addresses,
           k -> (InetSocketAddress) locator.getPrimary(k).getSocketAddress());
     }
+  }
+
+  @Test
+  void spymemcachedConsistentLocatorWithKetamaHash() {
+    List<InetSocketAddress> addresses = addresses(7);
+    NodeLocator locator =
+        new ConnectionFactoryBuilder()
+            .setLocatorType(ConnectionFactoryBuilder.Locator.CONSISTENT)
+            .setHashAlg(DefaultHashAlgorithm.KETAMA_HASH)
+            .build()
+            .createLocator(spyNodes(addresses));
+    assertSamePlacement(
+        pool(addresses, Placement.spymemcachedKetama(), null, b -> b),
+        addresses,
+        k -> (InetSocketAddress) locator.getPrimary(k).getSocketAddress());
+  }
+
+  @Test
+  void spymemcachedLibmemcachedKeyFormatIsKetamaWithHostNames() {
+    // unresolved, so that getHostName() looks nothing up; the format names them by it
+    List<InetSocketAddress> addresses =
+        List.of(
+            InetSocketAddress.createUnresolved("cache1", 11211),
+            InetSocketAddress.createUnresolved("cache2", 11212),
+            InetSocketAddress.createUnresolved("cache3", 11211));
+    for (Map<InetSocketAddress, Integer> weights :
+        List.of(
+            Map.<InetSocketAddress, Integer>of(),
+            Map.of(addresses.get(0), 1, addresses.get(1), 2, addresses.get(2), 3))) {
+      NodeLocator locator =
+          new KetamaConnectionFactory(
+                  1,
+                  1,
+                  1,
+                  DefaultHashAlgorithm.KETAMA_HASH,
+                  KetamaNodeKeyFormatter.Format.LIBMEMCACHED,
+                  new HashMap<>(weights))
+              .createLocator(spyNodes(addresses));
+      PoolConfig.Builder b =
+          PoolConfig.builder("p")
+              .placement(Placement.spymemcachedKetama())
+              .nodeName("a", "cache1")
+              .nodeName("b", "cache2:11212")
+              .nodeName("c", "cache3");
+      if (weights.isEmpty()) {
+        b.backends("a", "b", "c");
+      } else {
+        b.backend("a", 1).backend("b", 2).backend("c", 3);
+      }
+      PoolConfig config = b.build();
+      assertSamePlacement(
+          Pool.of(config, memoryBackends(config.backends())),
+          addresses,
+          k -> (InetSocketAddress) locator.getPrimary(k).getSocketAddress());
+    }
+  }
+
+  private static Map<String, Backend> memoryBackends(List<String> labels) {
+    Map<String, Backend> out = new LinkedHashMap<>();
+    labels.forEach(l -> out.put(l, MemoryBackend.create(l)));
+    return out;
   }
 
   @Test

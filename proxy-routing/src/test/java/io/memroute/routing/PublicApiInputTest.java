@@ -12,6 +12,7 @@ import io.memroute.core.Response;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
@@ -127,6 +128,27 @@ class PublicApiInputTest {
             () -> Pool.of("p", Arrays.asList((Backend) null)),
             "backends: null backend at index 0"),
         nul("Pool.send(null)", () -> pool.send(null), "request"),
+        nul(
+            "Pool.of(null config, name, map)",
+            () -> Pool.of((RouterConfig) null, "p", Map.of()),
+            "config"),
+        nul(
+            "Placement.twemproxy(null, hash)",
+            () -> Placement.twemproxy(null, "md5"),
+            "distribution"),
+        nul("Placement.twemproxy(dist, null)", () -> Placement.twemproxy("ketama", null), "hash"),
+        nul(
+            "PoolConfig.placement(null)",
+            () -> PoolConfig.builder("p").placement(null),
+            "placement"),
+        nul(
+            "PoolConfig.nodeName(null, n)",
+            () -> PoolConfig.builder("p").nodeName(null, "n"),
+            "label"),
+        nul(
+            "PoolConfig.nodeName(l, null)",
+            () -> PoolConfig.builder("p").nodeName("l", null),
+            "nodeName"),
         nul("Pool.backendFor(null)", () -> pool.backendFor(null), "request"));
   }
 
