@@ -4,7 +4,9 @@ import io.memroute.MemcacheRouter;
 import io.memroute.core.AwaitMode;
 import io.memroute.core.AwaitResult;
 import io.memroute.core.Command;
+import io.memroute.core.KeyFilter;
 import io.memroute.routing.Distribution;
+import io.memroute.routing.Placement;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouterConfig;
@@ -91,5 +93,50 @@ final class RoutingSnippets {
             .build();
     // docs:end
     return migrating;
+  }
+
+  static RouterConfig fromTwemproxy() {
+    // docs:begin placement-twemproxy
+    // nutcracker.yml had:  distribution: ketama
+    //                      hash: fnv1a_64
+    //                      hash_tag: "{}"
+    //                      servers:
+    //                       - 10.0.0.1:11211:1
+    //                       - 10.0.0.2:11211:2 cache-b
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("a", "10.0.0.1:11211") // on the ring as "10.0.0.1", as twemproxy names it
+            .backend("b", "10.0.0.2:11211")
+            .pool(
+                PoolConfig.builder("main")
+                    .backend("a", 1)
+                    .backend("b", 2)
+                    .nodeName("b", "cache-b") // the server's name in nutcracker.yml
+                    .filter(KeyFilter.tags("{}")) // hash_tag
+                    .placement(Placement.twemproxy("ketama", "fnv1a_64"))
+                    .build())
+            .build();
+    // docs:end
+    return config;
+  }
+
+  static RouterConfig fromSpymemcached() {
+    // docs:begin placement-java-clients
+    // new MemcachedClient(new KetamaConnectionFactory(),
+    //     AddrUtil.getAddresses("10.0.0.1:11211 cache2:11211"))
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("a", "10.0.0.1:11211") // named "10.0.0.1:11211", as spymemcached did
+            .backend("b", "cache2:11211")
+            .pool(
+                PoolConfig.builder("main")
+                    .backends("a", "b")
+                    // spymemcached printed a host name with the address it resolved to
+                    .nodeName("b", "cache2/10.0.0.2:11211")
+                    .placement(Placement.spymemcachedKetama())
+                    .build())
+            .build();
+    // docs:end
+    return config;
   }
 }

@@ -86,7 +86,9 @@ class RoutingDocTest {
             "weights",
             "await-quorum",
             "big-value",
-            "warm-up");
+            "warm-up",
+            "placement-twemproxy",
+            "placement-java-clients");
     String doc = Files.readString(docs());
     List<String> blocks = javaBlocks(doc);
     for (Map.Entry<String, String> r : regions.entrySet()) {

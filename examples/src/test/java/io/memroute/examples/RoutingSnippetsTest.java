@@ -2,11 +2,14 @@ package io.memroute.examples;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.core.Backend;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.memroute.routing.Placement;
 import io.memroute.routing.Pool;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
@@ -15,6 +18,7 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.testkit.memory.MemoryBackend;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -110,5 +114,48 @@ class RoutingSnippetsTest {
     assertThat(deleted.status()).isEqualTo(ResponseStatus.NOT_FOUND); // the new cluster's answer
     assertThat(old.valueOf("b")).isNull();
     assertThat(b.status()).isEqualTo(ResponseStatus.MISS);
+  }
+
+  private static Map<String, Backend> memory(String... labels) {
+    Map<String, Backend> out = new LinkedHashMap<>();
+    for (String l : labels) {
+      out.put(l, MemoryBackend.create(l));
+    }
+    return out;
+  }
+
+  @Test
+  void placementFromTwemproxy() {
+    RouterConfig config = RoutingSnippets.fromTwemproxy();
+    Pool pool = Pool.of(config, "main", memory("a", "b"));
+    assertThat(pool.toString())
+        .contains("twemproxy(ketama, fnv1a_64){a=10.0.0.1, b=cache-b weight 2}")
+        .contains("tags({})");
+    int onB = 0;
+    for (int i = 0; i < 20_000; i++) {
+      onB += pool.indexOf("k" + i);
+      // hash_tag: keys with one tag land together
+      String tag = "{user" + i % 100 + "}";
+      assertThat(pool.indexOf(tag + ":x")).isEqualTo(pool.indexOf(tag + ":y"));
+    }
+    assertThat(onB / 20_000.0).isBetween(0.6, 0.73); // about two thirds: weight 2 of 3
+  }
+
+  @Test
+  void placementFromSpymemcached() {
+    RouterConfig config = RoutingSnippets.fromSpymemcached();
+    assertThat(Pool.of(config, "main", memory("a", "b")).toString())
+        .contains("spymemcachedKetama(){a=10.0.0.1:11211, b=cache2/10.0.0.2:11211}");
+    // without the node name, the host name is refused rather than guessed
+    RouterConfig.Builder unnamed =
+        config.toBuilder()
+            .replacePool(
+                PoolConfig.builder("main")
+                    .backends("a", "b")
+                    .placement(Placement.spymemcachedKetama())
+                    .build());
+    assertThatThrownBy(unnamed::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("backend 'b' at cache2:11211: spymemcachedKetama() names a server");
   }
 }

@@ -11,6 +11,9 @@ package io.memroute.routing;
  *   <li>{@link #weightedRendezvous()}: weighted rendezvous hashing, for pools whose servers should
  *       take unequal shares of the keys (the proxy has no weights).
  * </ul>
+ *
+ * <p>To place keys as another client or proxy does (spymemcached, xmemcached, twemproxy, Folsom),
+ * set a {@link Placement} on the pool instead: it brings its own key hash and distribution.
  */
 @FunctionalInterface
 public interface Distribution {
