@@ -13,7 +13,6 @@ import io.memroute.routing.Placement;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedExtension;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -253,11 +252,17 @@ class ClientPlacementIntegrationTest {
                 + port(0)
                 + ": xmemcachedKetama() names a server given by IP address by its name in reverse"
                 + " DNS");
-    // xmemcached looks 127.0.0.1 up in reverse DNS ("localhost") and connects to that name
-    String reverse = InetAddress.getByName("127.0.0.1").getHostName();
+    // xmemcached looks 127.0.0.1 up in reverse DNS and connects to that name: the recipe in
+    // Placement.xmemcachedKetama's javadoc computes the name ("localhost/127.0.0.1:port" here)
     assertPlacedAsWritten(
         addresses(),
-        config("127.0.0.1", xmemcachedPool(p -> reverse + "/127.0.0.1:" + p), null),
+        config(
+            "127.0.0.1",
+            xmemcachedPool(
+                p ->
+                    new InetSocketAddress(new InetSocketAddress("127.0.0.1", p).getHostName(), p)
+                        .toString()),
+            null),
         written,
         k -> "main");
   }
@@ -315,7 +320,7 @@ class ClientPlacementIntegrationTest {
     for (int i = 0; i < 4; i++) {
       b.withAddress("127.0.0.1", port(i));
     }
-    MemcacheClient<byte[]> client = b.withRequestTimeoutMillis(10_000).connectAscii();
+    MemcacheClient<byte[]> client = b.connectAscii();
     try {
       client.awaitFullyConnected(10, TimeUnit.SECONDS);
       List<CompletionStage<MemcacheStatus>> sets = new ArrayList<>();

@@ -154,6 +154,7 @@ enum CompatHash implements KeyHash {
   },
   /** twemproxy's "murmur": MurmurHash2 seeded with {@code 0xdeadbeef * length}. */
   MURMUR("murmur") {
+    @SuppressWarnings("fallthrough") // the tail bytes, as twemproxy's switch takes them
     @Override
     int hash32(byte[] b, int off, int len) {
       final int m = 0x5bd1e995;

@@ -4,6 +4,7 @@ package io.memroute.routing;
 final class Murmur3 {
   private Murmur3() {}
 
+  @SuppressWarnings("fallthrough") // the tail bytes, as the reference code takes them
   static int hash32(byte[] b, int off, int len, int seed) {
     final int c1 = 0xcc9e2d51;
     final int c2 = 0x1b873593;

@@ -128,9 +128,9 @@ public final class Placement {
    * DNS, {@code cache1.example.com/10.0.0.1:11211} ({@code localhost/127.0.0.1:11211} for the
    * loopback address), or {@code /10.0.0.1:11211} when it has none there or the client ran with
    * {@code setResolveInetAddresses(false)}. memroute does no lookups to build a ring, so every
-   * backend needs {@link PoolConfig.Builder#nodeName(String, String)} with that name; {@code
-   * InetAddress.getByName(ip).getHostName() + "/" + ip + ":" + port} on the client's host computes
-   * it.
+   * backend needs {@link PoolConfig.Builder#nodeName(String, String)} with that name. Run where the
+   * client ran, {@code new InetSocketAddress(new InetSocketAddress(host, port).getHostName(),
+   * port).toString()} computes it as xmemcached does.
    *
    * <p>Weights: as given to {@code XMemcachedClientBuilder(addresses, weights)}. Tested with
    * xmemcached 2.4.8.

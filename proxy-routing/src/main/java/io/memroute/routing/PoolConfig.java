@@ -110,7 +110,7 @@ public final class PoolConfig {
 
   /**
    * Returns the weight of every backend, in placement order (1.0 unless set). Only a weighted
-   * distribution uses them.
+   * distribution or a {@link Placement} whose original has weights uses them.
    */
   public Map<String, Double> weights() {
     return weights;

@@ -13,43 +13,51 @@ class NutcrackerProcessTest {
   @Test
   void proxiesEachPoolToItsServers() {
     try (MemcachedProcess a = MemcachedProcess.start();
-        MemcachedProcess b = MemcachedProcess.start();
-        NutcrackerProcess nutcracker =
-            NutcrackerProcess.builder()
-                .pool("one", Map.of("hash", "fnv1a_64"), List.of(a.address() + ":1"))
-                .pool(
-                    "two",
-                    Map.of("distribution", "modula", "hash", "md5"),
-                    List.of(b.address() + ":1 second"))
-                .start()) {
-      assertThat(nutcracker.isRunning()).isTrue();
-      assertThat(nutcracker.port("one")).isNotEqualTo(nutcracker.port("two"));
-      assertThat(nutcracker.address("two")).isEqualTo("127.0.0.1:" + nutcracker.port("two"));
-      assertThat(nutcracker.config())
-          .contains("one:\n  listen: 127.0.0.1:" + nutcracker.port("one") + "\n  hash: fnv1a_64\n")
-          .contains("  distribution: modula\n  hash: md5\n")
-          .contains("   - " + b.address() + ":1 second\n");
-      try (RawClient one = RawClient.connect(nutcracker.port("one"));
-          RawClient two = RawClient.connect(nutcracker.port("two"))) {
-        assertThat(one.send("set k 0 0 3\r\none\r\n").readUntil("\r\n")).isEqualTo("STORED\r\n");
-        assertThat(two.send("set k 0 0 3\r\ntwo\r\n").readUntil("\r\n")).isEqualTo("STORED\r\n");
+        MemcachedProcess b = MemcachedProcess.start()) {
+      NutcrackerProcess nutcracker =
+          NutcrackerProcess.builder()
+              .pool("one", Map.of("hash", "fnv1a_64"), List.of(a.address() + ":1"))
+              .pool(
+                  "two",
+                  Map.of("distribution", "modula", "hash", "md5"),
+                  List.of(b.address() + ":1 second"))
+              .start();
+      try {
+        proxies(nutcracker, a, b);
+      } finally {
+        nutcracker.close();
       }
-      // each pool wrote to its own server
-      try (RawClient direct = RawClient.connect(a.port())) {
-        assertThat(direct.send("get k\r\n").readUntil("END\r\n"))
-            .isEqualTo("VALUE k 0 3\r\none\r\nEND\r\n");
-      }
-      try (RawClient direct = RawClient.connect(b.port())) {
-        assertThat(direct.send("get k\r\n").readUntil("END\r\n"))
-            .isEqualTo("VALUE k 0 3\r\ntwo\r\nEND\r\n");
-      }
-      assertThatThrownBy(() -> nutcracker.port("three"))
-          .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("pool: 'three' (expected: one of [one, two])");
-      nutcracker.close();
       assertThat(nutcracker.isRunning()).isFalse();
       nutcracker.close(); // idempotent
     }
+  }
+
+  private static void proxies(
+      NutcrackerProcess nutcracker, MemcachedProcess a, MemcachedProcess b) {
+    assertThat(nutcracker.isRunning()).isTrue();
+    assertThat(nutcracker.port("one")).isNotEqualTo(nutcracker.port("two"));
+    assertThat(nutcracker.address("two")).isEqualTo("127.0.0.1:" + nutcracker.port("two"));
+    assertThat(nutcracker.config())
+        .contains("one:\n  listen: 127.0.0.1:" + nutcracker.port("one") + "\n  hash: fnv1a_64\n")
+        .contains("  distribution: modula\n  hash: md5\n")
+        .contains("   - " + b.address() + ":1 second\n");
+    try (RawClient one = RawClient.connect(nutcracker.port("one"));
+        RawClient two = RawClient.connect(nutcracker.port("two"))) {
+      assertThat(one.send("set k 0 0 3\r\none\r\n").readUntil("\r\n")).isEqualTo("STORED\r\n");
+      assertThat(two.send("set k 0 0 3\r\ntwo\r\n").readUntil("\r\n")).isEqualTo("STORED\r\n");
+    }
+    // each pool wrote to its own server
+    try (RawClient direct = RawClient.connect(a.port())) {
+      assertThat(direct.send("get k\r\n").readUntil("END\r\n"))
+          .isEqualTo("VALUE k 0 3\r\none\r\nEND\r\n");
+    }
+    try (RawClient direct = RawClient.connect(b.port())) {
+      assertThat(direct.send("get k\r\n").readUntil("END\r\n"))
+          .isEqualTo("VALUE k 0 3\r\ntwo\r\nEND\r\n");
+    }
+    assertThatThrownBy(() -> nutcracker.port("three"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("pool: 'three' (expected: one of [one, two])");
   }
 
   @Test
