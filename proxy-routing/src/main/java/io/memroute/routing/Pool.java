@@ -15,8 +15,10 @@ import java.util.concurrent.CompletableFuture;
  * {@link io.memroute.core.KeyFilter}) and placed on one backend by a {@link Distribution} (jump
  * hash by default), as the memcached proxy's {@code mcp.pool} does.
  *
- * <p>A router builds its pools from {@link PoolConfig}s; {@link #of(PoolConfig, Map)} builds one
- * over any backends, e.g. in-memory ones for route tests. Immutable and thread-safe.
+ * <p>A router builds its pools from {@link PoolConfig}s, as {@link #of(RouterConfig, String, Map)}
+ * does; {@link #of(PoolConfig, Map)} builds one over any backends, e.g. in-memory ones for route
+ * tests. A pool with a {@link Placement} places keys as another client or proxy does. Immutable and
+ * thread-safe.
  */
 public interface Pool {
   /** Returns the pool's name. */
