@@ -29,9 +29,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Keys written through a real twemproxy (nutcracker 0.5.0) to four real memcached servers, for each
- * of its hash functions with ketama and modula, weights, server names, {@code hash_tag} and servers
- * given by host name, are read by memroute with the matching {@link Placement} as hits, and
- * memroute places every key on the server that holds it. One nutcracker serves all the pools.
+ * of its hash functions with ketama and modula, weights (also over 25 servers, where float rounding
+ * shapes twemproxy's points per server), server names, {@code hash_tag} and servers given by host
+ * name, are read by memroute with the matching {@link Placement} as hits, and memroute places every
+ * key on the server that holds it. One nutcracker serves all the pools.
  */
 class TwemproxyPlacementIntegrationTest {
   private static final int KEYS = 1000;
@@ -51,6 +52,7 @@ class TwemproxyPlacementIntegrationTest {
           "jenkins");
   private static final int[] WEIGHTS = {1, 2, 3, 5};
   private static final String[] NAMES = {"alpha", "beta", "gamma", "delta"};
+  private static final int MANY = 25;
 
   @RegisterExtension
   static MemcachedExtension memcached = MemcachedExtension.builder().servers(4).build();
@@ -74,9 +76,13 @@ class TwemproxyPlacementIntegrationTest {
 
     /** Server i: memroute's backend s{i} (127.0.0.1) or h{i} (localhost). */
     Case server(int i, String host, int weight, String serverName) {
+      return server(i, host, weight, serverName, (host.equals("localhost") ? "h" : "s") + i);
+    }
+
+    /** A server on memcached i as memroute's backend {@code label}. */
+    Case server(int i, String host, int weight, String serverName, String label) {
       int port = memcached.server(i).port();
       servers.add(host + ":" + port + ":" + weight + (serverName == null ? "" : " " + serverName));
-      String label = (host.equals("localhost") ? "h" : "s") + i;
       if (weight == 1) {
         pool.backends(label);
       } else {
@@ -117,6 +123,16 @@ class TwemproxyPlacementIntegrationTest {
           new Case(named, distribution, "md5", keys(named, KEYS))
               .servers("127.0.0.1", WEIGHTS, NAMES));
     }
+    // 25 servers (named, so that several share one memcached): twemproxy computes points per
+    // server in float, 156 each for equal weights, and uneven weights round each share down
+    for (String many : List.of("ketama_many_equal", "ketama_many_weights", "modula_many_weights")) {
+      Case c = new Case(many, many.substring(0, many.indexOf('_')), "fnv1a_64", keys(many, KEYS));
+      for (int i = 0; i < MANY; i++) {
+        int weight = many.endsWith("equal") ? 1 : 1 + (i * 7) % 11;
+        c.server(i % 4, "127.0.0.1", weight, "n" + i, "n" + i);
+      }
+      cases.add(c);
+    }
     // a host name is hashed as written, "localhost:port", never resolved
     cases.add(
         new Case("ketama_hostname", "ketama", "fnv1a_64", keys("ketama_hostname", KEYS))
@@ -147,6 +163,9 @@ class TwemproxyPlacementIntegrationTest {
     for (int i = 0; i < 4; i++) {
       config.backend("s" + i, "127.0.0.1:" + memcached.server(i).port());
       config.backend("h" + i, "localhost:" + memcached.server(i).port());
+    }
+    for (int i = 0; i < MANY; i++) {
+      config.backend("n" + i, "127.0.0.1:" + memcached.server(i % 4).port());
     }
     Routes.PrefixBuilder byPool = Routes.prefix().stop(":");
     try (NutcrackerProcess nutcracker = nb.start()) {
