@@ -8,10 +8,13 @@ import io.memroute.core.KeyHash;
  * MurmurHash3 and Java's {@code String.hashCode()}. Each returns its 32-bit value as an unsigned
  * {@code long}; none allocates.
  *
- * <p>twemproxy hashes {@code char}s, which are signed on the x86-64 and arm64 Linux it runs on:
- * where its C code widens a key byte without masking it (one_at_a_time, the FNVs, hsieh's last odd
- * byte) a byte over 0x7f counts as negative, and so it does here. Golden vectors from twemproxy's
- * own code ({@code src/test/golden/gen-twemproxy.sh}) pin every function, UTF-8 keys included.
+ * <p>twemproxy hashes {@code char}s, which are signed on x86-64: where its C code widens a key byte
+ * without masking it (one_at_a_time, the FNVs, hsieh's last byte of a 3-byte tail) a byte over 0x7f
+ * counts as negative, and so it does here. On arm64 Linux {@code char} is unsigned, so a twemproxy
+ * built there hashes such keys differently with those functions (md5, crc16, crc32, crc32a, murmur
+ * and jenkins are the same on both); nothing here matches that. Golden vectors from twemproxy's own
+ * code compiled for x86-64 ({@code src/test/golden/gen-twemproxy.sh}) pin every function, UTF-8
+ * keys included.
  */
 enum CompatHash implements KeyHash {
   ONE_AT_A_TIME("one_at_a_time") {

@@ -154,7 +154,10 @@ public final class Placement {
    * set it with {@link PoolConfig.Builder#nodeName(String, String)}), else its host as written,
    * with {@code :port} unless the port is 11211. A host name is hashed as written, never resolved.
    * Weights: the {@code weight} of {@code host:port:weight}, 1 by default. {@code hash_tag: "{}"}
-   * is {@code PoolConfig.Builder.filter(KeyFilter.tags("{}"))}. Tested with nutcracker 0.5.0.
+   * is {@code PoolConfig.Builder.filter(KeyFilter.tags("{}"))}. Tested with nutcracker 0.5.0 on
+   * x86-64. A nutcracker built for arm64, where C's {@code char} is unsigned, hashes keys with
+   * bytes over 0x7f differently under {@code one_at_a_time}, the four FNVs and {@code hsieh}: such
+   * keys would not be found where it put them.
    *
    * @param distribution {@code ketama} (twemproxy's default) or {@code modula}
    * @param hash one of twemproxy's: {@code one_at_a_time}, {@code md5}, {@code crc16}, {@code
