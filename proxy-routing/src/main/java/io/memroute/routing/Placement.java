@@ -240,6 +240,11 @@ public final class Placement {
     return kind != Kind.FOLSOM_KETAMA && kind != Kind.SPYMEMCACHED_ARRAY_MOD;
   }
 
+  /** Whether the original hashes part of a key: twemproxy's {@code hash_tag}, a tags filter. */
+  boolean takesKeyFilter() {
+    return kind == Kind.TWEMPROXY_KETAMA || kind == Kind.TWEMPROXY_MODULA;
+  }
+
   /**
    * Whether placement depends on node names (a ring, or twemproxy's order of servers by name), not
    * only on the backends' order.

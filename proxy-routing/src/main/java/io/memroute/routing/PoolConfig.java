@@ -159,7 +159,7 @@ public final class PoolConfig {
 
   /**
    * The node name of every backend, in placement order: the one set, else the one the placement
-   * derives from the backend's address; {@code addresses} maps a label to {@code {host, port}},
+   * derives from the backend's address; {@code addresses} maps a label to its backend's address,
    * returning {@code null} or throwing {@link IllegalArgumentException} when it has none. Adds a
    * message per problem to {@code errors} and returns {@code null} if there was any.
    */
@@ -500,6 +500,16 @@ public final class PoolConfig {
                 + placement
                 + " sets the key hash and distribution (expected: no seed and no distribution"
                 + " with a placement)");
+      }
+      if (filter != null && !placement.takesKeyFilter()) {
+        throw new IllegalArgumentException(
+            "pool "
+                + name
+                + ": filter "
+                + filter
+                + " but "
+                + placement
+                + " hashes whole keys, as the client it matches does (expected: no filter)");
       }
       if (!weights.isEmpty() && !placement.takesWeights()) {
         throw new IllegalArgumentException(

@@ -138,6 +138,25 @@ class PlacementTest {
             () ->
                 PoolConfig.builder("p")
                     .backends("a")
+                    .filter(KeyFilter.tags("{}"))
+                    .placement(Placement.spymemcachedKetama())
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "pool p: filter tags({}) but spymemcachedKetama() hashes whole keys, as the client it"
+                + " matches does (expected: no filter)");
+    assertThat(
+            PoolConfig.builder("p")
+                .backends("a")
+                .filter(KeyFilter.tags("{}"))
+                .placement(Placement.twemproxy("ketama", "md5"))
+                .build()
+                .filter())
+        .isEqualTo(KeyFilter.tags("{}")); // twemproxy's hash_tag
+    assertThatThrownBy(
+            () ->
+                PoolConfig.builder("p")
+                    .backends("a")
                     .weight("a", 1)
                     .placement(Placement.spymemcachedArrayMod())
                     .build())
