@@ -194,11 +194,12 @@ final class WarmUpRoute implements Route, ParentRoute {
     if (request.command() == Command.GATS) {
       ttl = exptime(request);
     }
-    if (!w.isHit() || ttl < -1) {
-      out.complete(c); // nothing to copy, or the gats expired the item
+    List<Item> items = w.items();
+    if (!w.isHit() || items.isEmpty() || ttl < -1) {
+      // nothing to copy (no copy would end to start the reread), or the gats expired the item
+      out.complete(c);
       return;
     }
-    List<Item> items = w.items();
     List<String> hits = new ArrayList<>(items.size());
     for (Item it : items) {
       hits.add(it.key());

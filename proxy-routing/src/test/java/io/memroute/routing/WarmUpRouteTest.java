@@ -368,6 +368,17 @@ class WarmUpRouteTest {
   }
 
   @Test
+  void getsCompletesWhenWarmAnswersAHitWithoutItems() {
+    // a custom warm route's bare HIT: no copy to wait for, so nothing would reread cold
+    warm.script(q -> q.command() == Command.GET ? Response.of(ResponseStatus.HIT) : null);
+
+    Response r = run(route(), Request.gets("k"));
+
+    assertThat(r.status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(lines(cold)).containsExactly("gets k");
+  }
+
+  @Test
   void getsWithAColdErrorAnswersTheErrorWithoutAskingWarm() {
     preload(warm, "k", "v", 0, 0);
     warm.clearRequests();
