@@ -93,7 +93,8 @@ final class WarmUpRoute implements Route, ParentRoute {
               warm,
               fromWarm,
               context,
-              w -> {
+              reply -> {
+                Response w = onlyAsked(reply, missed);
                 if (cas) {
                   copyThenReread(request, c, w, context, out);
                 } else {
@@ -134,8 +135,9 @@ final class WarmUpRoute implements Route, ParentRoute {
   }
 
   /**
-   * A get's or gat's answer: cold's hits with warm's; when cold failed, warm's reply only if it
-   * holds every key (a miss must not be claimed for a key cold could not be asked about).
+   * A get's or gat's answer: cold's hits with warm's ({@link #onlyAsked}); when cold failed, warm's
+   * reply only if it holds every key (a miss must not be claimed for a key cold could not be asked
+   * about).
    */
   private static Response answer(Request request, Response c, Response w, List<String> missed) {
     if (c.isOk()) {
@@ -144,18 +146,34 @@ final class WarmUpRoute implements Route, ParentRoute {
       }
       return c.isMiss() ? w : Multiget.merge(request.keys(), new Response[] {c, w});
     }
-    return w.isHit() && distinctKeys(w.items()) == missed.size() ? w : c;
+    return w.isHit() && w.items().size() == missed.size() ? w : c;
   }
 
-  private static int distinctKeys(List<Item> items) {
-    if (items.size() <= 1) {
-      return items.size();
+  /**
+   * Warm's reply to {@code asked} (distinct keys) with only their items, each once: a custom warm
+   * route may answer another key too, whose value must neither reach the caller nor be copied. A
+   * hit left with no item is a miss.
+   */
+  private static Response onlyAsked(Response w, List<String> asked) {
+    if (!w.isHit()) {
+      return w;
     }
-    Set<String> keys = new HashSet<>();
-    for (Item it : items) {
-      keys.add(it.key());
+    List<Item> items = w.items();
+    if (items.size() == 1 && asked.size() == 1) {
+      if (items.get(0).key().equals(asked.get(0))) {
+        return w;
+      }
+    } else if (!items.isEmpty() && items.size() <= asked.size()) {
+      Set<String> left = new HashSet<>(asked);
+      boolean asAsked = true;
+      for (Item it : items) {
+        asAsked &= left.remove(it.key());
+      }
+      if (asAsked) {
+        return w; // the usual reply: as is
+      }
     }
-    return keys.size();
+    return Multiget.merge(asked, new Response[] {w});
   }
 
   /** Copies a get's or gat's warm hits into cold in the background, within the limit. */

@@ -438,6 +438,66 @@ class WarmUpRouteTest {
         .isEqualTo(ResponseStatus.BACKEND_FAILURE);
   }
 
+  /** A warm route that answers a get with an item of another key too ("x"), as a buggy one may. */
+  private static Route warmAlsoAnswering(String other) {
+    return (q, c) -> {
+      if (q.command() != Command.GET) {
+        return c.pool("warm").send(q);
+      }
+      return c.pool("warm")
+          .send(q)
+          .thenApply(
+              r -> {
+                List<Item> items = new ArrayList<>(r.items());
+                items.add(Item.of(other, "other".getBytes(UTF_8), 0, 0));
+                return Response.builder(ResponseStatus.HIT)
+                    .key(items.get(0).key())
+                    .value(items.get(0).value())
+                    .items(items)
+                    .build();
+              });
+    };
+  }
+
+  @Test
+  void aWarmItemOfAKeyNotAskedIsNeitherAnsweredNorCopied() {
+    Route route = Routes.warmUp(Routes.pool("cold"), warmAlsoAnswering("x"));
+
+    Response r = run(route, Request.get("k"));
+
+    assertThat(r.status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(r.items()).isEmpty();
+    assertThat(cold.keys()).isEmpty();
+    preload(warm, "a", "A", 0, 0);
+    assertThat(values(run(route, Request.getMulti(List.of("a", "b")))))
+        .containsExactly(Map.entry("a", "A"));
+    assertThat(cold.keys()).containsExactly("a");
+    assertThat(counts.stored()).isEqualTo(1);
+  }
+
+  @Test
+  void getsNeverAnswersAKeyNotAskedThatWarmAnswered() {
+    preload(warm, "x", "X", 0, 0); // its TTL lookup finds it
+    Route route = Routes.warmUp(Routes.pool("cold"), warmAlsoAnswering("x"));
+
+    Response r = run(route, Request.gets("k"));
+
+    assertThat(r.status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(cold.keys()).isEmpty();
+  }
+
+  @Test
+  void aColdFailureNeedsEveryKeyAskedFromWarmNotJustAsManyKeys() {
+    preload(warm, "a", "A", 0, 0);
+    cold.failWith(FailureReason.TIMEOUT);
+    Route route = Routes.warmUp(Routes.pool("cold"), warmAlsoAnswering("x"));
+
+    // warm holds a and an x nobody asked for, not b: cold cannot vouch for b's miss
+    Response r = run(route, Request.getMulti(List.of("a", "b")));
+
+    assertThat(r.status()).isEqualTo(ResponseStatus.BACKEND_FAILURE);
+  }
+
   @Test
   void aWarmFailureAnswersColdsReply() {
     preload(cold, "a", "A", 0, 0);

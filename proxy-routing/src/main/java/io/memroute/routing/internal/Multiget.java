@@ -126,7 +126,10 @@ public final class Multiget {
     return n;
   }
 
-  /** Merges part replies into one reply whose items follow {@code keys}' order. */
+  /**
+   * Merges part replies into one reply whose items follow {@code keys}' order, one per key; an item
+   * of a key not in {@code keys} is left out.
+   */
   public static Response merge(List<String> keys, Response[] parts) {
     Map<String, Item> found = new HashMap<>();
     long elapsed = 0;
@@ -139,15 +142,15 @@ public final class Multiget {
         found.putIfAbsent(it.key(), it);
       }
     }
-    if (found.isEmpty()) {
-      return Response.builder(ResponseStatus.MISS).elapsedNanos(elapsed).build();
-    }
     List<Item> items = new ArrayList<>(found.size());
     for (String k : keys) {
       Item it = found.remove(k);
       if (it != null) {
         items.add(it);
       }
+    }
+    if (items.isEmpty()) { // items of other keys only are no hit either
+      return Response.builder(ResponseStatus.MISS).elapsedNanos(elapsed).build();
     }
     Item first = items.get(0);
     return Response.builder(ResponseStatus.HIT)
