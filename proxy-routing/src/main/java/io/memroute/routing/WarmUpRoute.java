@@ -24,7 +24,10 @@ import java.util.function.Consumer;
  * {@link Routes#warmUp()} for the rules.
  */
 final class WarmUpRoute implements Route, ParentRoute {
-  /** The mg flags whose reply a warm server can give for cold: no CAS, no change to the item. */
+  /**
+   * The mg flags whose reply a warm server can give for cold: no CAS, no change to the item (but
+   * the recache token of a stale one, which memcached hands to any mg).
+   */
   private static final String PLAIN_MG_FLAGS = "fkOqstuv";
 
   private final Route cold;
@@ -294,8 +297,8 @@ final class WarmUpRoute implements Route, ParentRoute {
               fromWarm,
               context,
               w -> {
-                if (!w.isHit() || w.value() == null) {
-                  out.complete(c);
+                if (!w.isHit() || w.value() == null || w.hasFlag('X')) {
+                  out.complete(c); // X: stale on warm (md I), a value not to serve nor copy
                   return;
                 }
                 out.complete(asAsked(request, w));
@@ -395,9 +398,10 @@ final class WarmUpRoute implements Route, ParentRoute {
             done.accept(Outcome.of(m.status()));
             return;
           }
-          long left = m.isHit() ? remaining(m) : -1;
+          // X: invalidated on warm (md I), stale until its owner recaches it
+          long left = m.isHit() && !m.hasFlag('X') ? remaining(m) : -1;
           if (left < 0) {
-            done.accept(Outcome.MISS); // gone from warm, or expiring this second
+            done.accept(Outcome.MISS); // gone from warm, stale there, or expiring this second
           } else {
             add(it, left, context, done);
           }

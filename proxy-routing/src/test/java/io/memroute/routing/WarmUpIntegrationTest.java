@@ -225,4 +225,28 @@ class WarmUpIntegrationTest {
     assertThat(onCold.flags()).isEqualTo(9);
     assertThat(Long.parseLong(onCold.flagToken('t'))).isBetween(290L, 300L);
   }
+
+  @Test
+  void aValueInvalidatedOnWarmIsNotCopiedNorServedToMg() throws Exception {
+    MemcacheRouter warm = direct(1);
+    MemcacheRouter cold = direct(0);
+    assertThat(await(warm.set("k", bytes("v"), 0, 0))).isTrue();
+    assertThat(await(warm.set("m", bytes("v"), 0, 0))).isTrue();
+    // another client of the old cluster invalidates both: stale until recached
+    assertThat(await(warm.execute(Request.metaDelete("k", "I"))).status())
+        .isEqualTo(ResponseStatus.DELETED);
+    assertThat(await(warm.execute(Request.metaDelete("m", "I"))).status())
+        .isEqualTo(ResponseStatus.DELETED);
+    MemcacheRouter router = router(Routes.warmUp(Routes.pool("cold"), Routes.pool("warm")));
+
+    assertThat(await(router.execute(Request.gets("k"))).status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(await(router.execute(Request.metaGet("m", "v"))).status())
+        .isEqualTo(ResponseStatus.MISS);
+
+    assertThat(await(cold.execute(Request.metaGet("k", "v"))).status())
+        .isEqualTo(ResponseStatus.MISS);
+    assertThat(await(cold.execute(Request.metaGet("m", "v"))).status())
+        .isEqualTo(ResponseStatus.MISS);
+    assertThat(router.stats().get("refills_stored")).isZero();
+  }
 }

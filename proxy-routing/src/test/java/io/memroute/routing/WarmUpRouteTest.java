@@ -617,6 +617,23 @@ class WarmUpRouteTest {
   }
 
   @Test
+  void aValueStaleOnWarmIsNotCopied() {
+    preload(warm, "k", "v", 0, 0);
+    // memcached marks an item invalidated with md I stale: mg answers X (and W or Z)
+    warm.script(
+        q ->
+            q.command() == Command.MG
+                ? Response.builder(ResponseStatus.HIT).text("t-1 X W").build()
+                : null);
+
+    assertThat(run(route(), Request.get("k")).valueAsString()).isEqualTo("v");
+    assertThat(run(route(), Request.gets("k")).status()).isEqualTo(ResponseStatus.MISS);
+
+    assertThat(lines(cold)).containsExactly("get k", "gets k", "gets k"); // no add
+    assertThat(counts.notStored()).isEqualTo(2);
+  }
+
+  @Test
   void aRouteThatThrowsForTheCopyIsAFailedCopy() {
     preload(warm, "k", "v", 0, 0);
     Route throwing =
@@ -648,6 +665,24 @@ class WarmUpRouteTest {
     assertThat(r.message()).isEqualTo("kk");
     assertThat(r.flags()).isZero(); // not asked for
     assertThat(lines(cold)).containsExactly("mg k v k", "add k 9 120 1");
+  }
+
+  @Test
+  void anMgMissIsNotAnsweredWithAValueStaleOnWarm() {
+    preload(warm, "k", "v", 0, 0);
+    warm.script(
+        q ->
+            q.command() == Command.MG
+                ? Response.builder(ResponseStatus.HIT)
+                    .value("v".getBytes(UTF_8))
+                    .text("f0 t-1 X W")
+                    .build()
+                : null);
+
+    Response r = run(route(), Request.metaGet("k", "v"));
+
+    assertThat(r.status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(lines(cold)).containsExactly("mg k v");
   }
 
   @Test
