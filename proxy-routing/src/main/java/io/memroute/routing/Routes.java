@@ -350,9 +350,10 @@ public final class Routes {
    * {@code memroute.refills} and the {@code refills_*} stats): stored; not stored (cold already
    * held the key, or warm no longer did); failed; dropped. A {@code gat} or {@code gats} with a
    * negative exptime (which expires the item) copies nothing, and neither does a value stale on
-   * warm (invalidated with {@code md <key> I}: its {@code mg} reply carries {@code X}), which an
-   * {@code mg} is not answered either; a fixed refill TTL skips the lookup that would tell. The
-   * copies of gets and gats are made on the caller's path and are not limited.
+   * warm (invalidated with {@code md <key> I}: its {@code mg} reply carries {@code X}) or that
+   * another client is recaching there ({@code Z}, e.g. the empty placeholder an {@code mg N} made),
+   * which an {@code mg} is not answered either; a fixed refill TTL skips the lookup that would
+   * tell. The copies of gets and gats are made on the caller's path and are not limited.
    */
   public static WarmUpBuilder warmUp() {
     return new WarmUpBuilder();

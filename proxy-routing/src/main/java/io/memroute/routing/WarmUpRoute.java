@@ -297,8 +297,8 @@ final class WarmUpRoute implements Route, ParentRoute {
               fromWarm,
               context,
               w -> {
-                if (!w.isHit() || w.value() == null || w.hasFlag('X')) {
-                  out.complete(c); // X: stale on warm (md I), a value not to serve nor copy
+                if (!w.isHit() || w.value() == null || !settled(w)) {
+                  out.complete(c);
                   return;
                 }
                 out.complete(asAsked(request, w));
@@ -398,10 +398,9 @@ final class WarmUpRoute implements Route, ParentRoute {
             done.accept(Outcome.of(m.status()));
             return;
           }
-          // X: invalidated on warm (md I), stale until its owner recaches it
-          long left = m.isHit() && !m.hasFlag('X') ? remaining(m) : -1;
+          long left = m.isHit() && settled(m) ? remaining(m) : -1;
           if (left < 0) {
-            done.accept(Outcome.MISS); // gone from warm, stale there, or expiring this second
+            done.accept(Outcome.MISS); // gone from warm, unsettled there, or expiring this second
           } else {
             add(it, left, context, done);
           }
@@ -421,6 +420,15 @@ final class WarmUpRoute implements Route, ParentRoute {
       return;
     }
     Replies.call(cold, add, context, r -> done.accept(Outcome.of(r.status())));
+  }
+
+  /**
+   * Whether warm's mg hit is a value to serve and copy: not stale ({@code X}: invalidated with
+   * {@code md I}) and not being recached by another client ({@code Z}: e.g. the empty placeholder
+   * an {@code mg N} made), whose value it is to write.
+   */
+  private static boolean settled(Response mg) {
+    return !mg.hasFlag('X') && !mg.hasFlag('Z');
   }
 
   /**

@@ -249,4 +249,29 @@ class WarmUpIntegrationTest {
         .isEqualTo(ResponseStatus.MISS);
     assertThat(router.stats().get("refills_stored")).isZero();
   }
+
+  @Test
+  void aPlaceholderAnotherClientIsRecachingOnWarmIsNotCopiedNorServedToMg() throws Exception {
+    MemcacheRouter warm = direct(1);
+    MemcacheRouter cold = direct(0);
+    // another client of the old cluster missed both and won the right to fill them (mg N):
+    // memcached holds an empty placeholder, and answers its other readers Z
+    for (String k : List.of("k", "m")) {
+      Response won = await(warm.execute(Request.metaGet(k, "N30", "v")));
+      assertThat(won.hasFlag('W')).isTrue();
+    }
+    ColdAdds adds = new ColdAdds(1, false);
+    MemcacheRouter router = router(Routes.warmUp(adds, Routes.pool("warm")));
+
+    await(router.execute(Request.get("k"))); // text get cannot tell: warm's empty value
+    assertThat(await(router.execute(Request.metaGet("m", "v"))).status())
+        .isEqualTo(ResponseStatus.MISS);
+    assertThat(await(router.execute(Request.gets("k"))).status()).isEqualTo(ResponseStatus.MISS);
+
+    assertThat(adds.replies).isEmpty();
+    assertThat(await(cold.execute(Request.metaGet("k", "v"))).status())
+        .isEqualTo(ResponseStatus.MISS);
+    assertThat(await(cold.execute(Request.metaGet("m", "v"))).status())
+        .isEqualTo(ResponseStatus.MISS);
+  }
 }

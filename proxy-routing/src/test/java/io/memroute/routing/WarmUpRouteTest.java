@@ -634,6 +634,22 @@ class WarmUpRouteTest {
   }
 
   @Test
+  void aValueAnotherClientIsRecachingOnWarmIsNotCopied() {
+    preload(warm, "k", "", 0, 30);
+    // mg k N30 made an empty placeholder whose token is out: mg answers Z until it is recached
+    warm.script(
+        q ->
+            q.command() == Command.MG
+                ? Response.builder(ResponseStatus.HIT).text("t30 Z").build()
+                : null);
+
+    run(route(), Request.get("k"));
+
+    assertThat(lines(cold)).containsExactly("get k");
+    assertThat(counts.notStored()).isEqualTo(1);
+  }
+
+  @Test
   void aRouteThatThrowsForTheCopyIsAFailedCopy() {
     preload(warm, "k", "v", 0, 0);
     Route throwing =
@@ -677,6 +693,21 @@ class WarmUpRouteTest {
                     .value("v".getBytes(UTF_8))
                     .text("f0 t-1 X W")
                     .build()
+                : null);
+
+    Response r = run(route(), Request.metaGet("k", "v"));
+
+    assertThat(r.status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(lines(cold)).containsExactly("mg k v");
+  }
+
+  @Test
+  void anMgMissIsNotAnsweredWithAPlaceholderAnotherClientIsRecaching() {
+    preload(warm, "k", "", 0, 30);
+    warm.script(
+        q ->
+            q.command() == Command.MG
+                ? Response.builder(ResponseStatus.HIT).value(new byte[0]).text("f0 t30 Z").build()
                 : null);
 
     Response r = run(route(), Request.metaGet("k", "v"));
