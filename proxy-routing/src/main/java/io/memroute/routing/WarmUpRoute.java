@@ -228,9 +228,12 @@ final class WarmUpRoute implements Route, ParentRoute {
     AtomicInteger left = new AtomicInteger(items.size());
     Consumer<Outcome> each =
         outcome -> {
-          context.countRefill(outcome);
-          if (left.decrementAndGet() == 0) {
-            reread(request, hits, c, context, out);
+          try {
+            context.countRefill(outcome);
+          } finally { // a context whose counting throws must not leave the caller waiting
+            if (left.decrementAndGet() == 0) {
+              reread(request, hits, c, context, out);
+            }
           }
         };
     for (Item it : items) {

@@ -37,7 +37,7 @@ class WarmUpRouteTest {
   private final MemoryBackend warm = f.backend("warm");
 
   /** A context that counts refills, over the fixture's. */
-  static final class Counts implements RouteContext {
+  static class Counts implements RouteContext {
     final RouteContext base;
     final Map<Outcome, AtomicInteger> refills = new ConcurrentHashMap<>();
     final AtomicInteger dropped = new AtomicInteger();
@@ -365,6 +365,25 @@ class WarmUpRouteTest {
 
     assertThat(r.status()).isEqualTo(ResponseStatus.MISS);
     assertThat(counts.failed()).isEqualTo(1);
+  }
+
+  @Test
+  void getsCompletesWhenTheContextsCountingThrows() {
+    preload(warm, "k", "v", 0, 300);
+    Counts throwing =
+        new Counts(f.context) {
+          @Override
+          public void countRefill(Outcome outcome) {
+            throw new IllegalStateException("a broken meter");
+          }
+        };
+
+    CompletableFuture<Response> r =
+        route().route(Request.gets("k"), throwing).toCompletableFuture();
+
+    assertThat(r).isDone();
+    assertThat(r.join().valueAsString()).isEqualTo("v");
+    assertThat(cold.valueOf("k")).isEqualTo("v");
   }
 
   @Test
