@@ -89,6 +89,7 @@ final class RoutingSnippets {
         Routes.commands()
             // deletes reach the old cluster too, or a deleted key would come back from it
             .on(Command.DELETE, Routes.allInitial(Routes.pool("new"), Routes.pool("old")))
+            .on(Command.MD, Routes.allInitial(Routes.pool("new"), Routes.pool("old")))
             .any(Routes.warmUp(Routes.pool("new"), Routes.pool("old")))
             .build();
     // docs:end

@@ -97,7 +97,7 @@ class RoutingSnippetsTest {
   @Test
   void warmUpReadsThroughToTheOldClusterAndDeletesFromBoth() {
     MemoryBackend fresh = MemoryBackend.create("new");
-    MemoryBackend old = MemoryBackend.create("old").put("a", "A").put("b", "B");
+    MemoryBackend old = MemoryBackend.create("old").put("a", "A").put("b", "B").put("c", "C");
     RouteContext ctx =
         RouteContext.builder()
             .pool(Pool.of("new", List.of(fresh)))
@@ -114,6 +114,11 @@ class RoutingSnippetsTest {
     assertThat(deleted.status()).isEqualTo(ResponseStatus.NOT_FOUND); // the new cluster's answer
     assertThat(old.valueOf("b")).isNull();
     assertThat(b.status()).isEqualTo(ResponseStatus.MISS);
+    // and the meta delete
+    route.route(Request.metaDelete("c"), ctx).toCompletableFuture().join();
+    assertThat(old.valueOf("c")).isNull();
+    assertThat(route.route(Request.get("c"), ctx).toCompletableFuture().join().status())
+        .isEqualTo(ResponseStatus.MISS);
   }
 
   private static Map<String, Backend> memory(String... labels) {

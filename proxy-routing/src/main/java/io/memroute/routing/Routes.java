@@ -335,8 +335,8 @@ public final class Routes {
    * replace}, {@code append}, {@code prepend}, {@code cas}, {@code incr}, {@code decr}, {@code
    * delete}, {@code touch}, {@code ms}, {@code md}, {@code ma}, {@code me} and the keyless
    * commands. Keeping warm consistent is the client's job: a key deleted on cold is read again from
-   * warm on the next miss. Route deletes to both if that matters: a {@link #commands()} entry with
-   * {@link #allInitial} over cold and warm answers cold's reply.
+   * warm on the next miss. Route deletes ({@code delete}, {@code md}) to both if that matters: a
+   * {@link #commands()} entry with {@link #allInitial} over cold and warm answers cold's reply.
    *
    * <p><b>Errors.</b> A cold error or failure does not hide a warm hit: the keys are read from
    * warm, and a warm reply holding every key is answered (not copied: cold is failing). Otherwise
