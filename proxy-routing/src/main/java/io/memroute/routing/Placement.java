@@ -37,7 +37,8 @@ import java.util.Objects;
  * unless a name is set.
  *
  * <p><b>Weights</b> ({@link PoolConfig.Builder#weight(String, double)}) must be whole numbers from
- * 1 to 10000 where the original has weights, and are refused where it has none.
+ * 1 to 10000 where the original has weights (mcrouter's {@code WeightedCh3}: its own, 0 to 1), and
+ * are refused where it has none.
  *
  * <p><b>What matches.</b> Placement matches while every server is in the pool: none of these
  * follows its original's reaction to a server failing (spymemcached's and xmemcached's next server,
@@ -49,8 +50,9 @@ import java.util.Objects;
  *
  * <p>Compatibility is tested against the real libraries and processes: spymemcached 2.12.3,
  * xmemcached 2.4.8, Folsom 1.21.0 and nutcracker (twemproxy) 0.5.0, writing keys through each and
- * reading every key back where memroute places it. Immutable and thread-safe; placing a key
- * allocates nothing.
+ * reading every key back where memroute places it; mcrouter's against golden vectors from its own
+ * hash code ({@link #mcrouter(String, String)}). Immutable and thread-safe; placing a key allocates
+ * nothing.
  */
 public final class Placement {
   /** The most a weight can be: xmemcached gives a server 160 points per unit of weight. */
@@ -63,7 +65,8 @@ public final class Placement {
     TWEMPROXY_MODULA("twemproxy"),
     FOLSOM_KETAMA("folsomKetama"),
     SPYMEMCACHED_ARRAY_MOD("spymemcachedArrayMod"),
-    XMEMCACHED_ARRAY("xmemcachedArray");
+    XMEMCACHED_ARRAY("xmemcachedArray"),
+    MCROUTER("mcrouter");
 
     final String factory;
 
@@ -82,14 +85,26 @@ public final class Placement {
       new Placement(Kind.SPYMEMCACHED_ARRAY_MOD, CompatHash.JAVA_STRING);
   private static final Placement XMEMCACHED_ARRAY =
       new Placement(Kind.XMEMCACHED_ARRAY, CompatHash.JAVA_STRING);
+  private static final Placement MCROUTER_CH3 = new Placement(McrouterHash.Func.CH3, "");
 
   private final Kind kind;
   private final CompatHash hash;
   private final Distribution unbound = new Unbound();
+  private final McrouterHash.Func mcrouterFunc; // null unless MCROUTER
+  private final String salt; // "" unless MCROUTER with a salt
 
   private Placement(Kind kind, CompatHash hash) {
     this.kind = kind;
     this.hash = hash;
+    this.mcrouterFunc = null;
+    this.salt = "";
+  }
+
+  private Placement(McrouterHash.Func func, String salt) {
+    this.kind = Kind.MCROUTER;
+    this.hash = null;
+    this.mcrouterFunc = func;
+    this.salt = salt;
   }
 
   /**
@@ -230,6 +245,107 @@ public final class Placement {
     return XMEMCACHED_ARRAY;
   }
 
+  /**
+   * mcrouter's default pool hash, {@code "hash_func": "Ch3"} without a salt: {@code mcrouter("Ch3",
+   * "")}.
+   */
+  public static Placement mcrouterCh3() {
+    return MCROUTER_CH3;
+  }
+
+  /**
+   * mcrouter's pools ({@code PoolRoute}, {@code HashRoute}): their {@code hash} option's {@code
+   * hash_func} and {@code salt}. mcrouter places a key by its server's <b>index</b> in the pool's
+   * {@code servers} list, never by name or address: list the backends in the same order, and keep
+   * it; replacing a server in place keeps every other key where it was.
+   *
+   * <ul>
+   *   <li>{@code Ch3} (mcrouter's default): {@code furc_hash}, a consistent hash in which growing a
+   *       pool from n to n+1 servers moves about 1/(n+1) of the keys, all to the new server. Its
+   *       bits come from MurmurHash64A of the key (seed 4193360111) and rehashes of it.
+   *   <li>{@code WeightedCh3}: Ch3, keeping the index when SpookyHash V2 (32-bit, seed {@code
+   *       0xface2014}) of the key, as a fraction of 2<sup>32</sup>-1, falls under the index's
+   *       weight, else again with the key suffixed {@code "0"}, {@code "1"}, ... (32 tries, then
+   *       the last index). mcrouter uses it for a pool with {@code "weights"}, unless the route's
+   *       {@code hash} names another {@code hash_func}.
+   *   <li>{@code Crc32}: the CRC-32 of the key, its low 31 bits modulo the number of servers.
+   * </ul>
+   *
+   * <p>What is hashed, as mcrouter's {@code HashSelector} does: the key up to its first {@code |#|}
+   * (mcrouter's hash stop, applied to every key; a pool's {@link io.memroute.core.KeyFilter}
+   * applies before it), with the {@code salt} appended, as UTF-8. mcrouter's routing prefix ({@code
+   * /region/cluster/}) selects a route there and is no part of the keys its servers hold; memroute
+   * does not strip one.
+   *
+   * <p>Weights ({@code WeightedCh3} only; refused for the others): mcrouter's own, from 0 to 1 (0:
+   * the server gets a key only when 32 tries find no other), set per backend with {@link
+   * PoolConfig.Builder#weight(String, double)}, default 1. mcrouter gives a server missing from a
+   * too-short {@code weights} list 0.5 (and logs that the configuration is broken): set that weight
+   * explicitly. No node names.
+   *
+   * <p>Tested against golden vectors computed by mcrouter's own {@code furc_hash}, {@code
+   * Ch3HashFunc}, {@code WeightedCh3HashFunc} and {@code Crc32HashFunc} with folly's {@code
+   * SpookyHashV2} (see {@code src/test/golden/gen-mcrouter.sh}), and against the vectors in
+   * mcrouter's own tests. Like every placement, it places keys as mcrouter does while all servers
+   * are in the pool; mcrouter's failover routes are not copied.
+   *
+   * @param hashFunc {@code Ch3}, {@code WeightedCh3} or {@code Crc32}, spelled as mcrouter spells
+   *     it
+   * @param salt the {@code salt} option, {@code ""} for none
+   * @throws IllegalArgumentException for another {@code hash_func}, naming why when it is one of
+   *     mcrouter's
+   */
+  public static Placement mcrouter(String hashFunc, String salt) {
+    Objects.requireNonNull(hashFunc, "hashFunc");
+    Objects.requireNonNull(salt, "salt");
+    McrouterHash.Func f = McrouterHash.Func.of(hashFunc);
+    if (f == null) {
+      String why;
+      switch (hashFunc) {
+        case "Latest":
+        case "LoadBalancer":
+          why = "; mcrouter's " + hashFunc + " picks a server by load, not by key";
+          break;
+        case "ConstShard":
+        case "WeightedCh3Rv":
+        case "Rendezvous":
+        case "WeightedRendezvous":
+          why = "; memroute does not implement mcrouter's " + hashFunc;
+          break;
+        default:
+          why = "";
+      }
+      throw new IllegalArgumentException(
+          "hashFunc: '" + hashFunc + "' (expected: Ch3, WeightedCh3 or Crc32" + why + ")");
+    }
+    return f == McrouterHash.Func.CH3 && salt.isEmpty() ? MCROUTER_CH3 : new Placement(f, salt);
+  }
+
+  /** Whether the key hash is bound to the pool and gives the index itself (mcrouter's). */
+  boolean placesByKey() {
+    return kind == Kind.MCROUTER;
+  }
+
+  /** Whether weights are mcrouter's, from 0 to 1, rather than whole numbers. */
+  boolean fractionalWeights() {
+    return kind == Kind.MCROUTER;
+  }
+
+  /**
+   * mcrouter's hash function bound to a pool of {@code labels} with {@code weights}; its {@link
+   * McrouterHash#distribution()} takes the index it gives.
+   */
+  McrouterHash bindMcrouter(List<String> labels, double[] weights) {
+    StringBuilder d = new StringBuilder(toString()).append('{');
+    for (int i = 0; i < labels.size(); i++) {
+      d.append(i == 0 ? "" : ", ").append(labels.get(i));
+      if (mcrouterFunc == McrouterHash.Func.WEIGHTED_CH3) {
+        d.append(" weight ").append(weights[i]);
+      }
+    }
+    return new McrouterHash(mcrouterFunc, salt, labels.size(), weights, d.append('}').toString());
+  }
+
   /** The key hash, its 32-bit value as an unsigned {@code long}. */
   KeyHash keyHash() {
     return hash;
@@ -237,7 +353,9 @@ public final class Placement {
 
   /** Whether the original has weights. */
   boolean takesWeights() {
-    return kind != Kind.FOLSOM_KETAMA && kind != Kind.SPYMEMCACHED_ARRAY_MOD;
+    return kind != Kind.FOLSOM_KETAMA
+        && kind != Kind.SPYMEMCACHED_ARRAY_MOD
+        && (kind != Kind.MCROUTER || mcrouterFunc == McrouterHash.Func.WEIGHTED_CH3);
   }
 
   /** Whether the original hashes part of a key: twemproxy's {@code hash_tag}, a tags filter. */
@@ -250,7 +368,9 @@ public final class Placement {
    * only on the backends' order.
    */
   boolean usesNames() {
-    return kind != Kind.SPYMEMCACHED_ARRAY_MOD && kind != Kind.XMEMCACHED_ARRAY;
+    return kind != Kind.SPYMEMCACHED_ARRAY_MOD
+        && kind != Kind.XMEMCACHED_ARRAY
+        && kind != Kind.MCROUTER;
   }
 
   /** The distribution {@link PoolConfig#distribution()} returns before the pool is bound. */
@@ -498,17 +618,21 @@ public final class Placement {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Placement && ((Placement) o).kind == kind && ((Placement) o).hash == hash;
+    return o instanceof Placement
+        && ((Placement) o).kind == kind
+        && ((Placement) o).hash == hash
+        && ((Placement) o).mcrouterFunc == mcrouterFunc
+        && ((Placement) o).salt.equals(salt);
   }
 
   @Override
   public int hashCode() {
-    return kind.hashCode() * 31 + hash.hashCode();
+    return Objects.hash(kind, hash, mcrouterFunc, salt);
   }
 
   /**
    * Returns how the placement was made: {@code spymemcachedKetama()}, {@code twemproxy(ketama,
-   * fnv1a_64)}, ...
+   * fnv1a_64)}, {@code mcrouter(WeightedCh3, "salt")}, ...
    */
   @Override
   public String toString() {
@@ -517,6 +641,10 @@ public final class Placement {
         return "twemproxy(ketama, " + hash.twemproxyName() + ")";
       case TWEMPROXY_MODULA:
         return "twemproxy(modula, " + hash.twemproxyName() + ")";
+      case MCROUTER:
+        return this == MCROUTER_CH3
+            ? "mcrouterCh3()"
+            : "mcrouter(" + mcrouterFunc.mcrouterName + ", \"" + salt + "\")";
       default:
         return kind.factory + "()";
     }

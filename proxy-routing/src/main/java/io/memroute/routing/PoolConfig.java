@@ -154,7 +154,19 @@ public final class PoolConfig {
 
   /** The key hash: the placement's, or XXH3 seeded from {@link #seed()}. */
   KeyHash keyHash() {
+    if (placement != null && placement.placesByKey()) {
+      return placement.bindMcrouter(backends, weightArray()); // mcrouter's hash gives the index
+    }
     return placement != null ? placement.keyHash() : KeyHash.xxh3(seed);
+  }
+
+  /** The weights in placement order. */
+  private double[] weightArray() {
+    double[] w = new double[backends.size()];
+    for (int i = 0; i < w.length; i++) {
+      w[i] = weights.get(backends.get(i));
+    }
+    return w;
   }
 
   /**
@@ -227,6 +239,9 @@ public final class PoolConfig {
 
   /** The placement's distribution bound to the backends' node names (see {@link #nodeNames}). */
   Distribution bind(List<String> names) {
+    if (placement.placesByKey()) {
+      return placement.bindMcrouter(backends, weightArray()).distribution();
+    }
     int[] w = new int[backends.size()];
     for (int i = 0; i < w.length; i++) {
       w[i] = (int) (double) weights.get(backends.get(i)); // whole numbers: build() checked
@@ -317,8 +332,8 @@ public final class PoolConfig {
      * Sets a backend's weight for a weighted distribution ({@link
      * Distribution#weightedRendezvous()}): its share of the keys is its weight over the sum of all
      * weights. Default 1; 0 drains a backend (it gets no keys). With a {@link Placement}, the
-     * weight the original client or proxy gave the server: a whole number from 1 to 10000 (checked
-     * by {@link #build()}).
+     * weight the original client or proxy gave the server: a whole number from 1 to 10000, or for
+     * mcrouter's {@code WeightedCh3} its weight from 0 to 1 (checked by {@link #build()}).
      *
      * @throws IllegalArgumentException if the weight is negative, NaN or infinite
      */
@@ -412,8 +427,8 @@ public final class PoolConfig {
      * @throws IllegalArgumentException naming the pool and the problem: no backends, a backend
      *     named twice, a weight or node name for a backend the pool does not have, weights without
      *     a weighted distribution, or every weight zero; with a placement, a seed or distribution
-     *     set too, weights it does not take (or not whole numbers 1-10000), node names it does not
-     *     use; node names without a placement
+     *     set too, weights it does not take (or not whole numbers 1-10000; for mcrouter's
+     *     WeightedCh3, above 1), node names it does not use; node names without a placement
      */
     public PoolConfig build() {
       if (backends.isEmpty()) {
@@ -522,6 +537,21 @@ public final class PoolConfig {
                 + " has none (expected: no weights)");
       }
       for (int i = 0; i < w.length; i++) {
+        if (placement.fractionalWeights()) {
+          if (w[i] > 1) {
+            throw new IllegalArgumentException(
+                "pool "
+                    + name
+                    + ": weight of '"
+                    + backends.get(i)
+                    + "': "
+                    + w[i]
+                    + " (expected: 0 to 1 for "
+                    + placement
+                    + ", as mcrouter's weights)");
+          }
+          continue;
+        }
         if (w[i] != Math.rint(w[i]) || w[i] < 1 || w[i] > Placement.MAX_WEIGHT) {
           throw new IllegalArgumentException(
               "pool "
