@@ -140,4 +140,25 @@ final class RoutingSnippets {
     // docs:end
     return config;
   }
+
+  static RouterConfig fromMcrouter() {
+    // docs:begin placement-mcrouter
+    // mcrouter's config had:
+    //   "pools": {"main": {"servers": ["10.0.0.1:11211", "10.0.0.2:11211", "10.0.0.3:11211"]}},
+    //   "route": {"type": "PoolRoute", "pool": "main",
+    //             "hash": {"hash_func": "Ch3", "salt": "x"}}
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("a", "10.0.0.1:11211")
+            .backend("b", "10.0.0.2:11211")
+            .backend("c", "10.0.0.3:11211")
+            .pool(
+                PoolConfig.builder("main")
+                    .backends("a", "b", "c") // in the order of "servers": mcrouter places by index
+                    .placement(Placement.mcrouter("Ch3", "x"))
+                    .build())
+            .build();
+    // docs:end
+    return config;
+  }
 }

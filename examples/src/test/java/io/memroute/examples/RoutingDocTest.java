@@ -88,7 +88,8 @@ class RoutingDocTest {
             "big-value",
             "warm-up",
             "placement-twemproxy",
-            "placement-java-clients");
+            "placement-java-clients",
+            "placement-mcrouter");
     String doc = Files.readString(docs());
     List<String> blocks = javaBlocks(doc);
     for (Map.Entry<String, String> r : regions.entrySet()) {

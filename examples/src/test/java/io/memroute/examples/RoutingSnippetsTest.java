@@ -163,4 +163,19 @@ class RoutingSnippetsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("backend 'b' at cache2:11211: spymemcachedKetama() names a server");
   }
+
+  @Test
+  void placementFromMcrouter() {
+    RouterConfig config = RoutingSnippets.fromMcrouter();
+    Pool pool = Pool.of(config, "main", memory("a", "b", "c"));
+    assertThat(pool.toString()).contains("mcrouter(Ch3, \"x\"){a, b, c}");
+    // where mcrouter's own Ch3HashFunc puts "k0".."k19" in a pool of three with salt "x"
+    // (proxy-routing/src/test/resources/golden/mcrouter-placement.tsv)
+    int[] expected = {0, 1, 1, 1, 1, 2, 2, 2, 1, 1, 2, 2, 0, 1, 2, 0, 0, 2, 1, 0};
+    for (int i = 0; i < expected.length; i++) {
+      assertThat(pool.indexOf("k" + i)).as("k%d", i).isEqualTo(expected[i]);
+      // the salt is appended to the key; text after mcrouter's hash stop |#| is not hashed
+      assertThat(pool.indexOf("k" + i + "|#|x")).isEqualTo(expected[i]);
+    }
+  }
 }

@@ -273,9 +273,9 @@ public final class Placement {
    *
    * <p>What is hashed, as mcrouter's {@code HashSelector} does: the key up to its first {@code |#|}
    * (mcrouter's hash stop, applied to every key; a pool's {@link io.memroute.core.KeyFilter}
-   * applies before it), with the {@code salt} appended, as UTF-8. mcrouter's routing prefix ({@code
-   * /region/cluster/}) selects a route there and is no part of the keys its servers hold; memroute
-   * does not strip one.
+   * applies before it), with the {@code salt} appended, as UTF-8. mcrouter also leaves a key's
+   * routing prefix ({@code /region/cluster/}) out of the hash; memroute has no routing prefixes and
+   * hashes such a key whole.
    *
    * <p>Weights ({@code WeightedCh3} only; refused for the others): mcrouter's own, from 0 to 1 (0:
    * the server gets a key only when 32 tries find no other), set per backend with {@link
