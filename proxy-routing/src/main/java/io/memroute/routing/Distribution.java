@@ -12,8 +12,9 @@ package io.memroute.routing;
  *       take unequal shares of the keys (the proxy has no weights).
  * </ul>
  *
- * <p>To place keys as another client or proxy does (spymemcached, xmemcached, twemproxy, Folsom),
- * set a {@link Placement} on the pool instead: it brings its own key hash and distribution.
+ * <p>To place keys as another client or proxy does (spymemcached, xmemcached, twemproxy, Folsom,
+ * mcrouter), set a {@link Placement} on the pool instead: it brings its own key hash and
+ * distribution.
  */
 @FunctionalInterface
 public interface Distribution {
