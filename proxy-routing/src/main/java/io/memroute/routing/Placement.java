@@ -272,10 +272,10 @@ public final class Placement {
    * </ul>
    *
    * <p>What is hashed, as mcrouter's {@code HashSelector} does: the key up to its first {@code |#|}
-   * (mcrouter's hash stop, applied to every key; a pool's {@link io.memroute.core.KeyFilter}
-   * applies before it), with the {@code salt} appended, as UTF-8. mcrouter also leaves a key's
-   * routing prefix ({@code /region/cluster/}) out of the hash; memroute has no routing prefixes and
-   * hashes such a key whole.
+   * (mcrouter's hash stop, applied to every key; a pool with this placement takes no {@link
+   * io.memroute.core.KeyFilter}, which could only move keys), with the {@code salt} appended, as
+   * UTF-8. mcrouter also leaves a key's routing prefix ({@code /region/cluster/}) out of the hash;
+   * memroute has no routing prefixes and hashes such a key whole.
    *
    * <p>Weights ({@code WeightedCh3} only; refused for the others): mcrouter's own, from 0 to 1 (0:
    * the server gets a key only when 32 tries find no other), set per backend with {@link

@@ -524,7 +524,10 @@ public final class PoolConfig {
                 + filter
                 + " but "
                 + placement
-                + " hashes whole keys, as the client it matches does (expected: no filter)");
+                + (placement.placesByKey()
+                    ? " hashes the key up to its first |#|, as mcrouter does"
+                    : " hashes whole keys, as the client it matches does")
+                + " (expected: no filter)");
       }
       if (!weights.isEmpty() && !placement.takesWeights()) {
         throw new IllegalArgumentException(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.core.Backend;
+import io.memroute.core.KeyFilter;
 import io.memroute.core.Request;
 import io.memroute.testkit.memory.MemoryBackend;
 import java.io.BufferedReader;
@@ -479,6 +480,18 @@ class McrouterPlacementTest {
         .hasMessage(
             "pool p: node names {a=x} but mcrouter(Crc32, \"\") places keys by the backends'"
                 + " order (expected: no node names)");
+    // mcrouter has no key filter: its hash stop is built in, and a filter could only move keys
+    assertThatThrownBy(
+            () ->
+                PoolConfig.builder("p")
+                    .backends("a", "b")
+                    .filter(KeyFilter.tags("{}"))
+                    .placement(Placement.mcrouterCh3())
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "pool p: filter tags({}) but mcrouterCh3() hashes the key up to its first |#|, as"
+                + " mcrouter does (expected: no filter)");
     // every weight 0 is a configuration mcrouter accepts: 32 tries, then the last index
     PoolConfig zero =
         PoolConfig.builder("p")
