@@ -274,8 +274,11 @@ public final class Placement {
    * <p>What is hashed, as mcrouter's {@code HashSelector} does: the key up to its first {@code |#|}
    * (mcrouter's hash stop, applied to every key; a pool with this placement takes no {@link
    * io.memroute.core.KeyFilter}, which could only move keys), with the {@code salt} appended, as
-   * UTF-8. mcrouter also leaves a key's routing prefix ({@code /region/cluster/}) out of the hash;
-   * memroute has no routing prefixes and hashes such a key whole.
+   * UTF-8. The server stores the whole key, as memroute sends it. A key with a routing prefix
+   * ({@code /region/cluster/foo}) is another matter: mcrouter picks the pool by the prefix, hashes
+   * {@code foo} and sends {@code foo} (unless the pool keeps the prefix, {@code
+   * keep_routing_prefix}); memroute has no routing prefixes and hashes and sends a key as given, so
+   * send {@code foo}, the key the server holds, to the pool for that prefix.
    *
    * <p>Weights ({@code WeightedCh3} only; refused for the others): mcrouter's own, from 0 to 1 (0:
    * the server gets a key only when 32 tries find no other), set per backend with {@link
