@@ -2,6 +2,7 @@ package io.memroute.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import io.memroute.core.Backend;
 import io.memroute.core.KeyFilter;
@@ -500,6 +501,30 @@ class McrouterPlacementTest {
             .placement(Placement.mcrouter("WeightedCh3", ""))
             .build();
     assertThat(Pool.of(zero, memory(zero.backends())).indexOf("sample")).isBetween(0, 1);
+  }
+
+  /**
+   * What the javadoc and routing.md claim of Ch3: growing a pool from n to n+1 servers moves about
+   * 1/(n+1) of the keys, and only to the new server.
+   */
+  @Test
+  void growingACh3PoolMovesKeysOnlyToTheNewServer() {
+    int keys = 4000;
+    for (int n = 1; n <= 40; n++) {
+      McrouterHash before = hash("Ch3", n, "", new double[0]);
+      McrouterHash after = hash("Ch3", n + 1, "", new double[0]);
+      int moved = 0;
+      for (int i = 0; i < keys; i++) {
+        byte[] k = bytes("user:" + i);
+        int from = before.index(k, 0, k.length);
+        int to = after.index(k, 0, k.length);
+        if (from != to) {
+          assertThat(to).as("n=%d key user:%d", n, i).isEqualTo(n);
+          moved++;
+        }
+      }
+      assertThat(moved / (double) keys).as("n=%d", n).isCloseTo(1.0 / (n + 1), within(0.03));
+    }
   }
 
   @Test
