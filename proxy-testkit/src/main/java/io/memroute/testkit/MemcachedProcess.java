@@ -47,6 +47,11 @@ public final class MemcachedProcess implements AutoCloseable {
       "memcached not found on PATH, which TLS needs (the container fallback does not serve TLS): "
           + "install memcached 1.6+ built with TLS (apt-get install -y memcached)";
 
+  static final String HOST_NOT_AVAILABLE =
+      "memcached not found on PATH, which a listen address other than 127.0.0.1 needs (the"
+          + " container fallback listens on the Docker host): install memcached (apt-get install -y"
+          + " memcached)";
+
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
 
   private final ServerRuntime runtime;
@@ -73,7 +78,10 @@ public final class MemcachedProcess implements AutoCloseable {
     return new Builder();
   }
 
-  /** The host to connect to: {@code 127.0.0.1} for a process, the Docker host for a container. */
+  /**
+   * The host to connect to: {@code 127.0.0.1} (or the {@linkplain Builder#host(String) loopback
+   * address chosen}) for a process, the Docker host for a container.
+   */
   public String host() {
     return runtime.host();
   }
@@ -161,8 +169,8 @@ public final class MemcachedProcess implements AutoCloseable {
     return "MemcachedProcess{" + address() + ", " + runtime.describe() + "}";
   }
 
-  private synchronized MemcachedProcess launch() {
-    port = runtime.start(0);
+  private synchronized MemcachedProcess launch(int fixedPort) {
+    port = runtime.start(fixedPort);
     return this;
   }
 
@@ -190,19 +198,38 @@ public final class MemcachedProcess implements AutoCloseable {
       List<String> extraArgs,
       Duration startupTimeout,
       NativeMemcached.TlsFiles tls) {
+    return chooseRuntime(
+        executable, pathEnv, docker, extraArgs, startupTimeout, tls, NativeMemcached.HOST);
+  }
+
+  /**
+   * As above, listening on {@code host}; any host but {@code 127.0.0.1} needs a binary, as the
+   * container fallback publishes its port on the Docker host.
+   */
+  static ServerRuntime chooseRuntime(
+      Path executable,
+      String pathEnv,
+      BooleanSupplier docker,
+      List<String> extraArgs,
+      Duration startupTimeout,
+      NativeMemcached.TlsFiles tls,
+      String host) {
     if (executable != null) {
       if (!Files.isExecutable(executable)) {
         throw new IllegalStateException(
             "memcached executable not found or not executable: " + executable);
       }
-      return new NativeMemcached(executable, extraArgs, startupTimeout, tls);
+      return new NativeMemcached(executable, extraArgs, startupTimeout, tls, host);
     }
     Path found = findOnPath("memcached", pathEnv);
     if (found != null) {
-      return new NativeMemcached(found, extraArgs, startupTimeout, tls);
+      return new NativeMemcached(found, extraArgs, startupTimeout, tls, host);
     }
     if (tls != null) {
       throw new IllegalStateException(TLS_NOT_AVAILABLE);
+    }
+    if (!host.equals(NativeMemcached.HOST)) {
+      throw new IllegalStateException(HOST_NOT_AVAILABLE);
     }
     if (docker.getAsBoolean()) {
       return ContainerMemcached.create(extraArgs, startupTimeout);
@@ -347,8 +374,49 @@ public final class MemcachedProcess implements AutoCloseable {
     private List<String> extraArgs = List.of();
     private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
     private NativeMemcached.TlsFiles tls;
+    private String host = NativeMemcached.HOST;
+    private int port;
 
     private Builder() {}
+
+    /**
+     * The loopback address memcached listens on; default {@code 127.0.0.1}. On Linux every address
+     * of {@code 127.0.0.0/8} is loopback, so several servers may listen on one port number, one per
+     * address, as the pods behind a Kubernetes headless service do. Any address but {@code
+     * 127.0.0.1} needs a memcached binary (the container fallback is not used).
+     *
+     * @throws NullPointerException if {@code host} is null
+     * @throws IllegalArgumentException if it is not a dotted IPv4 address in {@code 127.0.0.0/8}
+     */
+    public Builder host(String host) {
+      Objects.requireNonNull(host, "host");
+      String[] parts = host.split("\\.", -1);
+      boolean ok = parts.length == 4 && parts[0].equals("127");
+      for (int i = 0; ok && i < 4; i++) {
+        ok = parts[i].matches("0|[1-9][0-9]{0,2}") && Integer.parseInt(parts[i]) <= 255;
+      }
+      if (!ok) {
+        throw new IllegalArgumentException(
+            "host: '" + host + "' (expected: an IPv4 loopback address, 127.0.0.0/8)");
+      }
+      this.host = host;
+      return this;
+    }
+
+    /**
+     * The port memcached listens on; default 0, a free one. A fixed port that is taken fails the
+     * start after a few attempts.
+     *
+     * @throws IllegalArgumentException if not 0-65535
+     */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException(
+            "port: " + port + " (expected: 0-65535, 0 for a free port)");
+      }
+      this.port = port;
+      return this;
+    }
 
     /**
      * The memcached binary to run; default: {@code memcached} found on the {@code PATH}, falling
@@ -438,8 +506,9 @@ public final class MemcachedProcess implements AutoCloseable {
     }
 
     /**
-     * Starts memcached on a free loopback port and waits until it answers {@code version}. If the
-     * port is taken in the meantime, retries with another port (up to 5 times).
+     * Starts memcached on a free loopback port (or the {@linkplain #port(int) port chosen}) and
+     * waits until it answers {@code version}. If the port is taken in the meantime, retries with
+     * another port (up to 5 times).
      *
      * @throws IllegalStateException if there is neither a memcached binary nor a Docker engine (the
      *     message says how to install memcached), or no binary for {@linkplain #tls TLS}, if
@@ -454,8 +523,9 @@ public final class MemcachedProcess implements AutoCloseable {
               MemcachedProcess::dockerAvailable,
               extraArgs,
               startupTimeout,
-              tls);
-      return new MemcachedProcess(runtime, Probe.authPrelude(extraArgs)).launch();
+              tls,
+              host);
+      return new MemcachedProcess(runtime, Probe.authPrelude(extraArgs)).launch(port);
     }
   }
 }

@@ -38,6 +38,7 @@ final class NativeMemcached implements ServerRuntime {
   private final String prelude;
   private final Duration startupTimeout;
   private final TlsFiles tls; // null: plaintext
+  private final String host;
   private int plaintextPort;
   private Process process;
   private Process watchdog;
@@ -53,6 +54,13 @@ final class NativeMemcached implements ServerRuntime {
    * @param tls the certificate chain and key to serve TLS with, or {@code null} for plaintext
    */
   NativeMemcached(Path executable, List<String> extraArgs, Duration startupTimeout, TlsFiles tls) {
+    this(executable, extraArgs, startupTimeout, tls, HOST);
+  }
+
+  /** As above, listening on {@code host}, a loopback IPv4 address. */
+  NativeMemcached(
+      Path executable, List<String> extraArgs, Duration startupTimeout, TlsFiles tls, String host) {
+    this.host = host;
     this.executable = executable;
     this.extraArgs = List.copyOf(extraArgs);
     this.prelude = Probe.authPrelude(extraArgs);
@@ -67,13 +75,13 @@ final class NativeMemcached implements ServerRuntime {
   public synchronized int start(int port) {
     long deadline = System.nanoTime() + startupTimeout.toNanos();
     for (int attempt = 1; ; attempt++) {
-      int candidate = port == 0 ? freePort() : port;
+      int candidate = port == 0 ? freePort(host) : port;
       // a restart keeps the plaintext port too; the first start, or a retry, takes a free one
       int plain = candidate;
       if (tls != null) {
         plain = port != 0 && plaintextPort != 0 ? plaintextPort : 0;
         while (plain == 0 || plain == candidate) {
-          plain = freePort();
+          plain = freePort(host);
         }
       }
       if (launch(candidate, plain, deadline)) {
@@ -84,7 +92,9 @@ final class NativeMemcached implements ServerRuntime {
       boolean retry = attempt < BIND_ATTEMPTS && System.nanoTime() - deadline < 0;
       if (!retry) {
         throw new IllegalStateException(
-            "memcached could not listen on 127.0.0.1:"
+            "memcached could not listen on "
+                + host
+                + ":"
                 + candidate
                 + " after "
                 + attempt
@@ -107,7 +117,7 @@ final class NativeMemcached implements ServerRuntime {
             List.of(
                 executable.toString(),
                 "-l",
-                HOST,
+                host,
                 "-p",
                 Integer.toString(port),
                 "-U",
@@ -127,7 +137,7 @@ final class NativeMemcached implements ServerRuntime {
               "-o",
               "ssl_chain_cert=" + tls.certificateChain() + ",ssl_key=" + tls.privateKey(),
               "-l",
-              "notls:" + HOST + ":" + plain));
+              "notls:" + host + ":" + plain));
     }
     command.addAll(extraArgs);
     Process started;
@@ -158,13 +168,15 @@ final class NativeMemcached implements ServerRuntime {
                 + text);
       }
       // "stats" rather than "version": proves that our process, not another server, owns the port
-      if (Probe.statsPid(HOST, plain, prelude, Duration.ofMillis(500)) == started.pid()) {
+      if (Probe.statsPid(host, plain, prelude, Duration.ofMillis(500)) == started.pid()) {
         return true;
       }
       if (System.nanoTime() - deadline > 0) {
         kill();
         throw new IllegalStateException(
-            "memcached on 127.0.0.1:"
+            "memcached on "
+                + host
+                + ":"
                 + port
                 + " did not answer within "
                 + startupTimeout
@@ -177,7 +189,7 @@ final class NativeMemcached implements ServerRuntime {
 
   @Override
   public String host() {
-    return HOST;
+    return host;
   }
 
   @Override
@@ -271,10 +283,15 @@ final class NativeMemcached implements ServerRuntime {
 
   /** A loopback port that was free a moment ago. */
   static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+    return freePort(HOST);
+  }
+
+  /** A port of {@code host}, a loopback address, that was free a moment ago. */
+  static int freePort(String host) {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
       return socket.getLocalPort();
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot find a free loopback port", e);
+      throw new UncheckedIOException("cannot find a free port on " + host, e);
     }
   }
 

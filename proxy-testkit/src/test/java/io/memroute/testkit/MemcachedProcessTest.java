@@ -40,6 +40,25 @@ class MemcachedProcessTest {
   }
 
   @Test
+  void listensOnOtherLoopbackAddressesOnOnePort() {
+    try (MemcachedProcess first = MemcachedProcess.start();
+        MemcachedProcess second =
+            MemcachedProcess.builder().host("127.0.0.2").port(first.port()).start()) {
+      assertThat(second.host()).isEqualTo("127.0.0.2");
+      assertThat(second.port()).isEqualTo(first.port());
+      assertThat(second.address()).isEqualTo("127.0.0.2:" + first.port());
+      try (RawClient a = RawClient.connect(first.port());
+          RawClient b = RawClient.connect("127.0.0.2", second.port())) {
+        assertThat(a.send("set k 0 0 1\r\nx\r\n").readUntil("\r\n")).isEqualTo("STORED\r\n");
+        // two servers: the second does not have what the first stored
+        assertThat(b.send("get k\r\n").readUntil("END\r\n")).isEqualTo("END\r\n");
+      }
+      second.restart();
+      assertThat(second.address()).isEqualTo("127.0.0.2:" + first.port());
+    }
+  }
+
+  @Test
   void killResetsConnectionsAtOnce() {
     try (MemcachedProcess memcached = MemcachedProcess.start();
         RawClient client = RawClient.connect(memcached.port())) {
@@ -145,6 +164,18 @@ class MemcachedProcessTest {
                 MemcachedProcess.chooseRuntime(
                     null, null, () -> false, List.of(), Duration.ofSeconds(1)))
         .hasMessageStartingWith("memcached not found on PATH");
+    assertThatThrownBy(
+            () ->
+                MemcachedProcess.chooseRuntime(
+                    null,
+                    emptyDir.toString(),
+                    () -> true,
+                    List.of(),
+                    Duration.ofSeconds(1),
+                    null,
+                    "127.0.0.2"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(MemcachedProcess.HOST_NOT_AVAILABLE);
   }
 
   @Test
@@ -185,6 +216,18 @@ class MemcachedProcessTest {
     assertThatThrownBy(() -> builder.executable(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("executable");
+    for (String bad : List.of("10.0.0.1", "localhost", "127.0.0", "127.0.0.256", "127.0.0.01")) {
+      assertThatThrownBy(() -> builder.host(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("host: '" + bad + "' (expected: an IPv4 loopback address, 127.0.0.0/8)");
+    }
+    assertThatThrownBy(() -> builder.host(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("host");
+    assertThatThrownBy(() -> builder.port(65536))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("port: 65536 (expected: 0-65535, 0 for a free port)");
+    assertThatThrownBy(() -> builder.port(-1)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
