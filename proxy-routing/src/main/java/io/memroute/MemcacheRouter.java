@@ -37,6 +37,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -682,8 +683,43 @@ public final class MemcacheRouter implements AutoCloseable {
     private int activeRequestLimit = -1;
     private long bufferMemoryLimit = -1;
     private String name;
+    private final List<DnsDiscovery> discoveries = new ArrayList<>();
+    private ScheduledExecutorService discoveryScheduler;
 
     private Builder() {}
+
+    /**
+     * Makes a pool follow a DNS name (a Kubernetes headless service, a round-robin name): its
+     * members are the name's addresses, looked up at {@link #build()} and again every {@link
+     * DnsDiscovery#interval() interval}, and the router reconfigures itself when they change. The
+     * pool may be one of the {@link #config(RouterConfig) configuration}, whose options it keeps
+     * and whose backends it starts with if the first lookup fails; otherwise it is added (with no
+     * configuration and no servers, as the only pool). See {@link DnsDiscovery} for the order of
+     * members, which keys move, and failures. May be called for several pools.
+     *
+     * @throws IllegalStateException if a discovery for the same pool was added before
+     */
+    public Builder discover(DnsDiscovery discovery) {
+      Objects.requireNonNull(discovery, "discovery");
+      for (DnsDiscovery d : discoveries) {
+        if (d.pool().equals(discovery.pool())) {
+          throw new IllegalStateException(
+              "discover: pool '" + discovery.pool() + "' twice (expected: one name per pool)");
+        }
+      }
+      discoveries.add(discovery);
+      return this;
+    }
+
+    /**
+     * Runs {@linkplain #discover DNS lookups} on {@code scheduler} instead of on a daemon thread
+     * the router creates; lookups block, so not on an event loop. The router cancels its tasks when
+     * it closes but does not shut the scheduler down.
+     */
+    public Builder discoveryScheduler(ScheduledExecutorService scheduler) {
+      this.discoveryScheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
 
     /**
      * Names the router: its meters carry a {@code router} tag with the name, which sets apart
@@ -836,10 +872,18 @@ public final class MemcacheRouter implements AutoCloseable {
      *
      * @throws IllegalArgumentException for an invalid configuration (no servers, ...), or backend
      *     options with {@linkplain BackendOptions#tls() TLS} on {@link Transport#DIRECT}
-     * @throws IllegalStateException for conflicting options
+     * @throws IllegalStateException for conflicting options, or when the first lookup of a
+     *     {@linkplain #discover discovered} pool the configuration does not have fails
      */
     public MemcacheRouter build() {
+      if (discoveryScheduler != null && discoveries.isEmpty()) {
+        throw new IllegalStateException("discoveryScheduler without discover(...)");
+      }
       RouterConfig cfg = effectiveConfig();
+      if (!discoveries.isEmpty()) {
+        // before any thread starts: it may throw
+        cfg = DnsWatcher.initial(cfg, applyOptions(RouterConfig.builder()), discoveries);
+      }
       if (resources != null && (transport != null || eventLoopThreads > 0 || ticker != null)) {
         throw new IllegalStateException(
             "transportResources excludes transport, eventLoopThreads and ticker");
@@ -868,6 +912,9 @@ public final class MemcacheRouter implements AutoCloseable {
         }
         throw e;
       }
+      if (!discoveries.isEmpty()) {
+        DnsWatcher.start(engine, discoveries, discoveryScheduler); // stops when the engine closes
+      }
       return new MemcacheRouter(engine, completionExecutor, shutdownTimeout, name);
     }
 
@@ -881,6 +928,9 @@ public final class MemcacheRouter implements AutoCloseable {
           return config;
         }
         return applyOptions(config.toBuilder()).build();
+      }
+      if (servers.isEmpty() && !discoveries.isEmpty()) {
+        return null; // the discovered pools only
       }
       if (servers.isEmpty()) {
         throw new IllegalArgumentException("servers: none (expected: at least one host:port)");

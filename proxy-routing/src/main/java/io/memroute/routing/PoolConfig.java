@@ -322,6 +322,17 @@ public final class PoolConfig {
       return backends(Objects.requireNonNull(labels, "labels").toArray(new String[0]));
     }
 
+    /**
+     * Removes every backend, with its weight and node name, keeping the other options: to fill a
+     * pool anew, as DNS discovery does.
+     */
+    public Builder clearBackends() {
+      backends.clear();
+      weights.clear();
+      nodeNames.clear();
+      return this;
+    }
+
     /** Adds one backend with a weight (see {@link #weight(String, double)}). */
     public Builder backend(String label, double weight) {
       backends(label);

@@ -38,6 +38,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToLongFunction;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -559,6 +560,29 @@ public final class RouterEngine {
         log.warn("reconfigure listener failed", e);
       }
     }
+  }
+
+  /**
+   * Reconfigures with {@code update} applied to the configuration in force, both under the lock
+   * that serializes reconfigurations: no other reconfiguration can slip in between the read and the
+   * swap and be undone. Nothing happens when {@code update} answers the configuration it was given.
+   *
+   * @return whether the configuration changed
+   * @throws IllegalArgumentException if the configuration cannot be applied (see {@link
+   *     #reconfigure})
+   * @throws IllegalStateException if the router is closed
+   */
+  public synchronized boolean update(UnaryOperator<RouterConfig> update) {
+    if (closed.get()) {
+      throw new IllegalStateException("router closed");
+    }
+    RouterConfig current = config();
+    RouterConfig next = update.apply(current);
+    if (next == current) {
+      return false;
+    }
+    reconfigure(next);
+    return true;
   }
 
   /**

@@ -1,0 +1,392 @@
+package io.memroute;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.memroute.core.BackendOptions;
+import io.memroute.routing.Distribution;
+import io.memroute.routing.PoolConfig;
+import io.memroute.routing.RouterConfig;
+import io.memroute.routing.Routes;
+import io.memroute.testkit.memory.ManualScheduler;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * DNS discovery with an injected resolver and a manual scheduler: no real lookups, no waiting. The
+ * members are loopback addresses on a port nobody listens on: the backends exist but never connect,
+ * which is all these tests need.
+ */
+class DnsDiscoveryTest {
+  private static final int PORT = 1; // tcpmux: nothing listens there on a test machine
+
+  private final ManualScheduler scheduler = ManualScheduler.create();
+  private final AtomicReference<Object> answer = new AtomicReference<>();
+  private final List<String> events = new ArrayList<>();
+  private final List<MemcacheRouter> routers = new ArrayList<>();
+
+  @AfterEach
+  void closeRouters() {
+    routers.forEach(MemcacheRouter::close);
+  }
+
+  /** The resolver answers what {@link #answer} holds: a list of addresses or an exception. */
+  @SuppressWarnings("unchecked")
+  private DnsDiscovery.Builder discovery(String pool) {
+    return DnsDiscovery.builder(pool, "memcached.cache.svc.cluster.local", PORT)
+        .interval(Duration.ofSeconds(10))
+        .resolver(
+            name -> {
+              assertThat(name).isEqualTo("memcached.cache.svc.cluster.local");
+              Object a = answer.get();
+              if (a instanceof Exception) {
+                throw (Exception) a;
+              }
+              return (List<InetAddress>) a;
+            })
+        .listener(
+            new DnsDiscovery.Listener() {
+              @Override
+              public void onResolved(String pool, List<String> members, boolean changed) {
+                events.add(pool + (changed ? " changed " : " same ") + members);
+              }
+
+              @Override
+              public void onFailure(String pool, String reason, Throwable cause) {
+                events.add(pool + " failed: " + reason);
+              }
+            });
+  }
+
+  private static List<InetAddress> ips(String... ips) throws UnknownHostException {
+    List<InetAddress> out = new ArrayList<>();
+    for (String ip : ips) {
+      out.add(InetAddress.getByName(ip)); // literals: no lookup
+    }
+    return out;
+  }
+
+  private static String member(String ip) {
+    return ip + ":" + PORT;
+  }
+
+  private MemcacheRouter router(MemcacheRouter.Builder b) {
+    MemcacheRouter r = b.eventLoopThreads(1).discoveryScheduler(scheduler).build();
+    routers.add(r);
+    return r;
+  }
+
+  private void tick() {
+    scheduler.advance(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void membersFollowTheAnswerInAddressOrder() throws Exception {
+    answer.set(ips("127.0.0.3", "127.0.0.1", "127.0.0.1", "127.0.0.20"));
+    MemcacheRouter router = router(MemcacheRouter.builder().discover(discovery("default").build()));
+    // sorted by address bytes (.3 before .20, which a string sort would not do), each once
+    List<String> three = List.of(member("127.0.0.1"), member("127.0.0.3"), member("127.0.0.20"));
+    assertThat(router.config().pools().get("default").backends()).isEqualTo(three);
+    assertThat(router.config().backends().keySet()).containsExactlyElementsOf(three);
+    assertThat(events).containsExactly("default changed " + three);
+
+    // the same set in another order: nothing to do
+    answer.set(ips("127.0.0.20", "127.0.0.3", "127.0.0.1"));
+    RouterConfig before = router.config();
+    long reloads = router.stats().get("config_reloads");
+    tick();
+    assertThat(router.config()).isSameAs(before);
+    assertThat(router.stats().get("config_reloads")).isEqualTo(reloads);
+    assertThat(events).last().isEqualTo("default same " + three);
+
+    // one gone, one new: the stayers keep their backends (and connections)
+    var stayer = router.pool("default").backends().get(0);
+    answer.set(ips("127.0.0.1", "127.0.0.20", "127.0.0.4"));
+    tick();
+    List<String> next = List.of(member("127.0.0.1"), member("127.0.0.4"), member("127.0.0.20"));
+    assertThat(router.config().pools().get("default").backends()).isEqualTo(next);
+    assertThat(router.config().backends().keySet()).containsExactlyInAnyOrderElementsOf(next);
+    assertThat(router.pool("default").backends().get(0)).isSameAs(stayer);
+    assertThat(router.stats().get("config_reloads")).isEqualTo(reloads + 1);
+    assertThat(events).last().isEqualTo("default changed " + next);
+  }
+
+  @Test
+  void failuresAndEmptyAnswersKeepTheLastMembers() throws Exception {
+    answer.set(ips("127.0.0.1", "127.0.0.2"));
+    MemcacheRouter router = router(MemcacheRouter.builder().discover(discovery("default").build()));
+    RouterConfig good = router.config();
+
+    answer.set(new UnknownHostException("memcached.cache.svc.cluster.local"));
+    tick();
+    answer.set(List.of());
+    tick();
+    answer.set(null);
+    tick();
+    List<InetAddress> withNull = new ArrayList<>(ips("127.0.0.1"));
+    withNull.add(null);
+    answer.set(withNull);
+    tick();
+    assertThat(router.config()).isSameAs(good);
+    assertThat(events)
+        .containsExactly(
+            "default changed [127.0.0.1:1, 127.0.0.2:1]",
+            "default failed: memcached.cache.svc.cluster.local: lookup failed:"
+                + " java.net.UnknownHostException: memcached.cache.svc.cluster.local",
+            "default failed: memcached.cache.svc.cluster.local: no addresses",
+            "default failed: memcached.cache.svc.cluster.local: no addresses",
+            "default failed: memcached.cache.svc.cluster.local: the resolver answered a null"
+                + " address");
+
+    // DNS is back: the pool follows again
+    answer.set(ips("127.0.0.2"));
+    tick();
+    assertThat(router.config().pools().get("default").backends()).containsExactly("127.0.0.2:1");
+  }
+
+  @Test
+  void anAnswerOverMaxMembersIsRefused() throws Exception {
+    answer.set(ips("127.0.0.1", "127.0.0.2"));
+    MemcacheRouter router =
+        router(MemcacheRouter.builder().discover(discovery("default").maxMembers(2).build()));
+    answer.set(ips("127.0.0.1", "127.0.0.2", "127.0.0.3"));
+    tick();
+    assertThat(router.config().pools().get("default").backends()).hasSize(2);
+    assertThat(events)
+        .last()
+        .isEqualTo(
+            "default failed: memcached.cache.svc.cluster.local: 3 addresses (expected: at most"
+                + " maxMembers 2)");
+  }
+
+  @Test
+  void aFirstLookupThatFailsFailsTheBuildWithoutAConfiguredPool() {
+    answer.set(new UnknownHostException("nope"));
+    assertThatThrownBy(
+            () ->
+                MemcacheRouter.builder()
+                    .discover(discovery("default").build())
+                    .discoveryScheduler(scheduler)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "discover: pool 'default': memcached.cache.svc.cluster.local: lookup failed:"
+                + " java.net.UnknownHostException: nope (expected: addresses to start with, or the"
+                + " pool in the configuration)")
+        .hasCauseInstanceOf(UnknownHostException.class);
+    assertThat(scheduler.pending()).isZero(); // nothing started
+  }
+
+  @Test
+  void aConfiguredPoolKeepsItsOptionsAndStartsWithItsBackendsUntilDnsAnswers() throws Exception {
+    BackendOptions options = BackendOptions.builder().readTimeout(Duration.ofSeconds(2)).build();
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("local", "127.0.0.9:" + PORT)
+            .backend(
+                io.memroute.routing.BackendConfig.of(
+                    "seed", "memcached.cache.svc.cluster.local:" + PORT, options))
+            .pool(PoolConfig.of("local", "local"))
+            .pool(
+                PoolConfig.builder("cache")
+                    .backend("seed", 1)
+                    .seed("s")
+                    .distribution(Distribution.weightedRendezvous())
+                    .build())
+            .route(
+                Routes.prefix()
+                    .route("local:", Routes.pool("local"))
+                    .defaultRoute(Routes.pool("cache"))
+                    .build())
+            .build();
+    answer.set(new UnknownHostException("not yet"));
+    MemcacheRouter router =
+        router(MemcacheRouter.builder().config(config).discover(discovery("cache").build()));
+    assertThat(router.config()).isSameAs(config);
+    assertThat(events)
+        .containsExactly(
+            "cache failed: memcached.cache.svc.cluster.local: lookup failed:"
+                + " java.net.UnknownHostException: not yet");
+
+    answer.set(ips("127.0.0.2", "127.0.0.1"));
+    tick();
+    RouterConfig now = router.config();
+    PoolConfig cache = now.pools().get("cache");
+    assertThat(cache.backends()).containsExactly("127.0.0.1:1", "127.0.0.2:1");
+    assertThat(cache.seed()).isEqualTo("s");
+    assertThat(cache.distribution()).isInstanceOf(Distribution.weightedRendezvous().getClass());
+    // the seed backend only this pool named is gone; the other pool and the route are untouched
+    assertThat(now.backends().keySet()).containsExactly("local", "127.0.0.1:1", "127.0.0.2:1");
+    assertThat(now.pools().get("local")).isEqualTo(config.pools().get("local"));
+    assertThat(now.route()).isSameAs(config.route());
+    // members take the options of the pool's first configured backend
+    assertThat(now.backends().get("127.0.0.1:1").options()).isEqualTo(options);
+  }
+
+  @Test
+  void aReconfigurationIsCorrectedAndARemovedPoolIsLeftAlone() throws Exception {
+    answer.set(ips("127.0.0.1", "127.0.0.2"));
+    MemcacheRouter router = router(MemcacheRouter.builder().discover(discovery("default").build()));
+    // someone puts other members in: the next lookup puts the DNS answer back
+    router.reconfigure(
+        RouterConfig.builder()
+            .backend("x", "127.0.0.7:" + PORT)
+            .pool(PoolConfig.of("default", "x"))
+            .build());
+    tick();
+    assertThat(router.config().pools().get("default").backends())
+        .containsExactly("127.0.0.1:1", "127.0.0.2:1");
+    assertThat(router.config().backends()).doesNotContainKey("x");
+
+    router.reconfigure(
+        RouterConfig.builder()
+            .backend("y", "127.0.0.8:" + PORT)
+            .pool(PoolConfig.of("other", "y"))
+            .build());
+    RouterConfig other = router.config();
+    tick();
+    assertThat(router.config()).isSameAs(other);
+    assertThat(events)
+        .last()
+        .isEqualTo("default failed: pool 'default' is no longer in the configuration");
+  }
+
+  @Test
+  void closeStopsTheLookups() throws Exception {
+    answer.set(ips("127.0.0.1"));
+    int[] lookups = new int[1];
+    MemcacheRouter router =
+        router(
+            MemcacheRouter.builder()
+                .discover(
+                    discovery("default")
+                        .resolver(
+                            n -> {
+                              lookups[0]++;
+                              return ips("127.0.0.1");
+                            })
+                        .build()));
+    assertThat(scheduler.pending()).isEqualTo(1);
+    tick();
+    assertThat(lookups[0]).isEqualTo(2);
+    router.close();
+    assertThat(scheduler.pending()).isZero();
+    tick();
+    assertThat(lookups[0]).isEqualTo(2);
+  }
+
+  @Test
+  void aLookupThatRacesTheCloseDoesNotReconfigure() throws Exception {
+    answer.set(ips("127.0.0.1"));
+    AtomicReference<MemcacheRouter> self = new AtomicReference<>();
+    MemcacheRouter router =
+        router(
+            MemcacheRouter.builder()
+                .discover(
+                    discovery("default")
+                        .resolver(
+                            n -> {
+                              MemcacheRouter r = self.get();
+                              if (r != null) {
+                                r.closeAsync(); // closes while this lookup is under way
+                              }
+                              return ips("127.0.0.2");
+                            })
+                        .build()));
+    self.set(router);
+    RouterConfig before = router.config();
+    long reloads = router.stats().get("config_reloads");
+    tick();
+    assertThat(router.config()).isSameAs(before);
+    assertThat(router.stats().get("config_reloads")).isEqualTo(reloads);
+    assertThat(events)
+        .hasSize(1); // the first lookup only: the raced one is neither news nor failure
+    assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void anOwnedThreadEndsWithTheRouter() throws Exception {
+    answer.set(ips("127.0.0.1"));
+    MemcacheRouter router =
+        MemcacheRouter.builder().eventLoopThreads(1).discover(discovery("default").build()).build();
+    Thread dns = null;
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("memroute-dns")) {
+        dns = t;
+      }
+    }
+    // the thread starts with the first task it runs, which is 10 s away: there may be none yet
+    router.close();
+    if (dns != null) {
+      dns.join(10_000);
+      assertThat(dns.isAlive()).isFalse();
+    }
+    assertThat(
+            Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("memroute-dns") && t.isAlive()))
+        .isEmpty();
+  }
+
+  @Test
+  void validatesWithTheParameterAndTheExpectation() {
+    assertThatThrownBy(() -> DnsDiscovery.of("a b", "x", 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("pool: 'a b' (expected: non-empty, no spaces)");
+    assertThatThrownBy(() -> DnsDiscovery.of("p", "", 1))
+        .hasMessage("name: '' (expected: a DNS name of 1-253 characters, no spaces)");
+    assertThatThrownBy(() -> DnsDiscovery.of("p", "x".repeat(254), 1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> DnsDiscovery.of("p", "x", 0))
+        .hasMessage("port: 0 (expected: 1-65535)");
+    assertThatThrownBy(() -> DnsDiscovery.of("p", "x", 65536))
+        .hasMessage("port: 65536 (expected: 1-65535)");
+    assertThatThrownBy(() -> DnsDiscovery.of(null, "x", 1))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("pool");
+    DnsDiscovery.Builder b = DnsDiscovery.builder("p", "x", 1);
+    assertThatThrownBy(() -> b.interval(Duration.ofMillis(999)))
+        .hasMessage("interval: PT0.999S (expected: 1 second to 1 day)");
+    assertThatThrownBy(() -> b.interval(Duration.ofDays(1).plusNanos(1)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.interval(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> b.maxMembers(0)).hasMessage("maxMembers: 0 (expected: 1-4096)");
+    assertThatThrownBy(() -> b.maxMembers(4097)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.resolver(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> b.listener(null)).isInstanceOf(NullPointerException.class);
+
+    DnsDiscovery d = b.interval(Duration.ofSeconds(5)).maxMembers(9).build();
+    assertThat(d.pool()).isEqualTo("p");
+    assertThat(d.name()).isEqualTo("x");
+    assertThat(d.port()).isEqualTo(1);
+    assertThat(d.interval()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(d.maxMembers()).isEqualTo(9);
+    assertThat(d).hasToString("DnsDiscovery{pool=p, name=x, port=1, interval=PT5S, maxMembers=9}");
+    assertThat(DnsDiscovery.of("p", "x", 1).interval()).isEqualTo(DnsDiscovery.DEFAULT_INTERVAL);
+
+    MemcacheRouter.Builder rb = MemcacheRouter.builder().discover(d);
+    assertThatThrownBy(() -> rb.discover(DnsDiscovery.of("p", "y", 2)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("discover: pool 'p' twice (expected: one name per pool)");
+    assertThatThrownBy(
+            () ->
+                MemcacheRouter.builder()
+                    .servers("127.0.0.1:1")
+                    .discoveryScheduler(scheduler)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("discoveryScheduler without discover(...)");
+  }
+
+  @Test
+  void ipv6MembersComeAfterIpv4InBrackets() throws Exception {
+    answer.set(ips("::1", "127.0.0.1", "fe80::1%1"));
+    assertThat(DnsWatcher.lookup(discovery("p").build()))
+        .containsExactly("127.0.0.1:1", "[0:0:0:0:0:0:0:1]:1", "[fe80:0:0:0:0:0:0:1]:1");
+  }
+}
