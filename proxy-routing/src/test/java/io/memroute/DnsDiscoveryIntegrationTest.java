@@ -1,0 +1,183 @@
+package io.memroute;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.BackendListener;
+import io.memroute.core.BackendState;
+import io.memroute.core.FailureReason;
+import io.memroute.routing.Distribution;
+import io.memroute.routing.PoolConfig;
+import io.memroute.routing.RouterConfig;
+import io.memroute.testkit.MemcachedProcess;
+import io.memroute.testkit.memory.ManualScheduler;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three real memcached servers on one port number, on 127.0.0.1, 127.0.0.2 and 127.0.0.3 (all
+ * loopback on Linux), as the pods behind a headless service; a fake name resolves to two, then
+ * three, then two of them, and traffic follows.
+ */
+class DnsDiscoveryIntegrationTest {
+  private static final List<MemcachedProcess> servers = new ArrayList<>();
+
+  @BeforeAll
+  static void start() {
+    MemcachedProcess first = MemcachedProcess.start();
+    servers.add(first);
+    for (String host : List.of("127.0.0.2", "127.0.0.3")) {
+      servers.add(MemcachedProcess.builder().host(host).port(first.port()).start());
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    servers.forEach(MemcachedProcess::close);
+  }
+
+  private static List<InetAddress> first(int n) throws Exception {
+    List<InetAddress> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(InetAddress.getByName(servers.get(i).host()));
+    }
+    return out;
+  }
+
+  private static <T> T await(CompletableFuture<T> f) throws Exception {
+    return f.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void trafficFollowsTheAnswer() throws Exception {
+    int port = servers.get(0).port();
+    String third = "127.0.0.3:" + port;
+    servers.forEach(MemcachedProcess::flushAll);
+    AtomicReference<List<InetAddress>> answer = new AtomicReference<>(first(2));
+    CompletableFuture<Void> thirdClosed = new CompletableFuture<>();
+    ManualScheduler scheduler = ManualScheduler.create();
+    // a pool placed by label: adding or removing a member moves only the keys it takes or had
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("seed", "memcached.test:" + port)
+            .pool(
+                PoolConfig.builder("default")
+                    .backends("seed")
+                    .distribution(Distribution.weightedRendezvous())
+                    .build())
+            .build();
+    try (MemcacheRouter router =
+            MemcacheRouter.builder()
+                .config(config)
+                .eventLoopThreads(1)
+                .discover(
+                    DnsDiscovery.builder("default", "memcached.test", port)
+                        .resolver(name -> answer.get())
+                        .build())
+                .discoveryScheduler(scheduler)
+                .backendListener(
+                    new BackendListener() {
+                      @Override
+                      public void onStateChange(
+                          String backend,
+                          BackendState from,
+                          BackendState to,
+                          FailureReason reason) {
+                        if (backend.equals(third) && to == BackendState.CLOSED) {
+                          thirdClosed.complete(null);
+                        }
+                      }
+                    })
+                .build();
+        MemcacheRouter onThird = MemcacheRouter.builder().servers(third).build()) {
+      await(router.ready());
+      assertThat(router.config().pools().get("default").backends())
+          .containsExactly("127.0.0.1:" + port, "127.0.0.2:" + port);
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        keys.add("k" + i);
+        assertThat(await(router.set("k" + i, "v1".getBytes(UTF_8), 0))).isTrue();
+      }
+
+      // the third pod appears: the pool grows, and keys placed on it land there
+      answer.set(first(3));
+      scheduler.advance(DnsDiscovery.DEFAULT_INTERVAL);
+      assertThat(router.config().pools().get("default").backends())
+          .containsExactly("127.0.0.1:" + port, "127.0.0.2:" + port, third);
+      await(router.ready());
+      List<String> moved = new ArrayList<>();
+      for (String k : keys) {
+        if (router.pool("default").indexOf(k) == 2) {
+          moved.add(k);
+        }
+      }
+      assertThat(moved).hasSizeBetween(50, 150); // about a third
+      for (String k : keys) {
+        assertThat(await(router.set(k, "v2".getBytes(UTF_8), 0))).isTrue();
+      }
+      for (String k : moved) {
+        assertThat(await(onThird.get(k))).isEqualTo("v2".getBytes(UTF_8));
+      }
+      // and only those: the others stayed on the first two
+      assertThat(await(onThird.getMulti(keys)).keySet()).containsExactlyInAnyOrderElementsOf(moved);
+
+      // the third goes away while requests are in flight: none fails
+      List<CompletableFuture<Boolean>> inFlight = new ArrayList<>();
+      for (String k : keys) {
+        inFlight.add(router.set(k, "v3".getBytes(UTF_8), 0));
+      }
+      answer.set(first(2));
+      scheduler.advance(DnsDiscovery.DEFAULT_INTERVAL);
+      for (CompletableFuture<Boolean> f : inFlight) {
+        assertThat(await(f)).isTrue();
+      }
+      assertThat(router.config().pools().get("default").backends())
+          .containsExactly("127.0.0.1:" + port, "127.0.0.2:" + port);
+      assertThat(router.config().backends()).doesNotContainKey(third);
+      await(thirdClosed); // its connections drained and closed
+      for (String k : keys) {
+        assertThat(router.pool("default").indexOf(k)).isLessThan(2);
+        assertThat(await(router.set(k, "v4".getBytes(UTF_8), 0))).isTrue();
+        assertThat(await(router.get(k))).isEqualTo("v4".getBytes(UTF_8));
+      }
+    }
+  }
+
+  @Test
+  void theJdkResolverFindsLocalhost() throws Exception {
+    int port = servers.get(0).port();
+    List<List<String>> heard = new ArrayList<>();
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .eventLoopThreads(1)
+            .discover(
+                DnsDiscovery.builder("default", "localhost", port)
+                    .listener(
+                        new DnsDiscovery.Listener() {
+                          @Override
+                          public void onResolved(
+                              String pool, List<String> members, boolean changed) {
+                            heard.add(members);
+                          }
+                        })
+                    .build())
+            .build()) {
+      List<String> members = router.config().pools().get("default").backends();
+      assertThat(heard).containsExactly(members);
+      // localhost is 127.0.0.1, and ::1 where the resolver answers it (nothing listens there)
+      assertThat(members).contains("127.0.0.1:" + port);
+      assertThat(members).allMatch(m -> m.equals("127.0.0.1:" + port) || m.startsWith("["));
+      if (members.size() == 1) {
+        assertThat(await(router.set("jdk", "x".getBytes(UTF_8), 0))).isTrue();
+        assertThat(await(router.get("jdk"))).isEqualTo("x".getBytes(UTF_8));
+      }
+    }
+  }
+}
