@@ -913,7 +913,13 @@ public final class MemcacheRouter implements AutoCloseable {
         throw e;
       }
       if (!discoveries.isEmpty()) {
-        DnsWatcher.start(engine, discoveries, discoveryScheduler); // stops when the engine closes
+        try {
+          DnsWatcher.start(engine, discoveries, discoveryScheduler); // stops when the engine closes
+        } catch (RuntimeException | Error e) {
+          // a scheduler that rejects: no router owns the engine, nor the tasks scheduled before
+          engine.closeAsync(Duration.ZERO); // cancels them too
+          throw e;
+        }
       }
       return new MemcacheRouter(engine, completionExecutor, shutdownTimeout, name);
     }

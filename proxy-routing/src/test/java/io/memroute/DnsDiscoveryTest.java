@@ -3,7 +3,10 @@ package io.memroute;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
+import io.memroute.core.BackendState;
+import io.memroute.core.FailureReason;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
@@ -14,6 +17,11 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -388,5 +396,59 @@ class DnsDiscoveryTest {
     answer.set(ips("::1", "127.0.0.1", "fe80::1%1"));
     assertThat(DnsWatcher.lookup(discovery("p").build()))
         .containsExactly("127.0.0.1:1", "[0:0:0:0:0:0:0:1]:1", "[fe80:0:0:0:0:0:0:1]:1");
+  }
+
+  @Test
+  void aBuildThatFailsToScheduleClosesTheRouterAndCancelsWhatItScheduled() throws Exception {
+    answer.set(ips("127.0.0.1"));
+    CompletableFuture<Void> closed = new CompletableFuture<>();
+    // takes the first task and rejects the second, as a shut-down or saturated scheduler would:
+    // the router must not live on, unowned, with a task reconfiguring it every interval
+    ScheduledThreadPoolExecutor rejectsSecond =
+        new ScheduledThreadPoolExecutor(1) {
+          int scheduled;
+
+          @Override
+          public ScheduledFuture<?> scheduleWithFixedDelay(
+              Runnable command, long initialDelay, long delay, TimeUnit unit) {
+            if (++scheduled == 2) {
+              throw new RejectedExecutionException("full");
+            }
+            return super.scheduleWithFixedDelay(command, initialDelay, delay, unit);
+          }
+        };
+    rejectsSecond.setRemoveOnCancelPolicy(true);
+    try {
+      MemcacheRouter.Builder b =
+          MemcacheRouter.builder()
+              .eventLoopThreads(1)
+              .config(
+                  RouterConfig.builder()
+                      .backend("x", "127.0.0.9:" + PORT)
+                      .pool(PoolConfig.of("a", "x"))
+                      .pool(PoolConfig.of("b", "x"))
+                      .route(Routes.pool("a"))
+                      .build())
+              .backendListener(
+                  new BackendListener() {
+                    @Override
+                    public void onStateChange(
+                        String backend, BackendState from, BackendState to, FailureReason r) {
+                      if (to == BackendState.CLOSED) {
+                        closed.complete(null);
+                      }
+                    }
+                  })
+              .discover(discovery("a").build())
+              .discover(discovery("b").build())
+              .discoveryScheduler(rejectsSecond);
+      assertThatThrownBy(b::build)
+          .isInstanceOf(RejectedExecutionException.class)
+          .hasMessage("full");
+      assertThat(rejectsSecond.getQueue()).isEmpty(); // the first task cancelled
+      closed.get(10, TimeUnit.SECONDS); // and the router's backend closed
+    } finally {
+      rejectsSecond.shutdownNow();
+    }
   }
 }
