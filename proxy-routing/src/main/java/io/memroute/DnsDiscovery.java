@@ -155,8 +155,8 @@ public final class DnsDiscovery {
   @FunctionalInterface
   public interface Resolver {
     /**
-     * Returns every address of {@code name}; an empty list or an exception is a failed lookup, and
-     * the pool keeps its members.
+     * Returns every address of {@code name}; an empty list or anything thrown (an {@link Error}
+     * too) is a failed lookup, and the pool keeps its members.
      */
     List<InetAddress> resolve(String name) throws Exception;
 
@@ -171,7 +171,8 @@ public final class DnsDiscovery {
 
   /**
    * Hears what discovery does, on the thread that resolved (the caller of {@code build()} for the
-   * first lookup, the discovery thread after). Keep it short; what it throws is logged and ignored.
+   * first lookup, the discovery thread after). Keep it short; what it throws (an {@link Error} too)
+   * is logged and ignored.
    */
   public interface Listener {
     /** A listener that hears nothing. */

@@ -170,8 +170,8 @@ final class DnsWatcher {
         log.info("pool '{}' follows {}: now {}", d.pool(), d.name(), members);
       }
       notifyResolved(d, members, changed);
-    } catch (RuntimeException e) {
-      // thrown out of a periodic task, it would cancel the task for good
+    } catch (RuntimeException | Error e) {
+      // thrown out of a periodic task, even an Error would cancel the task for good, silently
       log.warn("DNS discovery of pool '{}' failed", d.pool(), e);
     }
   }
@@ -211,7 +211,7 @@ final class DnsWatcher {
     List<InetAddress> answer;
     try {
       answer = d.resolver().resolve(d.name());
-    } catch (Exception e) {
+    } catch (Exception | Error e) { // an Error too: a custom resolver's bug is a failed lookup
       throw new LookupFailure(d.name() + ": lookup failed: " + e, e);
     }
     if (answer == null || answer.isEmpty()) {
@@ -312,7 +312,7 @@ final class DnsWatcher {
   private static void notifyResolved(DnsDiscovery d, List<String> members, boolean changed) {
     try {
       d.listener().onResolved(d.pool(), members, changed);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       log.warn("DNS discovery listener failed", e);
     }
   }
@@ -320,7 +320,7 @@ final class DnsWatcher {
   private static void notifyFailure(DnsDiscovery d, String reason, Throwable cause) {
     try {
       d.listener().onFailure(d.pool(), reason, cause);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       log.warn("DNS discovery listener failed", e);
     }
   }

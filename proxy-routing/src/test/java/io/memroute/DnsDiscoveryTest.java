@@ -451,4 +451,58 @@ class DnsDiscoveryTest {
       rejectsSecond.shutdownNow();
     }
   }
+
+  @Test
+  void anErrorFromTheResolverOrTheListenerDoesNotEndTheLookups() throws Exception {
+    answer.set(ips("127.0.0.1"));
+    boolean[] listenerFails = new boolean[1];
+    AtomicReference<Error> resolverError = new AtomicReference<>();
+    MemcacheRouter router =
+        router(
+            MemcacheRouter.builder()
+                .discover(
+                    discovery("default")
+                        .resolver(
+                            n -> {
+                              Error e = resolverError.getAndSet(null);
+                              if (e != null) {
+                                throw e;
+                              }
+                              return ips("127.0.0.2");
+                            })
+                        .listener(
+                            new DnsDiscovery.Listener() {
+                              @Override
+                              public void onResolved(
+                                  String pool, List<String> members, boolean changed) {
+                                if (listenerFails[0]) {
+                                  throw new AssertionError("listener bug");
+                                }
+                                events.add(pool + " " + members);
+                              }
+
+                              @Override
+                              public void onFailure(String pool, String reason, Throwable cause) {
+                                events.add(pool + " failed: " + reason);
+                              }
+                            })
+                        .build()));
+    // a resolver that throws an Error (a custom one with a linkage problem, an assertion)
+    resolverError.set(new NoClassDefFoundError("some/Dns"));
+    tick();
+    assertThat(events)
+        .last()
+        .isEqualTo(
+            "default failed: memcached.cache.svc.cluster.local: lookup failed:"
+                + " java.lang.NoClassDefFoundError: some/Dns");
+    // a listener that throws an Error
+    listenerFails[0] = true;
+    tick();
+    assertThat(router.config().pools().get("default").backends()).containsExactly("127.0.0.2:1");
+    // the task is still there, and the next answer is followed and heard
+    listenerFails[0] = false;
+    assertThat(scheduler.pending()).isEqualTo(1);
+    tick();
+    assertThat(events).last().isEqualTo("default [127.0.0.2:1]");
+  }
 }
