@@ -25,8 +25,9 @@ import java.util.Objects;
  * address order (IPv4 before IPv6, then by bytes): a function of the answer alone, so every
  * application instance, whenever it started, places keys alike. The pool keeps the options the
  * configuration gives it (seed, filter, distribution, placement); weights and node names, set for
- * labels discovery replaces, are dropped. Members take the options of the pool's first configured
- * backend, or the configuration's backend defaults.
+ * labels discovery replaces, are dropped, so a placement that needs a node name for every backend
+ * ({@link io.memroute.routing.Placement#xmemcachedKetama()}) makes {@code build()} throw. Members
+ * take the options of the pool's first configured backend, or the configuration's backend defaults.
  *
  * <p><b>Keys move when members change.</b> With the default jump hash, placement goes by index: an
  * address that sorts last moves about 1/(n+1) of the keys onto it, but one that sorts into the

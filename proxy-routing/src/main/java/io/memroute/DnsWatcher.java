@@ -34,6 +34,9 @@ final class DnsWatcher {
       Comparator.<InetAddress>comparingInt(a -> a.getAddress().length)
           .thenComparing(InetAddress::getAddress, Arrays::compareUnsigned);
 
+  /** A member to try a pool with before any answer: TEST-NET-1 (RFC 5737), nobody's server. */
+  private static final String PROBE = "192.0.2.1";
+
   private final RouterEngine engine;
   private final List<DnsDiscovery> discoveries;
   private final ScheduledExecutorService scheduler;
@@ -66,6 +69,9 @@ final class DnsWatcher {
     RouterConfig c = config;
     Set<String> labels = new HashSet<>();
     for (DnsDiscovery d : discoveries) {
+      if (config != null && config.pools().containsKey(d.pool())) {
+        checkPlaceable(config, d);
+      }
       List<String> members;
       try {
         members = lookup(d);
@@ -101,6 +107,29 @@ final class DnsWatcher {
       notifyResolved(d, members, true);
     }
     return fresh != null ? fresh.build() : c;
+  }
+
+  /**
+   * Checks that {@code d}'s pool can take members labelled by address, whatever the first answer: a
+   * placement that needs a node name per backend (xmemcached's) cannot, and would otherwise refuse
+   * every answer while the pool kept its configured backends for good.
+   *
+   * @throws IllegalArgumentException if it cannot
+   */
+  private static void checkPlaceable(RouterConfig config, DnsDiscovery d) {
+    try {
+      withMembers(config, d.pool(), List.of(PROBE + ":" + d.port()));
+    } catch (IllegalArgumentException e) {
+      PoolConfig p = config.pools().get(d.pool());
+      throw new IllegalArgumentException(
+          "discover: pool '"
+              + d.pool()
+              + "': "
+              + (p.placement() != null ? p.placement() : "its distribution")
+              + " cannot place members labelled by address, which have no node names (expected:"
+              + " a distribution or placement that needs none)",
+          e);
+    }
   }
 
   /**

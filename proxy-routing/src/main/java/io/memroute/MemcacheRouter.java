@@ -870,8 +870,9 @@ public final class MemcacheRouter implements AutoCloseable {
     /**
      * Builds the router and starts connecting in the background.
      *
-     * @throws IllegalArgumentException for an invalid configuration (no servers, ...), or backend
-     *     options with {@linkplain BackendOptions#tls() TLS} on {@link Transport#DIRECT}
+     * @throws IllegalArgumentException for an invalid configuration (no servers, ...), backend
+     *     options with {@linkplain BackendOptions#tls() TLS} on {@link Transport#DIRECT}, or a
+     *     {@linkplain #discover discovered} pool whose placement needs node names
      * @throws IllegalStateException for conflicting options, or when the first lookup of a
      *     {@linkplain #discover discovered} pool the configuration does not have fails
      */

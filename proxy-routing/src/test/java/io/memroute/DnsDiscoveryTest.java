@@ -8,6 +8,7 @@ import io.memroute.core.BackendOptions;
 import io.memroute.core.BackendState;
 import io.memroute.core.FailureReason;
 import io.memroute.routing.Distribution;
+import io.memroute.routing.Placement;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
@@ -504,5 +505,45 @@ class DnsDiscoveryTest {
     assertThat(scheduler.pending()).isEqualTo(1);
     tick();
     assertThat(events).last().isEqualTo("default [127.0.0.2:1]");
+  }
+
+  @Test
+  void aPlacementThatCannotNameDiscoveredMembersFailsTheBuildWhateverTheFirstAnswer()
+      throws Exception {
+    // xmemcached names servers by reverse DNS: every backend needs a node name, which discovered
+    // members cannot have; the build must say so, and not start a pool that never follows DNS
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("seed", "memcached.cache.svc.cluster.local:" + PORT)
+            .pool(
+                PoolConfig.builder("cache")
+                    .backends("seed")
+                    .placement(Placement.xmemcachedKetama())
+                    .nodeName("seed", "memcached/10.0.0.1:" + PORT)
+                    .build())
+            .build();
+    for (Object first : List.of(ips("127.0.0.1"), new UnknownHostException("not yet"))) {
+      answer.set(first);
+      assertThatThrownBy(
+              () ->
+                  MemcacheRouter.builder()
+                      .config(config)
+                      .discover(discovery("cache").build())
+                      .discoveryScheduler(scheduler)
+                      .build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage(
+              "discover: pool 'cache': xmemcachedKetama() cannot place members labelled by"
+                  + " address, which have no node names (expected: a distribution or placement"
+                  + " that needs none)")
+          .hasRootCauseMessage(
+              "invalid router configuration: pool 'cache': backend '192.0.2.1:1' at 192.0.2.1:1:"
+                  + " xmemcachedKetama() names a server given by IP address by its name in"
+                  + " reverse DNS when the client started and the address, e.g."
+                  + " 'cache1.example.com/192.0.2.1:1', or '/192.0.2.1:1' when it had none there or"
+                  + " the client ran with setResolveInetAddresses(false); memroute does not look it"
+                  + " up (expected: nodeName(\"192.0.2.1:1\", ...) with that name)");
+      assertThat(scheduler.pending()).isZero();
+    }
   }
 }
