@@ -546,4 +546,33 @@ class DnsDiscoveryTest {
       assertThat(scheduler.pending()).isZero();
     }
   }
+
+  @Test
+  void anAnswerTheRouterRefusesCountsAsAFailedReload() throws Exception {
+    // a user's backend is labelled as a discovered member would be, at another address
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("127.0.0.2:" + PORT, "127.0.0.9:" + PORT)
+            .backend("seed", "127.0.0.1:" + PORT)
+            .pool(PoolConfig.of("other", "127.0.0.2:" + PORT))
+            .pool(PoolConfig.of("cache", "seed"))
+            .route(Routes.pool("cache"))
+            .build();
+    answer.set(ips("127.0.0.1"));
+    MemcacheRouter router =
+        router(MemcacheRouter.builder().config(config).discover(discovery("cache").build()));
+    RouterConfig before = router.config();
+    long fails = router.stats().get("config_reload_fails");
+    answer.set(ips("127.0.0.1", "127.0.0.2"));
+    tick();
+    assertThat(router.config()).isSameAs(before);
+    assertThat(events)
+        .last()
+        .isEqualTo(
+            "cache failed: the router refused the members [127.0.0.1:1, 127.0.0.2:1]: pool"
+                + " 'cache': label '127.0.0.2:1' is taken by backend 127.0.0.2:1=127.0.0.9:1"
+                + " (expected: a discovered member's label to be free)");
+    // refused like any rejected reconfiguration: an alert on config_reload_fails sees it
+    assertThat(router.stats().get("config_reload_fails")).isEqualTo(fails + 1);
+  }
 }

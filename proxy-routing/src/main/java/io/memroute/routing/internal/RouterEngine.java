@@ -568,8 +568,9 @@ public final class RouterEngine {
    * swap and be undone. Nothing happens when {@code update} answers the configuration it was given.
    *
    * @return whether the configuration changed
-   * @throws IllegalArgumentException if the configuration cannot be applied (see {@link
-   *     #reconfigure})
+   * @throws IllegalArgumentException if {@code update} refuses the configuration in force (it
+   *     throws this), or the configuration cannot be applied (see {@link #reconfigure}); either is
+   *     counted in {@link #reloadFails}
    * @throws IllegalStateException if the router is closed
    */
   public synchronized boolean update(UnaryOperator<RouterConfig> update) {
@@ -577,7 +578,13 @@ public final class RouterEngine {
       throw new IllegalStateException("router closed");
     }
     RouterConfig current = config();
-    RouterConfig next = update.apply(current);
+    RouterConfig next;
+    try {
+      next = update.apply(current);
+    } catch (IllegalArgumentException e) {
+      reloadFails.increment(); // refused like a configuration reconfigure rejects
+      throw e;
+    }
     if (next == current) {
       return false;
     }
