@@ -880,14 +880,14 @@ public final class MemcacheRouter implements AutoCloseable {
       if (discoveryScheduler != null && discoveries.isEmpty()) {
         throw new IllegalStateException("discoveryScheduler without discover(...)");
       }
-      RouterConfig cfg = effectiveConfig();
-      if (!discoveries.isEmpty()) {
-        // before any thread starts: it may throw
-        cfg = DnsWatcher.initial(cfg, applyOptions(RouterConfig.builder()), discoveries);
-      }
       if (resources != null && (transport != null || eventLoopThreads > 0 || ticker != null)) {
         throw new IllegalStateException(
             "transportResources excludes transport, eventLoopThreads and ticker");
+      }
+      RouterConfig cfg = effectiveConfig();
+      if (!discoveries.isEmpty()) {
+        // once every option is checked (it blocks, and tells listeners), before any thread starts
+        cfg = DnsWatcher.initial(cfg, applyOptions(RouterConfig.builder()), discoveries);
       }
       boolean own = resources == null;
       TransportResources res = resources;

@@ -13,6 +13,7 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import io.memroute.testkit.memory.ManualScheduler;
+import io.memroute.transport.TransportResources;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -574,5 +575,24 @@ class DnsDiscoveryTest {
                 + " (expected: a discovered member's label to be free)");
     // refused like any rejected reconfiguration: an alert on config_reload_fails sees it
     assertThat(router.stats().get("config_reload_fails")).isEqualTo(fails + 1);
+  }
+
+  @Test
+  void conflictingOptionsFailTheBuildBeforeAnyLookup() throws Exception {
+    answer.set(ips("127.0.0.1"));
+    try (TransportResources shared = TransportResources.builder().eventLoopThreads(1).build()) {
+      assertThatThrownBy(
+              () ->
+                  MemcacheRouter.builder()
+                      .transportResources(shared)
+                      .eventLoopThreads(1)
+                      .discover(discovery("default").build())
+                      .discoveryScheduler(scheduler)
+                      .build())
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("transportResources excludes transport, eventLoopThreads and ticker");
+    }
+    // no blocking lookup for a router that cannot be built, no "changed" heard for it
+    assertThat(events).isEmpty();
   }
 }
