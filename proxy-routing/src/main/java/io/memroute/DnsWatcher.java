@@ -93,6 +93,7 @@ final class DnsWatcher {
             f.getMessage());
         continue;
       }
+      boolean changed = true;
       if (fresh != null) {
         for (String address : members) {
           BackendConfig b = BackendConfig.of(address);
@@ -102,9 +103,11 @@ final class DnsWatcher {
         }
         fresh.pool(PoolConfig.builder(d.pool()).backends(members).build());
       } else {
-        c = withMembers(c, d.pool(), members);
+        RouterConfig next = withMembers(c, d.pool(), members);
+        changed = next != c;
+        c = next;
       }
-      notifyResolved(d, members, true);
+      notifyResolved(d, members, changed);
     }
     return fresh != null ? fresh.build() : c;
   }

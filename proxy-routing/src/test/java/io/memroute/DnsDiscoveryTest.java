@@ -595,4 +595,19 @@ class DnsDiscoveryTest {
     // no blocking lookup for a router that cannot be built, no "changed" heard for it
     assertThat(events).isEmpty();
   }
+
+  @Test
+  void aFirstAnswerTheConfigurationAlreadyHasIsHeardAsUnchanged() throws Exception {
+    // a configuration written with the members the name resolves to, as discovery labels them
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("127.0.0.1:" + PORT, "127.0.0.1:" + PORT)
+            .pool(PoolConfig.of("cache", "127.0.0.1:" + PORT))
+            .build();
+    answer.set(ips("127.0.0.1"));
+    MemcacheRouter router =
+        router(MemcacheRouter.builder().config(config).discover(discovery("cache").build()));
+    assertThat(router.config()).isSameAs(config);
+    assertThat(events).containsExactly("cache same [127.0.0.1:1]");
+  }
 }
