@@ -20,9 +20,10 @@ import java.util.Objects;
  *     .build();
  * }</pre>
  *
- * <p><b>Members.</b> A member's label is its address ({@code 10.1.2.3:11211}, {@code
- * [fd00::3]:11211}), so an address that stays keeps its backend and connections. Members are in
- * address order (IPv4 before IPv6, then by bytes): a function of the answer alone, so every
+ * <p><b>Members.</b> A member's label is its address as {@link InetAddress#getHostAddress()} writes
+ * it ({@code 10.1.2.3:11211}, {@code [fd00:0:0:0:0:0:0:3]:11211}: IPv6 not shortened, and without a
+ * link-local address's zone), so an address that stays keeps its backend and connections. Members
+ * are in address order (IPv4 before IPv6, then by bytes): a function of the answer alone, so every
  * application instance, whenever it started, places keys alike. The pool keeps the options the
  * configuration gives it (seed, filter, distribution, placement); weights and node names, set for
  * labels discovery replaces, are dropped, so a placement that needs a node name for every backend

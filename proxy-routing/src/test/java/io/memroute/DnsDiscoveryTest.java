@@ -398,6 +398,9 @@ class DnsDiscoveryTest {
     answer.set(ips("::1", "127.0.0.1", "fe80::1%1"));
     assertThat(DnsWatcher.lookup(discovery("p").build()))
         .containsExactly("127.0.0.1:1", "[0:0:0:0:0:0:0:1]:1", "[fe80:0:0:0:0:0:0:1]:1");
+    // as the docs write it: not shortened
+    answer.set(ips("fd00::3"));
+    assertThat(DnsWatcher.lookup(discovery("p").build())).containsExactly("[fd00:0:0:0:0:0:0:3]:1");
   }
 
   @Test
