@@ -19,11 +19,13 @@ public class MemrouteConfiguration {
   /** One router for the application; the context closes it gracefully on shutdown. */
   @Bean(destroyMethod = "close")
   public MemcacheRouter memcacheRouter(MemrouteProperties properties) {
-    return MemcacheRouter.builder()
-        .config(properties.routerConfig()) // servers, or backends + pools + route; timeouts, TLS
-        .transport(properties.transportType())
-        .shutdownTimeout(properties.shutdownTimeout())
-        .build(); // returns at once, connects in the background
+    MemcacheRouter.Builder router =
+        MemcacheRouter.builder()
+            .config(properties.routerConfig()) // servers, backends, pools, placements, route, TLS
+            .transport(properties.transportType())
+            .shutdownTimeout(properties.shutdownTimeout());
+    properties.discoveries().forEach(router::discover); // memroute.discover.<pool>: follow DNS
+    return router.build(); // returns at once (after any DNS lookup), connects in the background
   }
 
   /** Spring Boot binds every MeterBinder bean to its MeterRegistry: memroute.requests, ... */

@@ -1,9 +1,11 @@
 package io.memroute.examples.spring;
 
+import io.memroute.DnsDiscovery;
 import io.memroute.MemcacheRouter;
 import io.memroute.core.BackendOptions;
 import io.memroute.examples.TlsSnippets;
 import io.memroute.routing.BackendConfig;
+import io.memroute.routing.Placement;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
@@ -15,10 +17,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -84,9 +88,15 @@ public final class MemrouteProperties {
   private final String authPassword;
   private final boolean perBackendMetrics;
   private final Tls tls;
+  private final Map<String, String> placement;
+  private final Map<String, Map<String, Double>> weights;
+  private final Map<String, Map<String, String>> nodeNames;
+  private final Map<String, String> discover;
+  private final Duration discoverInterval;
   // resolved once, by the constructor's checks; the configuration has the TLS context of startup
   private final RouterConfig config;
   private final Transport transportType;
+  private final Map<String, DnsDiscovery> discoveries;
 
   /**
    * TLS to every backend ({@code memroute.tls.*}, see docs/getting-started.md#tls). TLS is on when
@@ -132,6 +142,14 @@ public final class MemrouteProperties {
    * @param authPassword its password; {@link #toString()} never shows it
    * @param perBackendMetrics whether meters carry a {@code backend} tag
    * @param tls TLS to every backend, {@code memroute.tls.*}; none set: plaintext
+   * @param placement a {@link Placement} by pool name, written as {@link #PLACEMENTS} lists; a pool
+   *     without one is hashed like the memcached proxy
+   * @param weights by pool name, each backend's weight by label, for a placement whose original has
+   *     weights
+   * @param nodeNames by pool name, each backend's node name on the placement's ring by label
+   * @param discover {@code name:port} by pool name: pools whose members are the addresses of a DNS
+   *     name ({@link DnsDiscovery})
+   * @param discoverInterval the time between lookups, {@code null} for the default (30 s)
    * @throws IllegalArgumentException listing every invalid property by its name
    */
   public MemrouteProperties(
@@ -151,7 +169,12 @@ public final class MemrouteProperties {
       String authUsername,
       String authPassword,
       @DefaultValue("true") boolean perBackendMetrics,
-      Tls tls) {
+      Tls tls,
+      Map<String, String> placement,
+      Map<String, Map<String, Double>> weights,
+      Map<String, Map<String, String>> nodeNames,
+      Map<String, String> discover,
+      Duration discoverInterval) {
     this.servers = servers == null ? List.of() : List.copyOf(servers);
     this.backends =
         backends == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(backends));
@@ -176,8 +199,14 @@ public final class MemrouteProperties {
     this.authPassword = authPassword;
     this.perBackendMetrics = perBackendMetrics;
     this.tls = tls == null ? Tls.NONE : tls;
+    this.placement = copy(placement);
+    this.weights = copyNested(weights);
+    this.nodeNames = copyNested(nodeNames);
+    this.discover = copy(discover);
+    this.discoverInterval = discoverInterval;
 
     List<String> problems = new ArrayList<>();
+    this.discoveries = resolveDiscoveries(this.discover, discoverInterval, problems);
     this.config = resolveConfig(resolveTls(this.tls, problems), problems);
     this.transportType = resolveTransport(this.transport, problems);
     if (transportType == Transport.DIRECT && this.tls.on()) {
@@ -319,6 +348,40 @@ public final class MemrouteProperties {
     return tls;
   }
 
+  /** Returns the placement of each pool that has one, as written ({@link #PLACEMENTS}). */
+  public Map<String, String> placement() {
+    return placement;
+  }
+
+  /** Returns by pool name each backend's weight by label; empty when none is set. */
+  public Map<String, Map<String, Double>> weights() {
+    return weights;
+  }
+
+  /** Returns by pool name each backend's node name by label; empty when none is set. */
+  public Map<String, Map<String, String>> nodeNames() {
+    return nodeNames;
+  }
+
+  /** Returns the {@code name:port} each discovered pool follows, by pool name, as written. */
+  public Map<String, String> discover() {
+    return discover;
+  }
+
+  /** Returns the time between DNS lookups, {@code null} for the default. */
+  public Duration discoverInterval() {
+    return discoverInterval;
+  }
+
+  /**
+   * Returns the pools that follow DNS ({@code memroute.discover.*}), for {@link
+   * MemcacheRouter.Builder#discover(DnsDiscovery)}: {@link #routerConfig()} has each such pool with
+   * the DNS name itself as its one backend, which it keeps until the first lookup answers.
+   */
+  public List<DnsDiscovery> discoveries() {
+    return List.copyOf(discoveries.values());
+  }
+
   /** Equal when every property is. */
   @Override
   public boolean equals(Object o) {
@@ -349,7 +412,12 @@ public final class MemrouteProperties {
         authUsername,
         authPassword,
         perBackendMetrics,
-        tls);
+        tls,
+        placement,
+        weights,
+        nodeNames,
+        discover,
+        discoverInterval);
   }
 
   /**
@@ -399,16 +467,20 @@ public final class MemrouteProperties {
     }
     check(problems, "memroute.retry-timeout", "", options, o -> config.backendDefaults(o.build()));
 
+    Map<String, Placement> placements = resolvePlacements(placement, problems);
+    // every pool with the property its backends come from, for naming problems
+    Map<String, PoolConfig.Builder> poolBuilders = new LinkedHashMap<>();
+    Map<String, String> poolProperty = new LinkedHashMap<>();
     if (!servers.isEmpty() && !backends.isEmpty()) {
       problems.add("memroute.servers and memroute.backends are exclusive (expected: one of them)");
-    } else if (servers.isEmpty() && backends.isEmpty()) {
+    } else if (servers.isEmpty() && backends.isEmpty() && discover.isEmpty()) {
       problems.add(
-          "memroute.servers: none (expected: memroute.servers=host:port,... "
-              + "or memroute.backends.<label>=host:port)");
+          "memroute.servers: none (expected: memroute.servers=host:port,..., "
+              + "memroute.backends.<label>=host:port or memroute.discover.<pool>=name:port)");
     } else if (!servers.isEmpty()) {
-      if (!pools.isEmpty() || route != null) {
+      if (!pools.isEmpty()) {
         problems.add(
-            "memroute.pools and memroute.route need memroute.backends "
+            "memroute.pools need memroute.backends "
                 + "(memroute.servers makes one pool named '"
                 + MemcacheRouter.DEFAULT_POOL
                 + "')");
@@ -426,12 +498,8 @@ public final class MemrouteProperties {
               pool.backends(backend.label());
             });
       }
-      check(
-          problems,
-          "memroute.servers",
-          "pool " + MemcacheRouter.DEFAULT_POOL,
-          pool,
-          b -> config.pool(b.build()));
+      poolBuilders.put(MemcacheRouter.DEFAULT_POOL, pool);
+      poolProperty.put(MemcacheRouter.DEFAULT_POOL, "memroute.servers");
     } else {
       backends.forEach(
           (label, address) ->
@@ -442,7 +510,7 @@ public final class MemrouteProperties {
                   address,
                   a -> config.backend(label, a)));
       Map<String, List<String>> poolLabels = new LinkedHashMap<>(pools);
-      if (poolLabels.isEmpty()) {
+      if (poolLabels.isEmpty() && !backends.isEmpty()) {
         poolLabels.put(MemcacheRouter.DEFAULT_POOL, List.copyOf(backends.keySet()));
       }
       poolLabels.forEach(
@@ -459,26 +527,92 @@ public final class MemrouteProperties {
                         + ")");
               }
             }
+            poolBuilders.put(name, PoolConfig.builder(name).backends(labels));
+            poolProperty.put(
+                name, pools.isEmpty() ? "memroute.backends" : "memroute.pools." + name);
+          });
+    }
+    Set<String> seeds = new HashSet<>();
+    discoveries.forEach(
+        (name, d) -> {
+          String property = poolProperty.get(name);
+          if (property != null) {
+            // its backends would be dropped at the first lookup: say which list to keep
+            problems.add(
+                "memroute.discover."
+                    + name
+                    + ": pool '"
+                    + name
+                    + "' also has backends from "
+                    + property
+                    + " (expected: one or the other: a discovered pool's members come from DNS)");
+            return;
+          }
+          // the name itself is the pool's backend until the first lookup answers
+          String seed = seedLabel(d);
+          if (seeds.add(seed)) {
             check(
                 problems,
-                "memroute.pools." + name,
+                "memroute.discover." + name,
+                "",
+                seed,
+                a -> config.backend(BackendConfig.of(a)));
+          }
+          poolBuilders.put(name, PoolConfig.builder(name).backends(seed));
+          poolProperty.put(name, "memroute.discover." + name);
+        });
+    placements.forEach(
+        (name, p) -> {
+          PoolConfig.Builder pool = poolBuilders.get(name);
+          if (pool == null) {
+            problems.add(unknownPool("memroute.placement." + name, name, poolBuilders.keySet()));
+            return;
+          }
+          pool.placement(p);
+          DnsDiscovery d = discoveries.get(name);
+          if (d != null && poolProperty.get(name).startsWith("memroute.discover.")) {
+            checkDiscoverable(name, p, d, problems);
+            if (p.equals(Placement.spymemcachedKetama())) {
+              // spymemcached names a host name by what it resolved to; the seed, alone in the
+              // pool, takes every key whatever its name, and members are named by their addresses
+              pool.nodeName(seedLabel(d), seedLabel(d));
+            }
+          }
+        });
+    perPool(
+        "memroute.weights.",
+        "weight of '",
+        weights,
+        poolBuilders.keySet(),
+        problems,
+        (pool, label, weight) -> poolBuilders.get(pool).weight(label, weight));
+    perPool(
+        "memroute.node-names.",
+        "nodeName of '",
+        nodeNames,
+        poolBuilders.keySet(),
+        problems,
+        (pool, label, name) -> poolBuilders.get(pool).nodeName(label, name));
+    poolBuilders.forEach(
+        (name, pool) ->
+            check(
+                problems,
+                poolProperty.get(name),
                 "pool " + name,
-                labels,
-                l -> config.pool(PoolConfig.builder(name).backends(l).build()));
-          });
-      if (route != null && !poolLabels.containsKey(route)) {
-        problems.add(
-            "memroute.route: '" + route + "' (expected: one of " + poolLabels.keySet() + ")");
-      } else if (route == null && poolLabels.size() > 1) {
-        problems.add(
-            "memroute.route: none with "
-                + poolLabels.size()
-                + " pools (expected: one of "
-                + poolLabels.keySet()
-                + ")");
-      } else if (route != null) {
-        config.route(Routes.pool(route));
-      }
+                pool,
+                b -> config.pool(b.build())));
+    if (route != null && !poolBuilders.containsKey(route)) {
+      problems.add(
+          "memroute.route: '" + route + "' (expected: one of " + poolBuilders.keySet() + ")");
+    } else if (route == null && poolBuilders.size() > 1) {
+      problems.add(
+          "memroute.route: none with "
+              + poolBuilders.size()
+              + " pools (expected: one of "
+              + poolBuilders.keySet()
+              + ")");
+    } else if (route != null) {
+      config.route(Routes.pool(route));
     }
     if (!problems.isEmpty()) {
       return null;
@@ -489,6 +623,258 @@ public final class MemrouteProperties {
       problems.add("memroute: " + e.getMessage());
       return null;
     }
+  }
+
+  /**
+   * What {@code memroute.placement.<pool>} takes, each the {@link Placement} of the same name (see
+   * docs/routing.md, "Migrating from another client").
+   */
+  public static final String PLACEMENTS =
+      "spymemcached-ketama, spymemcached-array-mod, xmemcached-ketama, xmemcached-array,"
+          + " folsom-ketama, twemproxy:<distribution>:<hash> or mcrouter[:<hash_func>[:<salt>]]";
+
+  /** Parses every {@code memroute.placement.<pool>}, recording each that names no placement. */
+  private static Map<String, Placement> resolvePlacements(
+      Map<String, String> specs, List<String> problems) {
+    Map<String, Placement> out = new LinkedHashMap<>();
+    specs.forEach(
+        (pool, spec) -> {
+          String property = "memroute.placement." + pool;
+          try {
+            Placement p = placement(spec == null ? "" : spec);
+            if (p == null) {
+              problems.add(property + ": '" + spec + "' (expected: " + PLACEMENTS + ")");
+            } else {
+              out.put(pool, p);
+            }
+          } catch (IllegalArgumentException e) {
+            // Placement names the part: "hash: 'x' (expected: one of ...)"
+            String m = e.getMessage();
+            problems.add(property + ": '" + spec + (m.startsWith("(") ? "' " : "': ") + m);
+          }
+        });
+    return out;
+  }
+
+  /**
+   * The placement {@code spec} names, {@code null} if none.
+   *
+   * @throws IllegalArgumentException for a twemproxy or mcrouter placement with bad options
+   */
+  private static Placement placement(String spec) {
+    switch (spec) {
+      case "spymemcached-ketama":
+        return Placement.spymemcachedKetama();
+      case "spymemcached-array-mod":
+        return Placement.spymemcachedArrayMod();
+      case "xmemcached-ketama":
+        return Placement.xmemcachedKetama();
+      case "xmemcached-array":
+        return Placement.xmemcachedArray();
+      case "folsom-ketama":
+        return Placement.folsomKetama();
+      case "mcrouter":
+        return Placement.mcrouterCh3();
+      default:
+        break;
+    }
+    if (spec.startsWith("twemproxy:")) {
+      String[] parts = spec.split(":", -1);
+      if (parts.length != 3) {
+        throw new IllegalArgumentException(
+            "(expected: twemproxy:<distribution>:<hash>, e.g. twemproxy:ketama:fnv1a_64)");
+      }
+      return Placement.twemproxy(parts[1], parts[2]);
+    }
+    if (spec.startsWith("mcrouter:")) {
+      String[] parts = spec.split(":", 3); // the salt may hold colons
+      return Placement.mcrouter(parts[1], parts.length == 3 ? parts[2] : "");
+    }
+    return null;
+  }
+
+  /**
+   * Records a problem if {@code placement} cannot place a discovered pool, whose members are named
+   * by address: xmemcached's names every server by what DNS told it. Checked on a member of a
+   * documentation address (192.0.2.1), which is never looked up.
+   */
+  private void checkDiscoverable(
+      String pool, Placement placement, DnsDiscovery discovery, List<String> problems) {
+    String probe = "192.0.2.1:" + discovery.port();
+    try {
+      RouterConfig.builder()
+          .backend(BackendConfig.of(probe))
+          .pool(PoolConfig.builder(pool).backends(probe).placement(placement).build())
+          .build();
+    } catch (IllegalArgumentException e) {
+      problems.add(
+          "memroute.placement."
+              + pool
+              + ": '"
+              + this.placement.get(pool)
+              + "' needs a node name for every server, which members found in DNS cannot have"
+              + " (expected: a placement that names servers by address with memroute.discover."
+              + pool
+              + ", e.g. spymemcached-ketama or twemproxy:ketama:md5)");
+    }
+  }
+
+  /** The label of a discovered pool's seed: the DNS name itself, as the pool's only backend. */
+  private static String seedLabel(DnsDiscovery d) {
+    return d.name() + ":" + d.port();
+  }
+
+  /** Sets one value of a pool's backend. */
+  @FunctionalInterface
+  private interface PoolSetter<V> {
+    void set(String pool, String label, V value);
+  }
+
+  /**
+   * Applies {@code memroute.<prefix>.<pool>.<label>} values, recording unknown pools and labels,
+   * pools without a placement or discovered, and memroute's complaints.
+   */
+  private <V> void perPool(
+      String prefix,
+      String parameter,
+      Map<String, Map<String, V>> values,
+      Set<String> poolNames,
+      List<String> problems,
+      PoolSetter<V> set) {
+    values.forEach(
+        (pool, byLabel) -> {
+          String property = prefix + pool;
+          if (!poolNames.contains(pool)) {
+            problems.add(unknownPool(property, pool, poolNames));
+          } else if (discoveries.containsKey(pool) && !pools.containsKey(pool)) {
+            problems.add(
+                property
+                    + ": pool '"
+                    + pool
+                    + "' follows DNS (expected: none: its members are named by their addresses,"
+                    + " all of weight 1)");
+          } else if (!placement.containsKey(pool)) {
+            problems.add(
+                property
+                    + ": pool '"
+                    + pool
+                    + "' has no placement (expected: memroute.placement."
+                    + pool
+                    + ", a placement that uses them)");
+          } else {
+            List<String> members = members(pool);
+            byLabel.forEach(
+                (label, value) -> {
+                  if (!members.contains(label)) {
+                    problems.add(
+                        property
+                            + "."
+                            + label
+                            + ": unknown backend '"
+                            + label
+                            + "' (expected: one of "
+                            + members
+                            + ")");
+                  } else {
+                    check(
+                        problems,
+                        property + "." + label,
+                        parameter + label + "'",
+                        value,
+                        v -> set.set(pool, label, v));
+                  }
+                });
+          }
+        });
+  }
+
+  /** The backend labels of a pool of {@code servers} or {@code backends}. */
+  private List<String> members(String pool) {
+    if (!servers.isEmpty()) {
+      List<String> labels = new ArrayList<>();
+      for (String s : servers) {
+        try {
+          labels.add(BackendConfig.of(s).label());
+        } catch (IllegalArgumentException e) {
+          // recorded under memroute.servers[i]
+        }
+      }
+      return labels;
+    }
+    return pools.isEmpty() ? List.copyOf(backends.keySet()) : pools.get(pool);
+  }
+
+  private static String unknownPool(String property, String pool, Set<String> pools) {
+    return property + ": unknown pool '" + pool + "' (expected: one of " + pools + ")";
+  }
+
+  /**
+   * The discoveries of {@code memroute.discover.<pool>=name:port}, each with {@code interval} when
+   * set; records each problem.
+   */
+  private static Map<String, DnsDiscovery> resolveDiscoveries(
+      Map<String, String> discover, Duration interval, List<String> problems) {
+    boolean intervalOk = true;
+    if (interval != null) {
+      if (discover.isEmpty()) {
+        problems.add(
+            "memroute.discover-interval: "
+                + interval
+                + " without memroute.discover.<pool> (expected: a pool that follows DNS)");
+      }
+      try {
+        DnsDiscovery.builder("pool", "name", 1).interval(interval);
+      } catch (IllegalArgumentException e) {
+        problems.add("memroute.discover-" + e.getMessage()); // "interval: PT0S (expected: ...)"
+        intervalOk = false;
+      }
+    }
+    Map<String, DnsDiscovery> out = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : discover.entrySet()) {
+      String property = "memroute.discover." + e.getKey();
+      String spec = e.getValue() == null ? "" : e.getValue();
+      int colon = spec.lastIndexOf(':');
+      if (colon <= 0) {
+        problems.add(
+            property
+                + ": '"
+                + spec
+                + "' (expected: name:port, e.g. memcached.cache.svc.cluster.local:11211)");
+        continue;
+      }
+      int port;
+      try {
+        port = Integer.parseInt(spec.substring(colon + 1));
+      } catch (NumberFormatException x) {
+        problems.add(property + ": port '" + spec.substring(colon + 1) + "' (expected: 1-65535)");
+        continue;
+      }
+      try {
+        DnsDiscovery.Builder d = DnsDiscovery.builder(e.getKey(), spec.substring(0, colon), port);
+        if (interval != null && intervalOk) {
+          d.interval(interval);
+        }
+        out.put(e.getKey(), d.build());
+      } catch (IllegalArgumentException x) {
+        problems.add(property + ": " + x.getMessage()); // "port: 0 (expected: 1-65535)"
+      }
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  private static Map<String, String> copy(Map<String, String> map) {
+    return map == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(map));
+  }
+
+  private static <V> Map<String, Map<String, V>> copyNested(Map<String, Map<String, V>> map) {
+    Map<String, Map<String, V>> out = new LinkedHashMap<>();
+    if (map != null) {
+      map.forEach(
+          (k, v) ->
+              out.put(
+                  k, v == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(v))));
+    }
+    return Collections.unmodifiableMap(out);
   }
 
   private static void auth(
@@ -545,6 +931,16 @@ public final class MemrouteProperties {
         + perBackendMetrics
         + ", tls="
         + tls
+        + ", placement="
+        + placement
+        + ", weights="
+        + weights
+        + ", nodeNames="
+        + nodeNames
+        + ", discover="
+        + discover
+        + ", discoverInterval="
+        + discoverInterval
         + "]";
   }
 

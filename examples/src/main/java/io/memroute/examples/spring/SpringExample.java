@@ -20,8 +20,8 @@ import org.springframework.context.annotation.Bean;
  * <p>{@link #main} looks two users up twice each, prints the names and the {@code
  * memroute.requests} meters, and closes the context, which closes the router. Give servers as
  * Spring properties ({@code --memroute.servers=host:port,host:port}, or the {@code
- * memroute.backends.*} form); without {@code memroute.servers} or {@code memroute.backends} on the
- * command line it starts an embedded memcached-protocol server inside the JVM.
+ * memroute.backends.*} form, or {@code memroute.discover.*}); without any of them on the command
+ * line it starts an embedded memcached-protocol server inside the JVM.
  */
 @SpringBootApplication
 public class SpringExample {
@@ -39,7 +39,10 @@ public class SpringExample {
     boolean serversGiven =
         Arrays.stream(args)
             .anyMatch(
-                a -> a.startsWith("--memroute.servers") || a.startsWith("--memroute.backends"));
+                a ->
+                    a.startsWith("--memroute.servers")
+                        || a.startsWith("--memroute.backends")
+                        || a.startsWith("--memroute.discover."));
     if (serversGiven) {
       run(args, System.out);
       return;
