@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -561,11 +562,16 @@ public final class MemrouteProperties {
           poolBuilders.put(name, PoolConfig.builder(name).backends(seed));
           poolProperty.put(name, "memroute.discover." + name);
         });
+    // a discovery refused above still names a pool: no second complaint about it
+    Set<String> known = new LinkedHashSet<>(poolBuilders.keySet());
+    known.addAll(discover.keySet());
     placements.forEach(
         (name, p) -> {
           PoolConfig.Builder pool = poolBuilders.get(name);
           if (pool == null) {
-            problems.add(unknownPool("memroute.placement." + name, name, poolBuilders.keySet()));
+            if (!known.contains(name)) {
+              problems.add(unknownPool("memroute.placement." + name, name, known));
+            }
             return;
           }
           pool.placement(p);
@@ -583,14 +589,14 @@ public final class MemrouteProperties {
         "memroute.weights.",
         "weight of '",
         weights,
-        poolBuilders.keySet(),
+        known,
         problems,
         (pool, label, weight) -> poolBuilders.get(pool).weight(label, weight));
     perPool(
         "memroute.node-names.",
         "nodeName of '",
         nodeNames,
-        poolBuilders.keySet(),
+        known,
         problems,
         (pool, label, name) -> poolBuilders.get(pool).nodeName(label, name));
     poolBuilders.forEach(
@@ -601,16 +607,11 @@ public final class MemrouteProperties {
                 "pool " + name,
                 pool,
                 b -> config.pool(b.build())));
-    if (route != null && !poolBuilders.containsKey(route)) {
+    if (route != null && !known.contains(route)) {
+      problems.add("memroute.route: '" + route + "' (expected: one of " + known + ")");
+    } else if (route == null && known.size() > 1) {
       problems.add(
-          "memroute.route: '" + route + "' (expected: one of " + poolBuilders.keySet() + ")");
-    } else if (route == null && poolBuilders.size() > 1) {
-      problems.add(
-          "memroute.route: none with "
-              + poolBuilders.size()
-              + " pools (expected: one of "
-              + poolBuilders.keySet()
-              + ")");
+          "memroute.route: none with " + known.size() + " pools (expected: one of " + known + ")");
     } else if (route != null) {
       config.route(Routes.pool(route));
     }
@@ -620,7 +621,13 @@ public final class MemrouteProperties {
     try {
       return config.build();
     } catch (IllegalArgumentException e) {
-      problems.add("memroute: " + e.getMessage());
+      String m = e.getMessage();
+      problems.add(
+          "memroute: "
+              + m
+              + (m.contains("nodeName(")
+                  ? " (in properties: memroute.node-names.<pool>[<label>]=<name>)"
+                  : ""));
       return null;
     }
   }
@@ -746,7 +753,7 @@ public final class MemrouteProperties {
           String property = prefix + pool;
           if (!poolNames.contains(pool)) {
             problems.add(unknownPool(property, pool, poolNames));
-          } else if (discoveries.containsKey(pool) && !pools.containsKey(pool)) {
+          } else if (discover.containsKey(pool) && !pools.containsKey(pool)) {
             problems.add(
                 property
                     + ": pool '"
@@ -846,7 +853,7 @@ public final class MemrouteProperties {
       try {
         port = Integer.parseInt(spec.substring(colon + 1));
       } catch (NumberFormatException x) {
-        problems.add(property + ": port '" + spec.substring(colon + 1) + "' (expected: 1-65535)");
+        problems.add(property + ": port: '" + spec.substring(colon + 1) + "' (expected: 1-65535)");
         continue;
       }
       try {

@@ -4,18 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.DnsDiscovery;
+import io.memroute.routing.Placement;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.CertificateAuthority;
 import io.memroute.transport.Transport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** Bad {@code memroute.*} properties fail startup with a message naming each of them. */
@@ -357,5 +363,209 @@ class BadPropertiesTest {
                   .containsExactly("a", "b");
               assertThat(properties.perBackendMetrics()).isTrue();
             });
+  }
+
+  private static final String INVALID = "invalid memroute properties: ";
+
+  @Test
+  void anUnknownPlacementListsTheValidOnes() {
+    assertThat(failure("memroute.servers=127.0.0.1:11211", "memroute.placement.default=ketama"))
+        .isEqualTo(
+            INVALID
+                + "memroute.placement.default: 'ketama' (expected: spymemcached-ketama,"
+                + " spymemcached-array-mod, xmemcached-ketama, xmemcached-array, folsom-ketama,"
+                + " twemproxy:<distribution>:<hash> or mcrouter[:<hash_func>[:<salt>]])");
+  }
+
+  @Test
+  void twemproxyAndMcrouterOptionsAreCheckedByPlacement() {
+    assertThat(
+            failure(
+                "memroute.backends.a=127.0.0.1:11211",
+                "memroute.backends.b=127.0.0.1:11212",
+                "memroute.pools.main=a",
+                "memroute.pools.spare=b",
+                "memroute.pools.third=a,b",
+                "memroute.route=main",
+                "memroute.placement.main=twemproxy:ketama:sha1",
+                "memroute.placement.spare=twemproxy:ketama",
+                "memroute.placement.third=mcrouter:Rendezvous"))
+        .isEqualTo(
+            INVALID
+                + "memroute.placement.main: 'twemproxy:ketama:sha1': hash: 'sha1' (expected: one of"
+                + " one_at_a_time, md5, crc16, crc32, crc32a, fnv1_64, fnv1a_64, fnv1_32, fnv1a_32,"
+                + " hsieh, murmur, jenkins); "
+                + "memroute.placement.spare: 'twemproxy:ketama' (expected:"
+                + " twemproxy:<distribution>:<hash>, e.g. twemproxy:ketama:fnv1a_64); "
+                + "memroute.placement.third: 'mcrouter:Rendezvous': hashFunc: 'Rendezvous'"
+                + " (expected: Ch3, WeightedCh3 or Crc32; memroute does not implement mcrouter's"
+                + " Rendezvous)");
+  }
+
+  @Test
+  void aPlacementWeightsAndNodeNamesMustNameAPoolAndItsBackends() {
+    assertThat(
+            failure(
+                "memroute.servers=127.0.0.1:11211",
+                "memroute.placement.main=folsom-ketama",
+                "memroute.weights.other.a=2"))
+        .isEqualTo(
+            INVALID
+                + "memroute.placement.main: unknown pool 'main' (expected: one of [default]); "
+                + "memroute.weights.other: unknown pool 'other' (expected: one of [default])");
+    assertThat(
+            failure(
+                "memroute.backends.a=127.0.0.1:11211",
+                "memroute.placement.default=twemproxy:ketama:md5",
+                "memroute.weights.default.a=0.5",
+                "memroute.weights.default.b=2",
+                "memroute.node-names.default.a="))
+        .isEqualTo(
+            INVALID
+                + "memroute.weights.default.b: unknown backend 'b' (expected: one of [a]); "
+                + "memroute.node-names.default.a: '' (expected: non-empty, no control characters); "
+                + "memroute.backends: weight of 'a': 0.5"
+                + " (expected: a whole number 1-10000 for twemproxy(ketama, md5))");
+  }
+
+  @Test
+  void weightsAndNodeNamesNeedAPlacement() {
+    assertThat(
+            failure(
+                "memroute.backends.a=127.0.0.1:11211",
+                "memroute.weights.default.a=2",
+                "memroute.node-names.default.a=x"))
+        .isEqualTo(
+            INVALID
+                + "memroute.weights.default: pool 'default' has no placement (expected:"
+                + " memroute.placement.default, a placement that uses them); "
+                + "memroute.node-names.default: pool 'default' has no placement (expected:"
+                + " memroute.placement.default, a placement that uses them)");
+  }
+
+  @Test
+  void aHostNameTheOriginalResolvedAsksForItsNodeNameProperty() {
+    assertThat(
+            failure(
+                "memroute.servers=cache1:11211", "memroute.placement.default=spymemcached-ketama"))
+        .startsWith(INVALID + "memroute: invalid router configuration: pool 'default':")
+        .contains("expected: an IP address, or nodeName(\"cache1:11211\", ...)")
+        .endsWith("(in properties: memroute.node-names.<pool>[<label>]=<name>)");
+  }
+
+  @Test
+  void discoveryNeedsNameAndPortAndABoundedInterval() {
+    assertThat(failure("memroute.discover.default=memcached"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover.default: 'memcached'"
+                + " (expected: name:port, e.g. memcached.cache.svc.cluster.local:11211)");
+    assertThat(
+            failure(
+                "memroute.discover.a=memcached:http",
+                "memroute.discover.b=memcached:0",
+                "memroute.discover.c=memcached:70000",
+                "memroute.discover.d=memcached svc:11211",
+                "memroute.discover-interval=0s",
+                "memroute.route=a"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover-interval: PT0S (expected: 1 second to 1 day); "
+                + "memroute.discover.a: port: 'http' (expected: 1-65535); "
+                + "memroute.discover.b: port: 0 (expected: 1-65535); "
+                + "memroute.discover.c: port: 70000 (expected: 1-65535); "
+                + "memroute.discover.d: name: 'memcached svc'"
+                + " (expected: a DNS name of 1-253 characters, no spaces)");
+    assertThat(failure("memroute.servers=127.0.0.1:11211", "memroute.discover-interval=10s"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover-interval: PT10S without memroute.discover.<pool>"
+                + " (expected: a pool that follows DNS)");
+  }
+
+  /** A discovered pool's members come from DNS alone: listed backends would vanish silently. */
+  @Test
+  void aDiscoveredPoolListsNoBackends() {
+    assertThat(
+            failure(
+                "memroute.servers=127.0.0.1:11211", "memroute.discover.default=localhost:11211"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover.default: pool 'default' also has backends from"
+                + " memroute.servers (expected: one or the other: a discovered pool's members come"
+                + " from DNS)");
+    assertThat(
+            failure(
+                "memroute.backends.a=127.0.0.1:11211",
+                "memroute.pools.main=a",
+                "memroute.discover.main=localhost:11211"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover.main: pool 'main' also has backends from"
+                + " memroute.pools.main (expected: one or the other: a discovered pool's members"
+                + " come from DNS)");
+    assertThat(
+            failure(
+                "memroute.discover.default=localhost:11211",
+                "memroute.placement.default=xmemcached-ketama",
+                "memroute.weights.default.x=1"))
+        .isEqualTo(
+            INVALID
+                + "memroute.placement.default: 'xmemcached-ketama' needs a node name for every"
+                + " server, which members found in DNS cannot have (expected: a placement that"
+                + " names servers by address with memroute.discover.default, e.g."
+                + " spymemcached-ketama or twemproxy:ketama:md5); "
+                + "memroute.weights.default: pool 'default' follows DNS (expected: none: its"
+                + " members are named by their addresses, all of weight 1)");
+  }
+
+  /** Discovered pools join the others: the route picks among all of them. */
+  @Test
+  void aDiscoveredPoolStartsWithItsNameAsItsBackend() {
+    assertThat(
+            failure(
+                "memroute.backends.a=127.0.0.1:11211",
+                "memroute.pools.main=a",
+                "memroute.discover.k8s=memcached.cache.svc.cluster.local:11211"))
+        .isEqualTo(INVALID + "memroute.route: none with 2 pools (expected: one of [main, k8s])");
+    MemrouteProperties p =
+        bind(
+            Map.of(
+                "memroute.backends.a", "127.0.0.1:11211",
+                "memroute.pools.main", "a",
+                "memroute.discover.k8s", "memcached.cache.svc.cluster.local:11212",
+                "memroute.discover-interval", "15s",
+                "memroute.placement.k8s", "spymemcached-ketama",
+                "memroute.route", "k8s"));
+    RouterConfig config = p.routerConfig();
+    assertThat(config.pools()).containsOnlyKeys("main", "k8s");
+    assertThat(config.pools().get("k8s").backends())
+        .containsExactly("memcached.cache.svc.cluster.local:11212");
+    assertThat(config.pools().get("k8s").placement()).isEqualTo(Placement.spymemcachedKetama());
+    assertThat(config.route()).hasToString("pool(k8s)");
+    assertThat(p.discoveries()).hasSize(1);
+    DnsDiscovery d = p.discoveries().get(0);
+    assertThat(List.of(d.pool(), d.name(), d.port(), d.interval()))
+        .containsExactly("k8s", "memcached.cache.svc.cluster.local", 11212, Duration.ofSeconds(15));
+  }
+
+  /** With memroute.servers, a label is host:port: in brackets, the colon escaped in a file. */
+  @Test
+  void labelsWithColonsBindInBrackets() {
+    MemrouteProperties p =
+        bind(
+            Map.of(
+                "memroute.servers", "10.0.0.1:11211,10.0.0.2:11211",
+                "memroute.placement.default", "xmemcached-array",
+                "memroute.weights.default[10.0.0.2:11211]", "3"));
+    assertThat(p.routerConfig().pools().get("default").weights())
+        .containsExactly(Map.entry("10.0.0.1:11211", 1.0), Map.entry("10.0.0.2:11211", 3.0));
+  }
+
+  /** Binds {@code properties} as Spring does, without a context. */
+  private static MemrouteProperties bind(Map<String, String> properties) {
+    return new Binder(new MapConfigurationPropertySource(properties))
+        .bind("memroute", MemrouteProperties.class)
+        .get();
   }
 }
