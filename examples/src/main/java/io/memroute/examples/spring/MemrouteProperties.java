@@ -64,6 +64,19 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * memroute.tls.verify-hostname=true
  * </pre>
  *
+ * <p>A pool can place keys as another client did ({@link Placement}; {@link #PLACEMENTS} lists the
+ * names), with weights and node names per backend label where that placement takes them, and can
+ * follow a DNS name instead of listing backends ({@link DnsDiscovery}; the router's bean passes
+ * {@link #discoveries()} to {@link MemcacheRouter.Builder#discover(DnsDiscovery)}):
+ *
+ * <pre>
+ * memroute.placement.default=twemproxy:ketama:fnv1a_64
+ * memroute.weights.default.b=2
+ * memroute.node-names.default.b=cache-b
+ * memroute.discover.cache=memcached.cache.svc.cluster.local:11211
+ * memroute.discover-interval=15s
+ * </pre>
+ *
  * <p>The constructor checks everything with memroute's own validation, so a bad value fails the
  * application's startup with an {@link IllegalArgumentException} that names every offending
  * property, e.g. {@code memroute.failure-limit: -1 (expected: 0-1000)}; it keeps the router
