@@ -12,8 +12,10 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -43,26 +45,34 @@ final class DnsWatcher {
   private final boolean ownsScheduler;
   private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
   private boolean closed; // guarded by this
+  // by pool: the members of the last answer applied, which a user's reconfiguration keeps
+  private final Map<String, List<String>> known;
 
   private DnsWatcher(
       RouterEngine engine,
       List<DnsDiscovery> discoveries,
       ScheduledExecutorService scheduler,
-      boolean ownsScheduler) {
+      boolean ownsScheduler,
+      Map<String, List<String>> known) {
     this.engine = engine;
     this.discoveries = discoveries;
     this.scheduler = scheduler;
     this.ownsScheduler = ownsScheduler;
+    this.known = new ConcurrentHashMap<>(known);
   }
 
   /**
    * The configuration to build a router with: {@code config} or, when it is {@code null}, {@code
    * fresh} with nothing but the discovered pools; each discovered pool's members looked up now.
    *
+   * @param known receives, by pool, the members of each answer applied
    * @throws IllegalStateException if a lookup fails for a pool {@code config} does not have
    */
   static RouterConfig initial(
-      RouterConfig config, RouterConfig.Builder fresh, List<DnsDiscovery> discoveries) {
+      RouterConfig config,
+      RouterConfig.Builder fresh,
+      List<DnsDiscovery> discoveries,
+      Map<String, List<String>> known) {
     if (config != null) {
       fresh = null;
     }
@@ -107,6 +117,7 @@ final class DnsWatcher {
         changed = next != c;
         c = next;
       }
+      known.put(d.pool(), members);
       notifyResolved(d, members, changed);
     }
     return fresh != null ? fresh.build() : c;
@@ -141,7 +152,10 @@ final class DnsWatcher {
    * @param scheduler {@code null} for a thread of its own, shut down on close
    */
   static DnsWatcher start(
-      RouterEngine engine, List<DnsDiscovery> discoveries, ScheduledExecutorService scheduler) {
+      RouterEngine engine,
+      List<DnsDiscovery> discoveries,
+      ScheduledExecutorService scheduler,
+      Map<String, List<String>> known) {
     boolean own = scheduler == null;
     ScheduledExecutorService s =
         own
@@ -152,7 +166,7 @@ final class DnsWatcher {
                   return t;
                 })
             : scheduler;
-    DnsWatcher w = new DnsWatcher(engine, List.copyOf(discoveries), s, own);
+    DnsWatcher w = new DnsWatcher(engine, List.copyOf(discoveries), s, own, known);
     engine.onClose(w::close);
     synchronized (w) {
       for (DnsDiscovery d : w.discoveries) {
@@ -182,7 +196,12 @@ final class DnsWatcher {
                 c -> {
                   // a reconfiguration removed the pool: not for discovery to bring it back
                   missing[0] = !c.pools().containsKey(d.pool());
-                  return missing[0] ? c : withMembers(c, d.pool(), members);
+                  if (missing[0]) {
+                    return c;
+                  }
+                  RouterConfig next = withMembers(c, d.pool(), members);
+                  known.put(d.pool(), members); // under the lock a user's reconfigure takes too
+                  return next;
                 });
       } catch (IllegalStateException e) {
         if (engine.isClosed()) {
@@ -215,6 +234,24 @@ final class DnsWatcher {
         membersOf(engine.config(), d.pool()),
         reason);
     notifyFailure(d, reason, cause);
+  }
+
+  /**
+   * {@code config}, a user's new configuration, with each discovered pool it has given the members
+   * of the last answer: what DNS says stands until DNS says otherwise. Runs under the engine's
+   * reconfiguration lock, as the lookups' updates do.
+   *
+   * @throws IllegalArgumentException if a member's label is taken by a backend at another address
+   */
+  RouterConfig withKnownMembers(RouterConfig config) {
+    RouterConfig c = config;
+    for (DnsDiscovery d : discoveries) {
+      List<String> members = known.get(d.pool());
+      if (members != null && c.pools().containsKey(d.pool())) {
+        c = withMembers(c, d.pool(), members);
+      }
+    }
+    return c;
   }
 
   /** Stops the lookups; one under way finishes but cannot reconfigure a closed router. */

@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -83,6 +84,7 @@ public final class MemcacheRouter implements AutoCloseable {
   public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(5);
 
   private final RouterEngine engine;
+  private final DnsWatcher discovery; // null: no pool follows DNS
   private final Executor completionExecutor;
   private final Duration shutdownTimeout;
   private final String name; // null: unnamed
@@ -91,8 +93,13 @@ public final class MemcacheRouter implements AutoCloseable {
   private volatile MemrouteMetrics summedMetrics;
 
   private MemcacheRouter(
-      RouterEngine engine, Executor completionExecutor, Duration shutdownTimeout, String name) {
+      RouterEngine engine,
+      Executor completionExecutor,
+      Duration shutdownTimeout,
+      String name,
+      DnsWatcher discovery) {
     this.engine = engine;
+    this.discovery = discovery;
     this.name = name;
     this.completionExecutor = completionExecutor == null ? null : orInline(completionExecutor);
     this.shutdownTimeout = shutdownTimeout;
@@ -465,14 +472,20 @@ public final class MemcacheRouter implements AutoCloseable {
    * timeouts and limits apply without reconnecting; removed backends drain their requests and
    * close. Concurrent calls are serialized, never dropped. The {@link Builder#backendListener
    * backendListener} hears a new backend once it is published, and what it did before (connecting)
-   * then, in order.
+   * then, in order. A pool that {@linkplain Builder#discover follows DNS} keeps the members of the
+   * last answer, whatever members {@code config} lists for it.
    *
    * @throws IllegalArgumentException if the configuration cannot be applied; nothing changed, and
    *     the backends it created are closed without the listener hearing of them
    * @throws IllegalStateException if the router is closed
    */
   public void reconfigure(RouterConfig config) {
-    engine.reconfigure(Objects.requireNonNull(config, "config"));
+    Objects.requireNonNull(config, "config");
+    if (discovery == null) {
+      engine.reconfigure(config);
+    } else {
+      engine.update(current -> discovery.withKnownMembers(config));
+    }
   }
 
   /**
@@ -885,9 +898,11 @@ public final class MemcacheRouter implements AutoCloseable {
             "transportResources excludes transport, eventLoopThreads and ticker");
       }
       RouterConfig cfg = effectiveConfig();
+      Map<String, List<String>> discovered = new HashMap<>();
       if (!discoveries.isEmpty()) {
         // once every option is checked (it blocks, and tells listeners), before any thread starts
-        cfg = DnsWatcher.initial(cfg, applyOptions(RouterConfig.builder()), discoveries);
+        cfg =
+            DnsWatcher.initial(cfg, applyOptions(RouterConfig.builder()), discoveries, discovered);
       }
       boolean own = resources == null;
       TransportResources res = resources;
@@ -913,16 +928,18 @@ public final class MemcacheRouter implements AutoCloseable {
         }
         throw e;
       }
+      DnsWatcher watcher = null;
       if (!discoveries.isEmpty()) {
         try {
-          DnsWatcher.start(engine, discoveries, discoveryScheduler); // stops when the engine closes
+          // stops when the engine closes
+          watcher = DnsWatcher.start(engine, discoveries, discoveryScheduler, discovered);
         } catch (RuntimeException | Error e) {
           // a scheduler that rejects: no router owns the engine, nor the tasks scheduled before
           engine.closeAsync(Duration.ZERO); // cancels them too
           throw e;
         }
       }
-      return new MemcacheRouter(engine, completionExecutor, shutdownTimeout, name);
+      return new MemcacheRouter(engine, completionExecutor, shutdownTimeout, name, watcher);
     }
 
     private RouterConfig effectiveConfig() {

@@ -240,19 +240,32 @@ class DnsDiscoveryTest {
   }
 
   @Test
-  void aReconfigurationIsCorrectedAndARemovedPoolIsLeftAlone() throws Exception {
+  void aReconfigurationKeepsTheDiscoveredMembersAndARemovedPoolIsLeftAlone() throws Exception {
     answer.set(ips("127.0.0.1", "127.0.0.2"));
     MemcacheRouter router = router(MemcacheRouter.builder().discover(discovery("default").build()));
-    // someone puts other members in: the next lookup puts the DNS answer back
+    // a reconfiguration with other members for the pool (a reloaded file with its seed, say):
+    // the pool keeps what DNS answered at once, not only from the next lookup on
     router.reconfigure(
         RouterConfig.builder()
             .backend("x", "127.0.0.7:" + PORT)
+            .backend("y", "127.0.0.8:" + PORT)
             .pool(PoolConfig.of("default", "x"))
+            .pool(PoolConfig.of("other", "y"))
+            .route(Routes.pool("default"))
             .build());
-    tick();
     assertThat(router.config().pools().get("default").backends())
         .containsExactly("127.0.0.1:1", "127.0.0.2:1");
+    assertThat(router.config().pools().get("other").backends()).containsExactly("y");
     assertThat(router.config().backends()).doesNotContainKey("x");
+    // and a later answer is followed as before
+    answer.set(ips("127.0.0.1", "127.0.0.2", "127.0.0.3"));
+    tick();
+    assertThat(router.config().pools().get("default").backends())
+        .containsExactly("127.0.0.1:1", "127.0.0.2:1", "127.0.0.3:1");
+    // a reconfiguration built from the configuration in force changes nothing of it
+    router.reconfigure(router.config().toBuilder().activeRequestLimit(100).build());
+    assertThat(router.config().pools().get("default").backends()).hasSize(3);
+    assertThat(router.config().activeRequestLimit()).isEqualTo(100);
 
     router.reconfigure(
         RouterConfig.builder()
