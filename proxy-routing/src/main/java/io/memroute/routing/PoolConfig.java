@@ -297,6 +297,7 @@ public final class PoolConfig {
     private String seed = "";
     private KeyFilter filter;
     private Distribution distribution = Distribution.jump();
+    private boolean distributionSet; // even to jump(): a placement would silently replace it
     private Placement placement;
     private final Map<String, String> nodeNames = new LinkedHashMap<>();
 
@@ -395,6 +396,7 @@ public final class PoolConfig {
     /** Sets the distribution (default {@link Distribution#jump()}). */
     public Builder distribution(Distribution distribution) {
       this.distribution = Objects.requireNonNull(distribution, "distribution");
+      this.distributionSet = true;
       return this;
     }
 
@@ -518,7 +520,7 @@ public final class PoolConfig {
     }
 
     private Distribution checkPlacement(double[] w) {
-      if (!seed.isEmpty() || distribution != Distribution.jump()) {
+      if (!seed.isEmpty() || distributionSet || distribution != Distribution.jump()) {
         throw new IllegalArgumentException(
             "pool "
                 + name

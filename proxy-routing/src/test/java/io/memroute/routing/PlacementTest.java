@@ -125,6 +125,10 @@ class PlacementTest {
     assertThatThrownBy(() -> b.get().distribution(Distribution.weightedRendezvous()).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("sets the key hash and distribution");
+    // even the default, said out loud: the placement would replace it without a word
+    assertThatThrownBy(() -> b.get().distribution(Distribution.jump()).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("sets the key hash and distribution");
     assertThatThrownBy(
             () ->
                 PoolConfig.builder("p")
