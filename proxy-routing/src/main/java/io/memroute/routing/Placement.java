@@ -329,6 +329,13 @@ public final class Placement {
     return kind == Kind.MCROUTER;
   }
 
+  /** The most servers a pool may have: furc, under Ch3 and WeightedCh3, places among 2^23. */
+  int maxPoolSize() {
+    return kind == Kind.MCROUTER && mcrouterFunc != McrouterHash.Func.CRC32
+        ? Furc.MAX_POOL_SIZE
+        : Integer.MAX_VALUE;
+  }
+
   /** Whether weights are mcrouter's, from 0 to 1, rather than whole numbers. */
   boolean fractionalWeights() {
     return kind == Kind.MCROUTER;

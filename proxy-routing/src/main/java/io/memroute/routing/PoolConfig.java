@@ -552,6 +552,18 @@ public final class PoolConfig {
                 + placement
                 + " has none (expected: no weights)");
       }
+      if (backends.size() > placement.maxPoolSize()) { // mcrouter refuses such a pool too
+        throw new IllegalArgumentException(
+            "pool "
+                + name
+                + ": "
+                + backends.size()
+                + " backends (expected: at most "
+                + placement.maxPoolSize()
+                + " for "
+                + placement
+                + ")");
+      }
       for (int i = 0; i < w.length; i++) {
         if (placement.fractionalWeights()) {
           if (w[i] > 1) {

@@ -600,4 +600,14 @@ class McrouterPlacementTest {
         .as("bytes per placement (%d)", sink & 1)
         .isLessThan(0.1);
   }
+
+  @Test
+  void furcPlacementsTakeAtMostTheServersMcrouterTakes() {
+    // mcrouter refuses a Ch3 or WeightedCh3 pool of more than 2^23 servers ("Pool size out of
+    // range"); Crc32 has no such limit
+    assertThat(Placement.mcrouterCh3().maxPoolSize()).isEqualTo(1 << 23);
+    assertThat(Placement.mcrouter("WeightedCh3", "").maxPoolSize()).isEqualTo(1 << 23);
+    assertThat(Placement.mcrouter("Crc32", "").maxPoolSize()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(Placement.spymemcachedKetama().maxPoolSize()).isEqualTo(Integer.MAX_VALUE);
+  }
 }
