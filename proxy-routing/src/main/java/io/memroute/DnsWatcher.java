@@ -75,6 +75,14 @@ final class DnsWatcher {
       Map<String, List<String>> known) {
     if (config != null) {
       fresh = null;
+    } else if (discoveries.size() > 1) {
+      // several pools need a route between them, which only a configuration gives; said before
+      // any lookup blocks or tells a listener
+      throw new IllegalStateException(
+          "discover: "
+              + discoveries.size()
+              + " pools and no config (expected: config(...) with the pools and a route, or one"
+              + " discovered pool)");
     }
     RouterConfig c = config;
     Set<String> labels = new HashSet<>();

@@ -626,4 +626,20 @@ class DnsDiscoveryTest {
     assertThat(router.config()).isSameAs(config);
     assertThat(events).containsExactly("cache same [127.0.0.1:1]");
   }
+
+  @Test
+  void severalDiscoveredPoolsWithoutAConfigFailTheBuildBeforeAnyLookup() throws Exception {
+    answer.set(ips("127.0.0.1"));
+    assertThatThrownBy(
+            () ->
+                router(
+                    MemcacheRouter.builder()
+                        .discover(discovery("a").build())
+                        .discover(discovery("b").build())))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "discover: 2 pools and no config (expected: config(...) with the pools and a route,"
+                + " or one discovered pool)");
+    assertThat(events).isEmpty();
+  }
 }
