@@ -47,6 +47,7 @@ final class DnsWatcher {
   private boolean closed; // guarded by this
   // by pool: the members of the last answer applied, which a user's reconfiguration keeps
   private final Map<String, List<String>> known;
+  private final Set<String> absent = ConcurrentHashMap.newKeySet(); // pools removed by the user
 
   private DnsWatcher(
       RouterEngine engine,
@@ -222,9 +223,14 @@ final class DnsWatcher {
         return;
       }
       if (missing[0]) {
-        failed(d, "pool '" + d.pool() + "' is no longer in the configuration", null);
+        String reason = "pool '" + d.pool() + "' is no longer in the configuration";
+        if (absent.add(d.pool())) { // once, not every interval for as long as it stays out
+          log.warn("{}: its discovery waits for it to come back", reason);
+        }
+        notifyFailure(d, reason, null);
         return;
       }
+      absent.remove(d.pool());
       if (changed) {
         log.info("pool '{}' follows {}: now {}", d.pool(), d.name(), members);
       }
