@@ -2,6 +2,7 @@ package io.memroute;
 
 import io.memroute.core.BackendOptions;
 import io.memroute.routing.BackendConfig;
+import io.memroute.routing.Distribution;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.internal.RouterEngine;
@@ -120,7 +121,7 @@ final class DnsWatcher {
             fresh.backend(b);
           }
         }
-        fresh.pool(PoolConfig.builder(d.pool()).backends(members).build());
+        fresh.pool(discoveredPool(d.pool()).backends(members).build());
       } else {
         RouterConfig next = withMembers(c, d.pool(), members);
         changed = next != c;
@@ -365,7 +366,7 @@ final class DnsWatcher {
       return c;
     }
     RouterConfig.Builder next = c.toBuilder();
-    PoolConfig.Builder p = old == null ? PoolConfig.builder(pool) : old.toBuilder().clearBackends();
+    PoolConfig.Builder p = old == null ? discoveredPool(pool) : old.toBuilder().clearBackends();
     for (BackendConfig b : configs) {
       p.backends(b.label());
       if (!c.backends().containsKey(b.label())) {
@@ -390,6 +391,15 @@ final class DnsWatcher {
       }
     }
     return next.build();
+  }
+
+  /**
+   * A pool discovery creates, with nothing configured for it: placed by label (weighted
+   * rendezvous), so that a member whose address sorts into the middle takes only its share of the
+   * keys, where jump hash, placing by index, would move up to half of them.
+   */
+  private static PoolConfig.Builder discoveredPool(String name) {
+    return PoolConfig.builder(name).distribution(Distribution.weightedRendezvous());
   }
 
   private static void notifyResolved(DnsDiscovery d, List<String> members, boolean changed) {

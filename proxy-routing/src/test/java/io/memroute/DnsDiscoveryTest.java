@@ -105,6 +105,9 @@ class DnsDiscoveryTest {
     assertThat(router.config().pools().get("default").backends()).isEqualTo(three);
     assertThat(router.config().backends().keySet()).containsExactlyElementsOf(three);
     assertThat(events).containsExactly("default changed " + three);
+    // a pool nothing configured is placed by label: a new member takes only its share
+    assertThat(router.config().pools().get("default").distribution())
+        .hasToString("weightedRendezvous{127.0.0.1:1=1.0, 127.0.0.3:1=1.0, 127.0.0.20:1=1.0}");
 
     // the same set in another order: nothing to do
     answer.set(ips("127.0.0.20", "127.0.0.3", "127.0.0.1"));

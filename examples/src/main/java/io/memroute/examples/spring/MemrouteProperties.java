@@ -5,6 +5,7 @@ import io.memroute.MemcacheRouter;
 import io.memroute.core.BackendOptions;
 import io.memroute.examples.TlsSnippets;
 import io.memroute.routing.BackendConfig;
+import io.memroute.routing.Distribution;
 import io.memroute.routing.Placement;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
@@ -572,7 +573,12 @@ public final class MemrouteProperties {
                 seed,
                 a -> config.backend(BackendConfig.of(a)));
           }
-          poolBuilders.put(name, PoolConfig.builder(name).backends(seed));
+          PoolConfig.Builder pool = PoolConfig.builder(name).backends(seed);
+          if (!placements.containsKey(name)) {
+            // placed by label, as a pool discovery creates: a new member takes only its share
+            pool.distribution(Distribution.weightedRendezvous());
+          }
+          poolBuilders.put(name, pool);
           poolProperty.put(name, "memroute.discover." + name);
         });
     // a discovery refused above still names a pool: no second complaint about it

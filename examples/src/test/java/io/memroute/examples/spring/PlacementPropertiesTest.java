@@ -192,4 +192,20 @@ class PlacementPropertiesTest {
     RouterConfig config = config("memroute.servers=10.0.0.1:11211,10.0.0.2:11211");
     assertThat(config.pools().get("default").placement()).isNull();
   }
+
+  /**
+   * A discovered pool without a placement is placed by label, as a pool discovery creates is: a new
+   * member takes only its share of the keys.
+   */
+  @Test
+  void aDiscoveredPoolWithoutPlacementIsPlacedByLabel() {
+    RouterConfig config = config("memroute.discover.default=memcached.example:11211");
+    assertThat(config.pools().get("default").distribution().toString())
+        .startsWith("weightedRendezvous");
+    RouterConfig placed =
+        config(
+            "memroute.discover.default=memcached.example:11211",
+            "memroute.placement.default=folsom-ketama");
+    assertThat(placed.pools().get("default").placement()).isEqualTo(Placement.folsomKetama());
+  }
 }
