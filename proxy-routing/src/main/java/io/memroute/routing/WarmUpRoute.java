@@ -189,18 +189,7 @@ final class WarmUpRoute implements Route, ParentRoute {
       }
     }
     for (Item it : w.items()) {
-      if (!acquire()) {
-        context.countRefillDropped();
-        continue;
-      }
-      copy(
-          it,
-          ttl,
-          context,
-          outcome -> {
-            refilling.decrementAndGet();
-            context.countRefill(outcome);
-          });
+      copyInBackground(it, ttl, context);
     }
   }
 
@@ -355,12 +344,19 @@ final class WarmUpRoute implements Route, ParentRoute {
       context.countRefill(Outcome.MISS); // expiring on warm this second: nothing to keep
       return;
     }
+    copyInBackground(Item.of(key, w.value(), w.flags(), 0), ttl, context);
+  }
+
+  // ---------------------------------------------------------------- copies
+
+  /** A copy off the caller's path: within the limit of copies in flight, else dropped; counted. */
+  private void copyInBackground(Item it, long ttl, RouteContext context) {
     if (!acquire()) {
       context.countRefillDropped();
       return;
     }
     copy(
-        Item.of(key, w.value(), w.flags(), 0),
+        it,
         ttl,
         context,
         outcome -> {
@@ -368,8 +364,6 @@ final class WarmUpRoute implements Route, ParentRoute {
           context.countRefill(outcome);
         });
   }
-
-  // ---------------------------------------------------------------- copies
 
   private boolean acquire() {
     for (; ; ) {
