@@ -1,12 +1,12 @@
 package io.memroute;
 
 import io.memroute.core.BackendOptions;
+import io.memroute.core.internal.Hosts;
 import io.memroute.routing.BackendConfig;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.internal.RouterEngine;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -325,7 +325,7 @@ final class DnsWatcher {
       if (scope >= 0) {
         host = host.substring(0, scope);
       }
-      members.add((a instanceof Inet6Address ? "[" + host + "]" : host) + ":" + d.port());
+      members.add(Hosts.address(host, d.port())); // an IPv6 address in brackets
     }
     return members;
   }

@@ -71,8 +71,7 @@ public final class BackendConfig {
       }
     }
     Hosts.checkHost(host, "address", address);
-    String l =
-        label == null ? (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port : label;
+    String l = label == null ? Hosts.address(host, port) : label;
     if (l.isEmpty() || l.length() > 255 || l.chars().anyMatch(c -> c <= ' ')) {
       throw new IllegalArgumentException(
           "label: '" + l + "' (expected: 1-255 characters without spaces)");
@@ -120,7 +119,7 @@ public final class BackendConfig {
 
   /** Returns {@code host:port}. */
   public String address() {
-    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    return Hosts.address(host, port);
   }
 
   /** Returns the options, or {@code null} for the configuration's defaults. */

@@ -1,6 +1,7 @@
 package io.memroute.routing;
 
 import io.memroute.core.KeyHash;
+import io.memroute.core.internal.Hosts;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -401,7 +402,7 @@ public final class Placement {
         // nc_conf.c: "we don't include the port ... when it is equal to 11211" (libmemcached's way)
         return port == 11211 ? host : host + ":" + port;
       case FOLSOM_KETAMA:
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+        return Hosts.address(host, port);
       case SPYMEMCACHED_KETAMA:
         String printed = javaSocketAddress(host, port);
         if (printed == null) {

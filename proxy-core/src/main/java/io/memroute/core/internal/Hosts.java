@@ -1,8 +1,8 @@
 package io.memroute.core.internal;
 
 /**
- * The check of a backend's host that every way of naming a backend shares: a {@code RouterConfig}
- * address and {@code TransportResources.createBackend} take the same hosts.
+ * What every way of naming a backend shares: the check of its host (a {@code RouterConfig} address
+ * and {@code TransportResources.createBackend} take the same hosts), and how an address is written.
  */
 public final class Hosts {
   private Hosts() {}
@@ -24,5 +24,10 @@ public final class Hosts {
           parameter + ": '" + value + "' (expected: a host name or IP)");
     }
     return host;
+  }
+
+  /** {@code host:port}, an IPv6 literal in brackets: {@code [::1]:11211}. */
+  public static String address(String host, int port) {
+    return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
   }
 }
