@@ -282,6 +282,8 @@ public final class PoolConfig {
         + (filter == null ? "" : ", filter=" + filter)
         + ", "
         + distribution
+        // a weighted rendezvous distribution names its weights; a placement's does not
+        + (placement == null || weightsSet.isEmpty() ? "" : ", weights=" + weightsSet)
         + (nodeNames.isEmpty() ? "" : ", nodeNames=" + nodeNames)
         + "}";
   }

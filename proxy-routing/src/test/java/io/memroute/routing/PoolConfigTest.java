@@ -45,6 +45,18 @@ class PoolConfigTest {
   }
 
   @Test
+  void toStringNamesThePlacementsWeights() {
+    PoolConfig p =
+        PoolConfig.builder("t")
+            .backend("10.0.0.1:11211", 3)
+            .backends("10.0.0.2:11211")
+            .placement(Placement.twemproxy("ketama", "md5"))
+            .build();
+    assertThat(p.toString()).contains("weights={10.0.0.1:11211=3.0}");
+    assertThat(PoolConfig.builder("u").backends("a").build().toString()).doesNotContain("weights");
+  }
+
+  @Test
   void buildDoesNotChangeTheBuilder() {
     PoolConfig.Builder b = PoolConfig.builder("p").backends("a");
     PoolConfig first = b.build();
