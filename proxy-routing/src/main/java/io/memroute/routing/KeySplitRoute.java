@@ -1,7 +1,6 @@
 package io.memroute.routing;
 
 import io.memroute.core.Command;
-import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.routing.internal.Multiget;
@@ -81,25 +80,7 @@ final class KeySplitRoute implements Route, ParentRoute {
     }
     return child
         .route(Multiget.withKeys(request, replicaKeys), context)
-        .thenApply(r -> renamed(r, asked));
-  }
-
-  /** A multi-key reply whose items carry the keys asked for instead of their replicas' keys. */
-  private static Response renamed(Response r, Map<String, String> asked) {
-    List<Item> items = r.items();
-    if (items.isEmpty()) {
-      return r;
-    }
-    List<Item> named = new ArrayList<>(items.size());
-    for (Item it : items) {
-      String key = asked.getOrDefault(it.key(), it.key());
-      named.add(
-          it.value() != null
-              ? Item.of(key, it.value(), it.flags(), it.cas())
-              : Item.decoded(key, it.decoded(), it.valueLength(), it.flags(), it.cas()));
-    }
-    Item first = named.get(0);
-    return r.toBuilder().key(first.key()).items(List.copyOf(named)).build();
+        .thenApply(r -> Replies.renameItems(r, k -> asked.getOrDefault(k, k)));
   }
 
   /** Whether every key leaves room for the longest suffix within memcached's key limit. */

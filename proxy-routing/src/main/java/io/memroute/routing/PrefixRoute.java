@@ -2,7 +2,6 @@ package io.memroute.routing;
 
 import io.memroute.core.Request;
 import io.memroute.core.Response;
-import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.internal.Multiget;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -136,19 +135,11 @@ final class PrefixRoute implements Route, ParentRoute {
       return firstRoute.route(request, context);
     }
     return Multiget.split(
-        request, keys, groupOf, routes.size(), (g, sub) -> part(g, sub, routes, context));
-  }
-
-  /**
-   * One part of a split multiget, as the fan-out routes run a child: a route that throws, returns
-   * {@code null} or fails answers {@code SERVER_ERROR}, which fails the multiget, instead of
-   * throwing out of this route or leaving the multiget pending.
-   */
-  private static CompletionStage<Response> part(
-      int g, Request sub, List<Route> routes, RouteContext context) {
-    GuardedFuture<Response> out = new GuardedFuture<>();
-    Replies.call(routes.get(g), sub, context, out::complete);
-    return out;
+        request,
+        keys,
+        groupOf,
+        routes.size(),
+        (g, sub) -> Replies.guarded(routes.get(g), sub, context));
   }
 
   private static byte at(Request r, byte[] b, int i) {

@@ -1,14 +1,18 @@
 package io.memroute.routing;
 
+import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,6 +106,39 @@ final class Replies {
    */
   static void call(Route child, Request request, RouteContext context, Consumer<Response> then) {
     run(child, request, context, new ChildReply(child, then, null, 0));
+  }
+
+  /**
+   * Runs {@code child} as {@link #call(Route, Request, RouteContext, Consumer)} does, for a parent
+   * that needs the child's reply as a stage (a part of a split multiget): a route that throws,
+   * returns {@code null} or fails answers {@code SERVER_ERROR} instead of throwing out of the
+   * parent or leaving it pending.
+   */
+  static GuardedFuture<Response> guarded(Route child, Request request, RouteContext context) {
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    call(child, request, context, out::complete);
+    return out;
+  }
+
+  /**
+   * Returns {@code r} with each item's key replaced by {@code rename.apply(key)} (the reply's key
+   * becomes its first item's), or {@code r} itself when it has no items: how routes that send other
+   * keys than they were asked for (key split, key rewriting) name the keys asked for.
+   */
+  static Response renameItems(Response r, UnaryOperator<String> rename) {
+    List<Item> items = r.items();
+    if (items.isEmpty()) {
+      return r;
+    }
+    List<Item> named = new ArrayList<>(items.size());
+    for (Item it : items) {
+      String key = rename.apply(it.key());
+      named.add(
+          it.value() != null
+              ? Item.of(key, it.value(), it.flags(), it.cas())
+              : Item.decoded(key, it.decoded(), it.valueLength(), it.flags(), it.cas()));
+    }
+    return r.toBuilder().key(named.get(0).key()).items(List.copyOf(named)).build();
   }
 
   /** A parent that keeps its children's replies by position. */
