@@ -3,6 +3,7 @@ package io.memroute.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.testkit.memory.ManualClock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
@@ -23,7 +24,7 @@ class EmbeddedMemcachedTest {
 
   private static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
 
-  private final MutableClock clock = new MutableClock(T0);
+  private final ManualClock clock = ManualClock.at(T0);
   private EmbeddedMemcached server = EmbeddedMemcached.builder().clock(clock).start();
 
   @AfterEach
