@@ -609,7 +609,7 @@ final class BigValueRoute implements Route, ParentRoute {
    * name a key by that string: bytes that are not UTF-8 (a key parsed from bytes) would come out as
    * U+FFFD, another item's key.
    */
-  private static boolean utf8Key(Request request) {
+  static boolean utf8Key(Request request) {
     for (int i = 0; i < request.keyLength(); i++) {
       if (request.keyByte(i) < 0) {
         return Arrays.equals(request.key().getBytes(StandardCharsets.UTF_8), request.keyBytes());

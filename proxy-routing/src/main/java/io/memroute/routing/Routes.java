@@ -416,6 +416,62 @@ public final class Routes {
   }
 
   /**
+   * Puts {@code prefix} in front of every key that does not start with it already, and names the
+   * caller's keys in the replies: {@code modifyKey().ensurePrefix(prefix).build(child)}, the way to
+   * give a tenant's keys a namespace of their own (mcrouter's ModifyKeyRoute with {@code
+   * ensure_key_prefix}). See {@link #modifyKey()}.
+   *
+   * @param prefix 1 to 249 bytes in UTF-8, no spaces or control characters
+   */
+  public static Route keyPrefix(String prefix, Route child) {
+    return modifyKey().ensurePrefix(prefix).build(child);
+  }
+
+  /**
+   * A route that rewrites keys: mcrouter's ModifyKeyRoute. A key is rewritten by the first of these
+   * rules that applies (mcrouter's order):
+   *
+   * <ol>
+   *   <li>it starts with the {@link ModifyKeyBuilder#replacePrefix replaced prefix}: that part
+   *       gives way to the new prefix, and the suffix is appended;
+   *   <li>it does not start with the prefix (of {@link ModifyKeyBuilder#ensurePrefix} or {@code
+   *       replacePrefix}): the prefix is put in front, and the suffix appended;
+   *   <li>there is a {@link ModifyKeyBuilder#suffix suffix}: it is appended.
+   * </ol>
+   *
+   * <p>Otherwise the request passes unchanged, and costs nothing. With {@code ensurePrefix("t:")},
+   * {@code user:1} is sent as {@code t:user:1} and {@code t:user:1} as it is; with {@code
+   * replacePrefix("old:", "new:")}, {@code old:1} becomes {@code new:1}, {@code new:1} stays and
+   * {@code x} becomes {@code new:x}; with {@code suffix(":v2")}, every key gets {@code :v2}.
+   *
+   * <p><b>Commands.</b> Every keyed command is rewritten: text ({@code get}, {@code gets}, {@code
+   * gat}, {@code gats}, each key of a multiget, in order; {@code set}, {@code add}, {@code
+   * replace}, {@code append}, {@code prepend}, {@code cas}, {@code delete}, {@code incr}, {@code
+   * decr}, {@code touch}) and meta ({@code mg}, {@code ms}, {@code md}, {@code ma}, {@code me}); a
+   * meta key in base64 ({@code b}) is decoded, rewritten as bytes (the server's key) and encoded
+   * again. Keyless commands pass unchanged.
+   *
+   * <p><b>Replies</b> name the caller's key, never the rewritten one: the {@code VALUE} lines of
+   * text retrievals (the items of a multiget in the order asked), the {@code k} return flag of meta
+   * commands (a base64 key as the caller sent it, or as text when the server returns it so) and the
+   * key of an {@code me} reply. Other replies pass as they are.
+   *
+   * <p><b>Limits.</b> A key longer than memcached's 250 bytes once rewritten (250 base64 characters
+   * for a {@code b} key, 186 bytes), one rewritten to nothing (a key equal to the replaced prefix,
+   * with no new prefix or suffix), a key whose bytes are not UTF-8 (only {@link
+   * io.memroute.core.Request#parse(byte[], byte[])} makes one) and a line over memcached's limit
+   * once rewritten get a {@code CLIENT_ERROR modifyKey: ...} reply naming the key; nothing is sent,
+   * and a multiget with one such key sends no key. The child's future is returned as it is, with
+   * the keys renamed: a child that throws or fails makes this route throw or fail.
+   *
+   * <p>Not offered: mcrouter's {@code set_routing_prefix} (memroute has no routing prefixes) and
+   * {@code modify_inplace}.
+   */
+  public static ModifyKeyBuilder modifyKey() {
+    return new ModifyKeyBuilder();
+  }
+
+  /**
    * Rate-limits {@code child} with a token bucket; requests over the limit go to a fallback route
    * ({@link #nullRoute()} by default). routelib's {@code route_ratelim}, mcrouter's RateLimitRoute.
    * Time comes from the context's ticker, so tests control it.
@@ -925,6 +981,155 @@ public final class Routes {
       Objects.requireNonNull(warm, "warm");
       return new WarmUpRoute(
           cold, warm, refillTtl == null ? -1 : refillTtl.getSeconds(), maxRefills);
+    }
+  }
+
+  /**
+   * Builds a {@link Routes#modifyKey()} route. Each option may be set once; the prefix is set by
+   * either {@link #ensurePrefix} or {@link #replacePrefix}. Not thread-safe; the route it builds is
+   * immutable.
+   */
+  public static final class ModifyKeyBuilder {
+    private String prefix;
+    private String replaced;
+    private String suffix;
+
+    private ModifyKeyBuilder() {}
+
+    /**
+     * Puts {@code prefix} in front of every key that does not start with it (mcrouter's {@code
+     * ensure_key_prefix}).
+     *
+     * @param prefix 1 to 249 bytes in UTF-8, no spaces or control characters
+     * @throws IllegalStateException if the prefix is already set
+     */
+    public ModifyKeyBuilder ensurePrefix(String prefix) {
+      checkPart("ensurePrefix", prefix, false);
+      setPrefix("ensurePrefix", prefix);
+      return this;
+    }
+
+    /**
+     * Replaces {@code old} at the start of a key with {@code prefix}, and puts {@code prefix} in
+     * front of the other keys that do not start with it, as mcrouter's {@code replace_key_prefix}
+     * with {@code ensure_key_prefix} does: every key ends up under {@code prefix}. An empty {@code
+     * prefix} strips {@code old} and leaves other keys as they are.
+     *
+     * @param old 1 to 249 bytes in UTF-8, no spaces or control characters
+     * @param prefix 0 to 249 bytes in UTF-8, no spaces or control characters, not {@code old}
+     * @throws IllegalStateException if the prefix is already set
+     */
+    public ModifyKeyBuilder replacePrefix(String old, String prefix) {
+      checkPart("replacePrefix", old, false);
+      checkPart("replacePrefix", prefix, true);
+      if (old.equals(prefix)) {
+        throw new IllegalArgumentException(
+            "replacePrefix: '" + old + "' replaced by itself (expected: another prefix)");
+      }
+      setPrefix("replacePrefix", prefix);
+      this.replaced = old;
+      return this;
+    }
+
+    /**
+     * Appends {@code suffix} to every key, after the prefix rules (mcrouter's {@code
+     * set_key_suffix}), e.g. a version ({@code ":v2"}) that retires every value of the old one.
+     *
+     * @param suffix 1 to 249 bytes in UTF-8, no spaces or control characters
+     * @throws IllegalStateException if the suffix is already set
+     */
+    public ModifyKeyBuilder suffix(String suffix) {
+      checkPart("suffix", suffix, false);
+      if (this.suffix != null) {
+        throw new IllegalStateException("suffix: already set to '" + this.suffix + "'");
+      }
+      this.suffix = suffix;
+      return this;
+    }
+
+    /**
+     * Builds the route over {@code child}.
+     *
+     * @throws IllegalStateException if nothing is set
+     * @throws IllegalArgumentException if the prefix and the suffix leave no room for a key within
+     *     250 bytes
+     */
+    public Route build(Route child) {
+      Objects.requireNonNull(child, "child");
+      if (prefix == null && suffix == null) {
+        throw new IllegalStateException(
+            "modifyKey: nothing to rewrite (expected: ensurePrefix, replacePrefix or suffix)");
+      }
+      String p = prefix == null ? "" : prefix;
+      String s = suffix == null ? "" : suffix;
+      int bytes = utf8Length(p) + utf8Length(s);
+      if (bytes >= ModifyKeyRoute.MAX_KEY) {
+        throw new IllegalArgumentException(
+            "modifyKey: prefix and suffix of "
+                + bytes
+                + " bytes (expected: <= "
+                + (ModifyKeyRoute.MAX_KEY - 1)
+                + ", room for a key)");
+      }
+      StringBuilder d = new StringBuilder("modifyKey(");
+      if (replaced != null) {
+        d.append("replacePrefix '").append(replaced).append("' with '").append(p).append("', ");
+      } else if (prefix != null) {
+        d.append("ensurePrefix '").append(p).append("', ");
+      }
+      if (suffix != null) {
+        d.append("suffix '").append(s).append("', ");
+      }
+      return new ModifyKeyRoute(p, replaced, s, child, d.append(child).append(')').toString());
+    }
+
+    private void setPrefix(String what, String prefix) {
+      if (this.prefix != null) {
+        throw new IllegalStateException(
+            what + ": the prefix is already set to '" + this.prefix + "'");
+      }
+      this.prefix = prefix;
+    }
+
+    private static int utf8Length(String s) {
+      return s.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /** A key part: what a key may hold, and room for a key of at least one byte. */
+    private static void checkPart(String what, String s, boolean mayBeEmpty) {
+      Objects.requireNonNull(s, what);
+      if (!wellFormed(s)) { // getBytes would make it '?', another key
+        throw new IllegalArgumentException(
+            what + ": '" + s + "' holds an unpaired surrogate (expected: well-formed UTF-16)");
+      }
+      if ((s.isEmpty() && !mayBeEmpty)
+          || utf8Length(s) >= ModifyKeyRoute.MAX_KEY
+          || s.chars().anyMatch(c -> c <= ' ' || c == 127)) {
+        throw new IllegalArgumentException(
+            what
+                + ": '"
+                + s
+                + "' (expected: "
+                + (mayBeEmpty ? 0 : 1)
+                + "-"
+                + (ModifyKeyRoute.MAX_KEY - 1)
+                + " bytes in UTF-8, no spaces or control characters)");
+      }
+    }
+
+    /** Whether every surrogate of {@code s} is half of a pair. */
+    private static boolean wellFormed(String s) {
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
+        if (Character.isHighSurrogate(c)
+            && i + 1 < s.length()
+            && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+        } else if (Character.isSurrogate(c)) {
+          return false;
+        }
+      }
+      return true;
     }
   }
 
