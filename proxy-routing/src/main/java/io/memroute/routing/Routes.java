@@ -4,7 +4,9 @@ import io.memroute.core.Command;
 import io.memroute.core.internal.Durations;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -357,6 +359,48 @@ public final class Routes {
    */
   public static WarmUpBuilder warmUp() {
     return new WarmUpBuilder();
+  }
+
+  /**
+   * Moves traffic from one route to another over a window of two intervals, as mcrouter's
+   * MigrateRoute does: {@code migrate(from, to).startAt(start).build()}, the interval {@value
+   * MigrateBuilder#DEFAULT_INTERVAL_SECONDS} seconds unless {@link MigrateBuilder#interval set}.
+   * What goes where, by the time of the route's {@link MigrateBuilder#clock clock}:
+   *
+   * <table>
+   *   <caption>Where each request goes</caption>
+   *   <tr><th>time</th><th>{@code delete}, {@code md}</th><th>every other request</th></tr>
+   *   <tr><td>before {@code start}</td><td>{@code from}</td><td>{@code from}</td></tr>
+   *   <tr><td>{@code start} to {@code start + interval}</td><td>both</td><td>{@code from}</td></tr>
+   *   <tr><td>{@code start + interval} to {@code start + 2 * interval}</td><td>both</td>
+   *       <td>{@code from} before the key's switch time, {@code to} from it on</td></tr>
+   *   <tr><td>from {@code start + 2 * interval}</td><td>{@code to}</td><td>{@code to}</td></tr>
+   * </table>
+   *
+   * <p>Each period includes its start and excludes its end, to the millisecond. A key's switch time
+   * is {@code start + interval + (h mod interval)} seconds, where {@code h} is mcrouter's hash of
+   * the key (SpookyHash V2, 32 bits, seed 0, of the key up to its first {@code |#|}; a meta key in
+   * base64 is hashed as the bytes it stands for), so the keys move one after the other over the
+   * second interval, each at the second mcrouter would move it. A multiget whose keys switch at
+   * different times is split: each part goes to its route, and the replies are merged in key order;
+   * if one part fails, the multiget answers that failure. Keyless commands ({@code version}, {@code
+   * flush_all}, ...) switch to {@code to} at {@code start + interval}.
+   *
+   * <p>A delete in the window goes to both routes at once, and the worse reply is answered
+   * (mcrouter's {@code worseThan}): a client error, then a server error, then no reply (a timeout,
+   * a connection failure, a backend marked down), then {@code NOT_FOUND}, then {@code DELETED}; on
+   * a tie, {@code from}'s reply. A child that throws or fails counts as a {@code SERVER_ERROR}
+   * reply. Outside the window, and for other commands, the chosen child's future is returned as it
+   * is.
+   *
+   * <p>The route neither copies nor warms: after a key's switch, reads of it go to {@code to},
+   * which misses until the key is written there. Make {@code to} a {@link #warmUp(Route, Route)
+   * warmUp(newPool, oldPool)} to fill it from {@code from} as it is read. A value read with {@code
+   * gets} before the switch has a CAS that {@code to} does not know.
+   */
+  public static MigrateBuilder migrate(Route from, Route to) {
+    return new MigrateBuilder(
+        Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"));
   }
 
   // ---------------------------------------------------------------- failover
@@ -1130,6 +1174,99 @@ public final class Routes {
         }
       }
       return true;
+    }
+  }
+
+  /** Builds a {@link Routes#migrate} route. Not thread-safe; the route it builds is immutable. */
+  public static final class MigrateBuilder {
+    /** The default interval, as mcrouter's: 3600 seconds, so the window takes two hours. */
+    public static final long DEFAULT_INTERVAL_SECONDS = 3600;
+
+    /** The longest interval: 365 days. */
+    private static final long MAX_INTERVAL_SECONDS = 365L * 24 * 3600;
+
+    private static final Instant LAST_START = Instant.parse("9999-12-31T23:59:59Z");
+
+    private final Route from;
+    private final Route to;
+    private Instant start;
+    private long intervalSeconds = DEFAULT_INTERVAL_SECONDS;
+    private Clock clock = Clock.systemUTC();
+
+    private MigrateBuilder(Route from, Route to) {
+      this.from = from;
+      this.to = to;
+    }
+
+    /**
+     * Sets when the window starts (mcrouter's {@code start_time}), to the millisecond (finer parts
+     * are dropped). Required.
+     *
+     * @param start 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z
+     */
+    public MigrateBuilder startAt(Instant start) {
+      Objects.requireNonNull(start, "start");
+      if (start.isBefore(Instant.EPOCH) || start.isAfter(LAST_START)) {
+        throw new IllegalArgumentException(
+            "startAt: " + start + " (expected: " + Instant.EPOCH + " to " + LAST_START + ")");
+      }
+      this.start = start;
+      return this;
+    }
+
+    /**
+     * Sets the interval (mcrouter's {@code interval}; default {@value #DEFAULT_INTERVAL_SECONDS}
+     * seconds): deletes go to both routes for two intervals from the start, and the keys switch
+     * over the second.
+     *
+     * @param interval whole seconds, 1 second to 365 days
+     */
+    public MigrateBuilder interval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.getNano() != 0
+          || interval.getSeconds() < 1
+          || interval.getSeconds() > MAX_INTERVAL_SECONDS) {
+        throw new IllegalArgumentException(
+            "interval: " + interval + " (expected: whole seconds, 1-" + MAX_INTERVAL_SECONDS + ")");
+      }
+      this.intervalSeconds = interval.getSeconds();
+      return this;
+    }
+
+    /**
+     * Sets the clock the route reads the time from, once per request ({@link Clock#millis()});
+     * default {@link Clock#systemUTC()}. Routers of a fleet move keys at the same time when their
+     * clocks agree.
+     */
+    public MigrateBuilder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Builds the route.
+     *
+     * @throws IllegalStateException if no start is set
+     */
+    public Route build() {
+      if (start == null) {
+        throw new IllegalStateException("startAt: not set (expected: startAt(instant))");
+      }
+      return new MigrateRoute(
+          from,
+          to,
+          start.toEpochMilli(),
+          intervalSeconds,
+          clock,
+          "migrate("
+              + from
+              + ", "
+              + to
+              + ", start "
+              + start
+              + ", interval "
+              + intervalSeconds
+              + "s)");
     }
   }
 

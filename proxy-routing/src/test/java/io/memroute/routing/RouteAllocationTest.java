@@ -9,6 +9,9 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Assumptions;
@@ -113,5 +116,28 @@ class RouteAllocationTest {
         "commands+prefix+pool: %.1f ns/op, commands+longest+pool: %.1f ns/op, %.3f bytes/op (%d)%n",
         (t1 - t0) / (double) n, (t2 - t1) / (double) n, allocated / (2.0 * n), sink & 1);
     assertThat(allocated / (2.0 * n)).as("bytes per request").isLessThan(1.0);
+  }
+
+  @Test
+  void aKeyThatStaysAsItIsAndAMigrationAllocateNothing() {
+    RouteContext ctx = RouteContext.builder().pool(pool("old")).pool(pool("new")).build();
+    Route tenant = Routes.keyPrefix("tenant:", Routes.pool("old"));
+    Request prefixed = Request.get("tenant:user:0000000000042");
+    Request version = Request.version();
+    Clock inTheWindow = Clock.fixed(Instant.parse("2030-01-01T01:30:00Z"), ZoneOffset.UTC);
+    Route migrate =
+        Routes.migrate(Routes.pool("old"), Routes.pool("new"))
+            .startAt(Instant.parse("2030-01-01T00:00:00Z"))
+            .clock(inTheWindow) // keys switching one by one: each key hashed
+            .build();
+    Request get = Request.get("user:profile:0000000000042:abc");
+    Request set = Request.set("session:0000000000000000000042", new byte[10], 0);
+    double bytes =
+        PlacementAllocation.bytesPerCall(
+            1_000_000,
+            i ->
+                tenant.route(i % 2 == 0 ? prefixed : version, ctx).hashCode()
+                    + migrate.route(i % 2 == 0 ? get : set, ctx).hashCode());
+    assertThat(bytes).as("bytes per request").isLessThan(1.0);
   }
 }
