@@ -11,6 +11,8 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -91,6 +93,34 @@ final class RoutingSnippets {
             .on(Command.DELETE, Routes.allInitial(Routes.pool("new"), Routes.pool("old")))
             .on(Command.MD, Routes.allInitial(Routes.pool("new"), Routes.pool("old")))
             .any(Routes.warmUp(Routes.pool("new"), Routes.pool("old")))
+            .build();
+    // docs:end
+    return migrating;
+  }
+
+  static List<Route> modifyKey() {
+    // docs:begin modify-key
+    // every key this router reads or writes lives under "tenantA:" in the shared pool
+    Route tenantA = Routes.keyPrefix("tenantA:", Routes.pool("shared"));
+    // the keys the old code wrote as "cart:<id>" live as "basket:<id>:v2" from now on
+    Route renamed =
+        Routes.modifyKey()
+            .replacePrefix("cart:", "basket:")
+            .suffix(":v2")
+            .build(Routes.pool("main"));
+    // docs:end
+    return List.of(tenantA, renamed);
+  }
+
+  static Route migrate(Instant start) {
+    // docs:begin migrate
+    Route migrating =
+        Routes.migrate(
+                Routes.pool("old"),
+                // a key that moved is read from the old cluster until the new one holds it
+                Routes.warmUp(Routes.pool("new"), Routes.pool("old")))
+            .startAt(start) // deletes reach both clusters from then on, for two intervals
+            .interval(Duration.ofHours(1)) // the keys move one by one over the second hour
             .build();
     // docs:end
     return migrating;

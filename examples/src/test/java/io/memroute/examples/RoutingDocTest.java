@@ -87,6 +87,8 @@ class RoutingDocTest {
             "await-quorum",
             "big-value",
             "warm-up",
+            "modify-key",
+            "migrate",
             "placement-twemproxy",
             "placement-java-clients",
             "placement-mcrouter");

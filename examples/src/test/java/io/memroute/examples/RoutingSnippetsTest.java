@@ -18,6 +18,8 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.testkit.memory.MemoryBackend;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -119,6 +121,60 @@ class RoutingSnippetsTest {
     assertThat(old.valueOf("c")).isNull();
     assertThat(route.route(Request.get("c"), ctx).toCompletableFuture().join().status())
         .isEqualTo(ResponseStatus.MISS);
+  }
+
+  @Test
+  void modifyKeyNamespacesATenantAndRenamesOldKeys() {
+    MemoryBackend shared = MemoryBackend.create("shared");
+    MemoryBackend main = MemoryBackend.create("main");
+    RouteContext ctx =
+        RouteContext.builder()
+            .pool(Pool.of("shared", List.of(shared)))
+            .pool(Pool.of("main", List.of(main)))
+            .build();
+    List<Route> routes = RoutingSnippets.modifyKey();
+    Route tenantA = routes.get(0);
+    Route renamed = routes.get(1);
+
+    tenantA.route(Request.set("user:1", "v".getBytes(UTF_8), 0), ctx).toCompletableFuture().join();
+    assertThat(shared.keys()).containsExactly("tenantA:user:1");
+    Response hit = tenantA.route(Request.get("user:1"), ctx).toCompletableFuture().join();
+    assertThat(hit.key()).isEqualTo("user:1"); // the caller's key, not the one stored
+    assertThat(hit.valueAsString()).isEqualTo("v");
+
+    renamed.route(Request.set("cart:7", "c".getBytes(UTF_8), 0), ctx).toCompletableFuture().join();
+    renamed
+        .route(Request.set("basket:8", "b".getBytes(UTF_8), 0), ctx)
+        .toCompletableFuture()
+        .join();
+    assertThat(main.keys()).containsExactlyInAnyOrder("basket:7:v2", "basket:8:v2");
+  }
+
+  @Test
+  void migrateMovesFromTheOldClusterToTheNewOneWarmedFromTheOld() {
+    MemoryBackend fresh = MemoryBackend.create("new");
+    MemoryBackend old = MemoryBackend.create("old").put("k", "old-k").put("d", "old-d");
+    RouteContext ctx =
+        RouteContext.builder()
+            .pool(Pool.of("new", List.of(fresh)))
+            .pool(Pool.of("old", List.of(old)))
+            .build();
+    Instant now = Instant.now();
+
+    Route notYet = RoutingSnippets.migrate(now.plus(Duration.ofDays(1)));
+    notYet.route(Request.set("a", "1".getBytes(UTF_8), 0), ctx).toCompletableFuture().join();
+    assertThat(old.valueOf("a")).isEqualTo("1");
+    assertThat(fresh.requestCount()).isZero();
+
+    Route started = RoutingSnippets.migrate(now.minus(Duration.ofMinutes(30)));
+    started.route(Request.delete("d"), ctx).toCompletableFuture().join();
+    assertThat(old.valueOf("d")).isNull();
+    assertThat(fresh.requests()).extracting(Request::line).containsExactly("delete d");
+
+    Route done = RoutingSnippets.migrate(now.minus(Duration.ofHours(3)));
+    Response k = done.route(Request.get("k"), ctx).toCompletableFuture().join();
+    assertThat(k.valueAsString()).isEqualTo("old-k"); // read through to the old cluster
+    assertThat(fresh.valueOf("k")).isEqualTo("old-k"); // and copied into the new one
   }
 
   private static Map<String, Backend> memory(String... labels) {
