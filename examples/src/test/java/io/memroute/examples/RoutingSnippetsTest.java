@@ -59,14 +59,7 @@ class RoutingSnippetsTest {
     MemoryBackend b =
         MemoryBackend.create("b").failWith(io.memroute.core.FailureReason.CONNECT_FAILED);
     MemoryBackend c = MemoryBackend.create("c");
-    RouteContext ctx =
-        RouteContext.builder()
-            .pool(Pool.of("sessions", List.of(sessions)))
-            .pool(Pool.of("main", List.of(main)))
-            .pool(Pool.of("a", List.of(a)))
-            .pool(Pool.of("b", List.of(b)))
-            .pool(Pool.of("c", List.of(c)))
-            .build();
+    RouteContext ctx = context(sessions, main, a, b, c);
     Route lambda = RoutingSnippets.lambdaRoute();
     lambda.route(Request.get("session:1"), ctx).toCompletableFuture().join();
     lambda.route(Request.get("user:1"), ctx).toCompletableFuture().join();
@@ -100,11 +93,7 @@ class RoutingSnippetsTest {
   void warmUpReadsThroughToTheOldClusterAndDeletesFromBoth() {
     MemoryBackend fresh = MemoryBackend.create("new");
     MemoryBackend old = MemoryBackend.create("old").put("a", "A").put("b", "B").put("c", "C");
-    RouteContext ctx =
-        RouteContext.builder()
-            .pool(Pool.of("new", List.of(fresh)))
-            .pool(Pool.of("old", List.of(old)))
-            .build();
+    RouteContext ctx = context(fresh, old);
     Route route = RoutingSnippets.warmUp();
 
     Response a = route.route(Request.get("a"), ctx).toCompletableFuture().join();
@@ -127,11 +116,7 @@ class RoutingSnippetsTest {
   void modifyKeyNamespacesATenantAndRenamesOldKeys() {
     MemoryBackend shared = MemoryBackend.create("shared");
     MemoryBackend main = MemoryBackend.create("main");
-    RouteContext ctx =
-        RouteContext.builder()
-            .pool(Pool.of("shared", List.of(shared)))
-            .pool(Pool.of("main", List.of(main)))
-            .build();
+    RouteContext ctx = context(shared, main);
     List<Route> routes = RoutingSnippets.modifyKey();
     Route tenantA = routes.get(0);
     Route renamed = routes.get(1);
@@ -154,11 +139,7 @@ class RoutingSnippetsTest {
   void migrateMovesFromTheOldClusterToTheNewOneWarmedFromTheOld() {
     MemoryBackend fresh = MemoryBackend.create("new");
     MemoryBackend old = MemoryBackend.create("old").put("k", "old-k").put("d", "old-d");
-    RouteContext ctx =
-        RouteContext.builder()
-            .pool(Pool.of("new", List.of(fresh)))
-            .pool(Pool.of("old", List.of(old)))
-            .build();
+    RouteContext ctx = context(fresh, old);
     Instant now = Instant.now();
 
     Route notYet = RoutingSnippets.migrate(now.plus(Duration.ofDays(1)));
@@ -175,6 +156,15 @@ class RoutingSnippetsTest {
     Response k = done.route(Request.get("k"), ctx).toCompletableFuture().join();
     assertThat(k.valueAsString()).isEqualTo("old-k"); // read through to the old cluster
     assertThat(fresh.valueOf("k")).isEqualTo("old-k"); // and copied into the new one
+  }
+
+  /** A context with a pool of one backend per backend, named as it is. */
+  private static RouteContext context(MemoryBackend... backends) {
+    RouteContext.Builder b = RouteContext.builder();
+    for (MemoryBackend m : backends) {
+      b.pool(Pool.of(m.name(), List.of(m)));
+    }
+    return b.build();
   }
 
   private static Map<String, Backend> memory(String... labels) {
