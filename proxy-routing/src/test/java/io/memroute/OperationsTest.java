@@ -541,6 +541,46 @@ class OperationsTest {
   }
 
   @Test
+  void aRoutesCloseTaskRunsOnceWhenTheRouterCloses() throws Exception {
+    AtomicLong ran = new AtomicLong();
+    Runnable task = ran::incrementAndGet;
+    Runnable failing =
+        () -> {
+          throw new IllegalStateException("a close task that fails");
+        };
+    AtomicReference<io.memroute.routing.RouteContext> seen = new AtomicReference<>();
+    Route route =
+        (req, ctx) -> {
+          seen.set(ctx);
+          ctx.onClose(failing);
+          ctx.onClose(task); // once per request: still one task
+          return ctx.pool("main").send(req);
+        };
+    MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(
+                RouterConfig.builder()
+                    .backend("mc0", memcached.addresses().get(0))
+                    .pool(PoolConfig.of("main", "mc0"))
+                    .route(route)
+                    .build())
+            .build();
+    try {
+      router.ready().get(10, TimeUnit.SECONDS);
+      router.get("a").get(5, TimeUnit.SECONDS);
+      router.get("b").get(5, TimeUnit.SECONDS);
+      assertThat(seen.get().isClosed()).isFalse();
+      assertThat(ran).hasValue(0);
+    } finally {
+      router.close();
+    }
+    assertThat(ran).hasValue(1); // the failing task did not keep it from running
+    assertThat(seen.get().isClosed()).isTrue();
+    seen.get().onClose(task); // after close: at once
+    assertThat(ran).hasValue(2);
+  }
+
+  @Test
   void statsUseTheProxysNames() throws Exception {
     try (MemcacheRouter router =
         MemcacheRouter.builder().servers(memcached.addresses().get(0)).build()) {

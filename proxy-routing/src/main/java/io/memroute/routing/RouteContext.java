@@ -69,6 +69,25 @@ public interface RouteContext {
   default void countRefillDropped() {}
 
   /**
+   * Returns whether the router this context comes from has closed: work a route keeps doing after
+   * its request was answered (retries) should stop. Contexts from {@link #builder()}, and the
+   * default, never close.
+   */
+  default boolean isClosed() {
+    return false;
+  }
+
+  /**
+   * Runs {@code task} once when the router this context comes from closes (on the closing thread,
+   * after it stopped admitting requests), or at once if it has closed: for a route that keeps work
+   * pending after its requests were answered, such as retries. A task equal to one registered
+   * already is not added again, so a route may register its one task whenever it has work pending;
+   * the router keeps each task until it closes. Contexts from {@link #builder()}, and the default,
+   * never close: the task never runs. Keep the task short; an exception it throws is logged.
+   */
+  default void onClose(Runnable task) {}
+
+  /**
    * Sends {@code request} to every pool in {@code pools} (in order) and completes by the rule of
    * {@code mode}: the proxy's {@code mcp.await(request, pools, count, mode)}. See {@link AwaitMode}
    * for the modes and {@link Await} for the details.

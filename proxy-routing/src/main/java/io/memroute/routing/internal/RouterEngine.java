@@ -26,6 +26,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -70,6 +72,8 @@ public final class RouterEngine {
   private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
   private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
   private final List<Runnable> closeListeners = new CopyOnWriteArrayList<>();
+  // what routes registered through RouteContext.onClose: each runs once, taken out as it runs
+  private final Set<Runnable> routeCloseTasks = ConcurrentHashMap.newKeySet();
   // guarded: waiting for it on an event loop would keep that loop from draining and closing
   private final CompletableFuture<Void> closeFuture = new GuardedFuture<>();
   private volatile Map<String, ManagedBackend> backends;
@@ -125,9 +129,7 @@ public final class RouterEngine {
         Collections.unmodifiableMap(pools),
         resources.ticker(),
         resources.eventLoopGroup(),
-        fanOuts,
-        failovers,
-        refills);
+        this);
   }
 
   /** Returns the configuration in force. */
@@ -466,6 +468,22 @@ public final class RouterEngine {
     closeListeners.add(r);
   }
 
+  /** {@link RouteContext#onClose}: once per distinct task, at once when closed already. */
+  void onRouteClose(Runnable task) {
+    // the set decides who runs a task: whoever takes it out, here or in closeAsync
+    if (routeCloseTasks.add(task) && closed.get() && routeCloseTasks.remove(task)) {
+      runRouteCloseTask(task);
+    }
+  }
+
+  private static void runRouteCloseTask(Runnable task) {
+    try {
+      task.run();
+    } catch (RuntimeException e) {
+      log.warn("route close task failed", e);
+    }
+  }
+
   /**
    * Swaps in a new configuration atomically. Backends whose label, address and connection settings
    * stay are reused (their connections survive; changed timeouts apply at once); others are
@@ -667,6 +685,11 @@ public final class RouterEngine {
         log.warn("close listener failed", e);
       }
     }
+    for (Runnable task : routeCloseTasks) {
+      if (routeCloseTasks.remove(task)) {
+        runRouteCloseTask(task);
+      }
+    }
     drain(all, null, drainTimeout)
         .whenComplete(
             (v, e) -> {
@@ -696,9 +719,7 @@ public final class RouterEngine {
     final Route root;
     final RouteContext base; // pools, ticker and scheduler, as RouteContext.builder() makes them
     final int maxValueSize;
-    final LongAdder fanOuts;
-    final LongAdder failovers;
-    final LongAdder[] refills;
+    final RouterEngine engine; // its counters and lifecycle
     final LongAdder routing = new LongAdder(); // requests inside root.route() on this snapshot
 
     Snapshot(
@@ -706,12 +727,8 @@ public final class RouterEngine {
         Map<String, Pool> pools,
         Ticker ticker,
         ScheduledExecutorService scheduler,
-        LongAdder fanOuts,
-        LongAdder failovers,
-        LongAdder[] refills) {
-      this.fanOuts = fanOuts;
-      this.failovers = failovers;
-      this.refills = refills;
+        RouterEngine engine) {
+      this.engine = engine;
       this.config = config;
       this.pools = pools;
       this.root = config.route();
@@ -738,22 +755,32 @@ public final class RouterEngine {
 
     @Override
     public void countFanOut() {
-      fanOuts.increment();
+      engine.fanOuts.increment();
     }
 
     @Override
     public void countFailover() {
-      failovers.increment();
+      engine.failovers.increment();
     }
 
     @Override
     public void countRefill(Outcome outcome) {
-      refills[outcome == Outcome.OK ? 0 : outcome == Outcome.MISS ? 1 : 2].increment();
+      engine.refills[outcome == Outcome.OK ? 0 : outcome == Outcome.MISS ? 1 : 2].increment();
     }
 
     @Override
     public void countRefillDropped() {
-      refills[3].increment();
+      engine.refills[3].increment();
+    }
+
+    @Override
+    public boolean isClosed() {
+      return engine.closed.get();
+    }
+
+    @Override
+    public void onClose(Runnable task) {
+      engine.onRouteClose(Objects.requireNonNull(task, "task"));
     }
   }
 }
