@@ -4,6 +4,7 @@ import io.memroute.core.BackendState;
 import io.memroute.core.Command;
 import io.memroute.core.FailureReason;
 import io.memroute.core.Outcome;
+import io.memroute.routing.RouteContext.SpooledDelete;
 import io.memroute.routing.internal.RouterEngine;
 import io.memroute.transport.ManagedBackend;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -48,6 +49,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.fanouts</td><td>function counter: requests sent to several routes</td><td></td></tr>
  *   <tr><td>memroute.failovers</td><td>function counter: requests tried on a further route</td><td></td></tr>
  *   <tr><td>memroute.refills</td><td>function counter: values a warm-up route copied into the cache it warms</td><td>result (stored, not_stored, failed, dropped)</td></tr>
+ *   <tr><td>memroute.spooled.deletes</td><td>function counter: deletes a reliable-deletes route spooled, and how each left the spool</td><td>result (spooled, replayed, superseded, dropped_full, dropped_expired, dropped_error, dropped_closed)</td></tr>
  * </table>
  *
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
@@ -176,6 +178,14 @@ public final class MemrouteMetrics implements MeterBinder {
           FunctionCounter.builder("memroute.refills", engine, e -> e.refills(result))
               .tag("result", RouterEngine.REFILL_RESULTS.get(i))
               .description("values a warm-up route copied into the cache it warms")
+              .tags(routerTags)
+              .register(registry));
+    }
+    for (SpooledDelete result : SpooledDelete.values()) {
+      common.add(
+          FunctionCounter.builder("memroute.spooled.deletes", engine, e -> e.spooledDeletes(result))
+              .tag("result", result.tag())
+              .description("deletes a reliable-deletes route spooled, and how each left the spool")
               .tags(routerTags)
               .register(registry));
     }

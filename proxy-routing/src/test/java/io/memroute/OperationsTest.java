@@ -578,6 +578,7 @@ class OperationsTest {
     assertThat(seen.get().isClosed()).isTrue();
     seen.get().onClose(task); // after close: at once
     assertThat(ran).hasValue(2);
+    assertThat(router.stats().get("spooled_deletes_spooled")).isZero();
   }
 
   @Test

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
@@ -69,6 +70,13 @@ public interface RouteContext {
   default void countRefillDropped() {}
 
   /**
+   * Counts one event of a {@link Routes#reliableDeletes} spool: a delete taken in, or how one left
+   * it, or one that did not fit. Reported as {@code memroute.spooled.deletes} (tag {@code result}:
+   * {@link SpooledDelete#tag()}) and the {@code spooled_deletes_<result>} stats.
+   */
+  default void countSpooledDelete(SpooledDelete result) {}
+
+  /**
    * Returns whether the router this context comes from has closed: work a route keeps doing after
    * its request was answered (retries) should stop. Contexts from {@link #builder()}, and the
    * default, never close.
@@ -80,10 +88,11 @@ public interface RouteContext {
   /**
    * Runs {@code task} once when the router this context comes from closes (on the closing thread,
    * after it stopped admitting requests), or at once if it has closed: for a route that keeps work
-   * pending after its requests were answered, such as retries. A task equal to one registered
-   * already is not added again, so a route may register its one task whenever it has work pending;
-   * the router keeps each task until it closes. Contexts from {@link #builder()}, and the default,
-   * never close: the task never runs. Keep the task short; an exception it throws is logged.
+   * pending after its requests were answered, such as the retries of a {@link
+   * Routes#reliableDeletes} route. A task equal to one registered already is not added again, so a
+   * route may register its one task whenever it has work pending; the router keeps each task until
+   * it closes. Contexts from {@link #builder()}, and the default, never close: the task never runs.
+   * Keep the task short; an exception it throws is logged.
    */
   default void onClose(Runnable task) {}
 
@@ -131,6 +140,39 @@ public interface RouteContext {
               request.command().wireName() + " " + (request.key() == null ? "" : request.key()));
     }
     return a.run(pools, p -> p.send(request));
+  }
+
+  /**
+   * What became of a delete that a {@link Routes#reliableDeletes} route could not deliver; see
+   * {@link RouteContext#countSpooledDelete}. Every delete taken in ({@link #SPOOLED}) leaves the
+   * spool once, as one of the other results but {@link #DROPPED_FULL}, which counts deletes that
+   * were never taken in.
+   */
+  enum SpooledDelete {
+    /** Taken into the spool: its reply was a transport failure; the caller got NOT_FOUND. */
+    SPOOLED,
+    /** Left the spool: a replay reached a server (DELETED, NOT_FOUND, or another ok reply). */
+    REPLAYED,
+    /**
+     * Left the spool: a later write or delete of the key through the route reached the server
+     * first, or a later delete of the key that failed took its place.
+     */
+    SUPERSEDED,
+    /** Not taken in: the spool was full; the caller got the failure. */
+    DROPPED_FULL,
+    /** Left the spool: no replay reached a server within the maximum age. */
+    DROPPED_EXPIRED,
+    /** Left the spool: a replay answered an error reply, which retrying would not change. */
+    DROPPED_ERROR,
+    /** Left the spool: its router closed, or the backend it was retried on was closed. */
+    DROPPED_CLOSED;
+
+    private final String tag = name().toLowerCase(Locale.ROOT);
+
+    /** Returns the lowercase name used in meter tags and stat names, e.g. {@code dropped_full}. */
+    public String tag() {
+      return tag;
+    }
   }
 
   /** Returns a builder for a context over explicit pools (tests, routes run outside a router). */

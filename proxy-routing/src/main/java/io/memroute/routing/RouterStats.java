@@ -10,7 +10,11 @@ import java.util.Map;
  * retry), {@code backend_failed} (failures counted toward failure limits), {@code config_reloads},
  * {@code config_reload_fails}, {@code fanouts}, {@code failovers}, {@code refills_stored}, {@code
  * refills_not_stored}, {@code refills_failed}, {@code refills_dropped} (the background copies of
- * {@link Routes#warmUp} routes), {@code cmd_<command>} (routed requests, e.g. {@code cmd_get}),
+ * {@link Routes#warmUp} routes), {@code spooled_deletes_spooled}, {@code spooled_deletes_replayed},
+ * {@code spooled_deletes_superseded}, {@code spooled_deletes_dropped_full}, {@code
+ * spooled_deletes_dropped_expired}, {@code spooled_deletes_dropped_error}, {@code
+ * spooled_deletes_dropped_closed} (the spools of {@link Routes#reliableDeletes} routes; see {@link
+ * RouteContext.SpooledDelete}), {@code cmd_<command>} (routed requests, e.g. {@code cmd_get}),
  * {@code active_req}, {@code active_req_limit}, {@code buffer_memory_used}, {@code
  * buffer_memory_limit}, and {@code user_<name>} for user counters.
  *

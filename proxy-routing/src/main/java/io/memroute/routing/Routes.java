@@ -14,13 +14,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The route DSL: factories for the common routes, the Java counterpart of the memcached proxy's
  * routelib ({@code route_*} handlers, {@code cmdmap}, the {@code routes{}} prefix router) and of
- * mcrouter's route handles. Every factory returns an immutable, thread-safe {@link Route}; routes
- * take child routes, so they compose, and name pools with {@link #pool(String)}.
+ * mcrouter's route handles. Every factory returns a thread-safe {@link Route}, immutable but for
+ * what a route counts and, for {@link #reliableDeletes}, its spool; routes take child routes, so
+ * they compose, and name pools with {@link #pool(String)}.
  *
  * <pre>{@code
  * Route root = Routes.prefix()
@@ -401,6 +403,81 @@ public final class Routes {
   public static MigrateBuilder migrate(Route from, Route to) {
     return new MigrateBuilder(
         Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"));
+  }
+
+  // ---------------------------------------------------------------- reliable deletes
+
+  /**
+   * Keeps deletes that could not reach their server and retries them until one does: mcrouter's
+   * asynclog, in memory; see {@link #reliableDeletes()}.
+   */
+  public static Route reliableDeletes(Route child) {
+    return reliableDeletes().build(child);
+  }
+
+  /**
+   * A reliable-deletes route with options: mcrouter's asynclog (the reliable delete stream its
+   * PoolRoute keeps for every server), kept in memory and replayed in this process. Without it, a
+   * delete that cannot reach its server is lost, and once the server is back it serves the value
+   * the delete was meant to remove.
+   *
+   * <p><b>What is spooled.</b> A {@code delete} or {@code md} whose reply from {@code child} is a
+   * transport failure: connect failure or timeout, read timeout, a dropped connection, a backend
+   * marked bad or down, the depth limit, a reply that could not be parsed ({@link
+   * io.memroute.core.Response#isFailure()}, every {@link io.memroute.core.FailureReason} but {@code
+   * CLOSED}, which means the router or backend is closing). Not spooled, answered as they came: a
+   * reply from a server ({@code DELETED}, {@code NOT_FOUND}, meta {@code HD}, {@code NF}, {@code
+   * EX}), and error replies: {@code CLIENT_ERROR} and {@code ERROR} (the request itself is wrong)
+   * and {@code SERVER_ERROR} (a server, or a route, answered; mcrouter spools it too, but a route's
+   * {@code SERVER_ERROR} such as {@code route failed} or {@code no route} would fail the same way
+   * on every retry).
+   *
+   * <p><b>The caller's reply</b> to a spooled delete is {@code NOT_FOUND} (meta {@code NF}, with
+   * the {@code O} and {@code k} flags memcached echoes), carrying the failed backend's name: as
+   * mcrouter answers a delete it logged, so that callers need no error handling for a delete that
+   * will be retried; the typed {@code delete(key)} completes {@code false}. When the spool is full
+   * (or the router closed) the delete is not spooled and the caller gets the failure.
+   *
+   * <p><b>Replays</b> resend the same request through the same {@code child}, with the context of
+   * the request that failed: the same key goes to the same server while the pool's membership is
+   * unchanged. They are timed on the {@link ReliableDeletesBuilder#scheduler scheduler} (the
+   * context's by default): the first {@link ReliableDeletesBuilder#retry after one second}, then
+   * twice as long after each failed try, at most 30 seconds apart, until a replay gets a reply from
+   * a server (any ok reply: the entry is done), an error reply (dropped: retrying would not change
+   * it), or the entry is older than {@link ReliableDeletesBuilder#maxAge maxAge} (10 minutes;
+   * dropped). At most {@link ReliableDeletesBuilder#maxReplays maxReplays} replays are in flight at
+   * once; the spool holds at most {@link ReliableDeletesBuilder#maxEntries maxEntries} deletes, one
+   * per key (a later failed delete of a key replaces the earlier one).
+   *
+   * <p><b>Writes after the failed delete.</b> A replayed delete must not delete a value written
+   * after the delete it stands for. So, while a key has a spooled delete, writes of that key
+   * through this route are watched: a {@code set}, {@code add}, {@code replace}, {@code cas},
+   * {@code ms} (not in append or prepend mode) that stores, or a {@code delete} or {@code md} that
+   * reaches the server, ends the entry: the server holds what the caller wrote last. While such a
+   * write is in flight no replay starts; one that arrives while a replay is in flight waits for the
+   * replay's reply (one round trip, at most the read timeout), so that the server sees the delete
+   * first. {@code append}, {@code prepend}, {@code incr}, {@code decr} and {@code touch} keep the
+   * old value and do not end the entry. What remains: a write that does not pass through this route
+   * (another router, another client, a route around this one) can still be deleted by a replay, as
+   * with mcrouter's replays; and a write sent while the failing delete was still in flight, before
+   * its failure was known, is not watched (it would have to reach the server over another
+   * connection while the delete's failed). Deleting a newer value costs a miss, never a stale
+   * value.
+   *
+   * <p><b>In memory only.</b> Unlike mcrouter's spool on disk, the spool dies with the process: a
+   * crash or a restart loses the deletes in it, and closing the router drops them (counted). Put
+   * the route where it sees the key's writes as well as its deletes: around a pool route, e.g.
+   * {@code reliableDeletes(pool("main"))}.
+   *
+   * <p><b>Counted</b> through {@link RouteContext#countSpooledDelete} (the router reports {@code
+   * memroute.spooled.deletes} and the {@code spooled_deletes_*} stats): spooled, replayed,
+   * superseded, dropped full, dropped expired, dropped error, dropped closed.
+   *
+   * <p><b>Cost.</b> While the spool is empty, a write costs one read of a counter and a delete one
+   * object, its reply check. While it holds deletes, a write or delete also looks its key up.
+   */
+  public static ReliableDeletesBuilder reliableDeletes() {
+    return new ReliableDeletesBuilder();
   }
 
   // ---------------------------------------------------------------- failover
@@ -1267,6 +1344,125 @@ public final class Routes {
               + ", interval "
               + intervalSeconds
               + "s)");
+    }
+  }
+
+  /**
+   * Builds a {@link Routes#reliableDeletes()} route. Not thread-safe; each route it builds has a
+   * spool of its own.
+   */
+  public static final class ReliableDeletesBuilder {
+    /** The default largest number of deletes in the spool: 10,000. */
+    public static final int DEFAULT_MAX_ENTRIES = 10_000;
+
+    /** The default age after which a spooled delete is dropped: 10 minutes. */
+    public static final Duration DEFAULT_MAX_AGE = Duration.ofMinutes(10);
+
+    /** The default wait before the first retry: 1 second. */
+    public static final Duration DEFAULT_FIRST_RETRY = Duration.ofSeconds(1);
+
+    /** The default longest wait between retries: 30 seconds. */
+    public static final Duration DEFAULT_MAX_RETRY = Duration.ofSeconds(30);
+
+    /** The default largest number of replays in flight at once: 100. */
+    public static final int DEFAULT_MAX_REPLAYS = 100;
+
+    private static final Duration MIN_DELAY = Duration.ofMillis(1);
+    private static final Duration MAX_DELAY = Duration.ofDays(1);
+    private static final Duration MAX_AGE = Duration.ofDays(30);
+
+    private int maxEntries = DEFAULT_MAX_ENTRIES;
+    private Duration maxAge = DEFAULT_MAX_AGE;
+    private Duration firstRetry = DEFAULT_FIRST_RETRY;
+    private Duration maxRetry = DEFAULT_MAX_RETRY;
+    private int maxReplays = DEFAULT_MAX_REPLAYS;
+    private ScheduledExecutorService scheduler;
+
+    private ReliableDeletesBuilder() {}
+
+    /**
+     * Sets how many deletes the spool holds at most (default {@value #DEFAULT_MAX_ENTRIES}), 1 to
+     * 1,000,000; one per key. A delete that fails while it is full is answered its failure and
+     * counted as dropped full (logged once each time the spool fills).
+     */
+    public ReliableDeletesBuilder maxEntries(int maxEntries) {
+      if (maxEntries < 1 || maxEntries > 1_000_000) {
+        throw new IllegalArgumentException("maxEntries: " + maxEntries + " (expected: 1-1000000)");
+      }
+      this.maxEntries = maxEntries;
+      return this;
+    }
+
+    /**
+     * Sets how long after its failure a delete is retried (default 10 minutes), 1 millisecond to 30
+     * days, measured on the context's ticker; the last try is made at that age. A stale value
+     * expires by itself after its TTL, so the longest TTL of the keys is enough; values stored
+     * without expiry stay stale for good once their delete is dropped.
+     */
+    public ReliableDeletesBuilder maxAge(Duration maxAge) {
+      Objects.requireNonNull(maxAge, "maxAge");
+      if (maxAge.compareTo(MIN_DELAY) < 0 || maxAge.compareTo(MAX_AGE) > 0) {
+        throw new IllegalArgumentException("maxAge: " + maxAge + " (expected: 1 ms - 30 days)");
+      }
+      this.maxAge = maxAge;
+      return this;
+    }
+
+    /**
+     * Sets the retry backoff: the first retry {@code first} after the failure (default 1 second),
+     * each next one twice as long after the previous try, at most {@code max} (default 30 seconds).
+     * Each from 1 millisecond to 1 day.
+     *
+     * @throws IllegalArgumentException also if {@code max} is shorter than {@code first}
+     */
+    public ReliableDeletesBuilder retry(Duration first, Duration max) {
+      Objects.requireNonNull(first, "first");
+      Objects.requireNonNull(max, "max");
+      if (first.compareTo(MIN_DELAY) < 0 || first.compareTo(MAX_DELAY) > 0) {
+        throw new IllegalArgumentException("first: " + first + " (expected: 1 ms - 1 day)");
+      }
+      if (max.compareTo(first) < 0 || max.compareTo(MAX_DELAY) > 0) {
+        throw new IllegalArgumentException(
+            "max: " + max + " (expected: " + first + " (first) - 1 day)");
+      }
+      this.firstRetry = first;
+      this.maxRetry = max;
+      return this;
+    }
+
+    /**
+     * Sets how many replays may be in flight at once (default {@value #DEFAULT_MAX_REPLAYS}), 1 to
+     * 100,000; due replays beyond it wait for one to finish.
+     */
+    public ReliableDeletesBuilder maxReplays(int maxReplays) {
+      if (maxReplays < 1 || maxReplays > 100_000) {
+        throw new IllegalArgumentException("maxReplays: " + maxReplays + " (expected: 1-100000)");
+      }
+      this.maxReplays = maxReplays;
+      return this;
+    }
+
+    /**
+     * Times the retries on {@code scheduler} instead of the context's scheduler (a router's event
+     * loops); replays then start on its threads, so keep it free of blocking work. The route does
+     * not shut it down. Ages are still measured on the context's ticker.
+     */
+    public ReliableDeletesBuilder scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** Builds the route over {@code child}, with a spool of its own. */
+    public Route build(Route child) {
+      Objects.requireNonNull(child, "child");
+      return new ReliableDeleteRoute(
+          child,
+          maxEntries,
+          maxAge.toNanos(),
+          firstRetry.toNanos(),
+          maxRetry.toNanos(),
+          maxReplays,
+          scheduler);
     }
   }
 

@@ -140,4 +140,23 @@ class RouteAllocationTest {
                     + migrate.route(i % 2 == 0 ? get : set, ctx).hashCode());
     assertThat(bytes).as("bytes per request").isLessThan(1.0);
   }
+
+  /**
+   * {@link Routes#reliableDeletes} while its spool is empty: a write passes as it would without it,
+   * and a delete that succeeds costs its reply check, one small object.
+   */
+  @Test
+  void reliableDeletesCostAWriteNothingAndADeleteOneObject() {
+    RouteContext ctx = RouteContext.builder().pool(pool("main")).build();
+    Route route = Routes.reliableDeletes(Routes.pool("main"));
+    Request set = Request.set("session:0000000000000000000042", new byte[10], 0);
+    Request delete = Request.delete("session:0000000000000000000042");
+    double sets = PlacementAllocation.bytesPerCall(1_000_000, i -> route.route(set, ctx).hashCode());
+    double deletes =
+        PlacementAllocation.bytesPerCall(1_000_000, i -> route.route(delete, ctx).hashCode());
+    System.out.printf("reliableDeletes: set %.3f bytes/op, delete %.1f bytes/op%n", sets, deletes);
+    assertThat(sets).as("bytes per set").isLessThan(1.0);
+    // the caller's future (40 bytes) and the JDK's callback node on this stub's plain future
+    assertThat(deletes).as("bytes per delete").isLessThan(80.0);
+  }
 }

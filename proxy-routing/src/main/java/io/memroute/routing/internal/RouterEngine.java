@@ -15,6 +15,7 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RequestLogOptions;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouteContext;
+import io.memroute.routing.RouteContext.SpooledDelete;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.RouterStats;
 import io.memroute.transport.ManagedBackend;
@@ -69,6 +70,8 @@ public final class RouterEngine {
   private final LongAdder[] refills = {
     new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()
   };
+  // the events of reliable-delete spools, by RouteContext.SpooledDelete ordinal
+  private final LongAdder[] spooledDeletes = adders(SpooledDelete.values().length);
   private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
   private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
   private final List<Runnable> closeListeners = new CopyOnWriteArrayList<>();
@@ -130,6 +133,14 @@ public final class RouterEngine {
         resources.ticker(),
         resources.eventLoopGroup(),
         this);
+  }
+
+  private static LongAdder[] adders(int n) {
+    LongAdder[] out = new LongAdder[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = new LongAdder();
+    }
+    return out;
   }
 
   /** Returns the configuration in force. */
@@ -327,6 +338,11 @@ public final class RouterEngine {
     return refills[result].sum();
   }
 
+  /** Returns how many events {@code result} the router's reliable-delete spools counted. */
+  public long spooledDeletes(SpooledDelete result) {
+    return spooledDeletes[result.ordinal()].sum();
+  }
+
   /**
    * Returns how many requests of {@code command} with {@code outcome} the router's backends
    * completed, those removed by a reconfiguration included: a total that never goes back.
@@ -434,6 +450,9 @@ public final class RouterEngine {
     m.put("failovers", failovers.sum());
     for (int i = 0; i < refills.length; i++) {
       m.put("refills_" + REFILL_RESULTS.get(i), refills[i].sum());
+    }
+    for (SpooledDelete r : SpooledDelete.values()) {
+      m.put("spooled_deletes_" + r.tag(), spooledDeletes[r.ordinal()].sum());
     }
     for (Command c : Command.values()) {
       m.put("cmd_" + c.wireName(), commands[c.ordinal()].sum());
@@ -771,6 +790,11 @@ public final class RouterEngine {
     @Override
     public void countRefillDropped() {
       engine.refills[3].increment();
+    }
+
+    @Override
+    public void countSpooledDelete(SpooledDelete result) {
+      engine.spooledDeletes[result.ordinal()].increment();
     }
 
     @Override
