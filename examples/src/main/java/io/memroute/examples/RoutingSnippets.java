@@ -126,6 +126,18 @@ final class RoutingSnippets {
     return migrating;
   }
 
+  static Route reliableDeletes() {
+    // docs:begin reliable-deletes
+    // mcrouter: "route": "PoolRoute|main" spools the deletes it fails to deliver (its asynclog)
+    Route main =
+        Routes.reliableDeletes()
+            .maxEntries(50_000) // one per key; a delete failing while it is full gets its failure
+            .maxAge(Duration.ofMinutes(30)) // the longest TTL of these keys: a stale value is gone
+            .build(Routes.pool("main")); // around the pool: it sees the key's writes too
+    // docs:end
+    return main;
+  }
+
   static RouterConfig fromTwemproxy() {
     // docs:begin placement-twemproxy
     // nutcracker.yml had:  distribution: ketama

@@ -89,6 +89,7 @@ class RoutingDocTest {
             "warm-up",
             "modify-key",
             "migrate",
+            "reliable-deletes",
             "placement-twemproxy",
             "placement-java-clients",
             "placement-mcrouter");

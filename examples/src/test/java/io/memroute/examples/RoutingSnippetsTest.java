@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.MemcacheRouter;
 import io.memroute.core.Backend;
+import io.memroute.core.FailureReason;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -17,6 +18,7 @@ import io.memroute.routing.RouteContext;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import io.memroute.testkit.MemcachedExtension;
+import io.memroute.testkit.memory.ManualScheduler;
 import io.memroute.testkit.memory.MemoryBackend;
 import java.time.Duration;
 import java.time.Instant;
@@ -165,6 +167,31 @@ class RoutingSnippetsTest {
       b.pool(Pool.of(m.name(), List.of(m)));
     }
     return b.build();
+  }
+
+  @Test
+  void reliableDeletesAnswersAFailedDeleteNotFoundAndReplaysItOnceTheServerIsBack() {
+    MemoryBackend main = MemoryBackend.create("main").put("k", "stale");
+    ManualScheduler time = ManualScheduler.create();
+    RouteContext ctx =
+        RouteContext.builder()
+            .pool(Pool.of("main", List.of(main)))
+            .ticker(time)
+            .scheduler(time)
+            .build();
+    Route route = RoutingSnippets.reliableDeletes();
+
+    main.failWith(FailureReason.CONNECT_FAILED);
+    Response deleted = route.route(Request.delete("k"), ctx).toCompletableFuture().join();
+    main.heal();
+    time.advance(Duration.ofSeconds(1));
+
+    assertThat(deleted.status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(main.valueOf("k")).isNull();
+    assertThat(route)
+        .hasToString(
+            "reliableDeletes(pool(main), maxEntries 50000, maxAge PT30M, retry PT1S-PT30S,"
+                + " maxReplays 100)");
   }
 
   private static Map<String, Backend> memory(String... labels) {
