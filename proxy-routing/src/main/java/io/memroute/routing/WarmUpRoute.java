@@ -5,14 +5,10 @@ import io.memroute.core.Item;
 import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
-import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.internal.Multiget;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -24,28 +20,21 @@ import java.util.function.Consumer;
  * {@link Routes#warmUp()} for the rules.
  */
 final class WarmUpRoute implements Route, ParentRoute {
-  /**
-   * The mg flags whose reply a warm server can give for cold: no CAS, no change to the item (but
-   * the recache token of a stale one, which memcached hands to any mg).
-   */
-  private static final String PLAIN_MG_FLAGS = "fkOqstuv";
-
   private final Route cold;
   private final Route warm;
   private final long refillTtl; // seconds; -1: the remaining TTL, read from warm
-  private final int maxRefills;
-  private final AtomicInteger refilling = new AtomicInteger();
+  private final BackgroundFills copies;
 
   WarmUpRoute(Route cold, Route warm, long refillTtl, int maxRefills) {
     this.cold = cold;
     this.warm = warm;
     this.refillTtl = refillTtl;
-    this.maxRefills = maxRefills;
+    this.copies = new BackgroundFills(cold, maxRefills, BackgroundFills.REFILLS);
   }
 
   /** Background copies in flight (tests). */
   int refilling() {
-    return refilling.get();
+    return copies.inFlight();
   }
 
   @Override
@@ -53,18 +42,18 @@ final class WarmUpRoute implements Route, ParentRoute {
     switch (request.command()) {
       case GET:
       case GAT:
-        if (namesItsKeys(request)) {
+        if (ReadThrough.namesItsKeys(request)) {
           return read(request, context, false);
         }
         break;
       case GETS:
       case GATS:
-        if (namesItsKeys(request)) {
+        if (ReadThrough.namesItsKeys(request)) {
           return read(request, context, true);
         }
         break;
       case MG:
-        if (plainMetaGet(request)) {
+        if (ReadThrough.plainMetaGet(request)) {
           return metaGet(request, context);
         }
         break;
@@ -84,7 +73,7 @@ final class WarmUpRoute implements Route, ParentRoute {
         request,
         context,
         c -> {
-          List<String> missed = missed(request, c);
+          List<String> missed = ReadThrough.missed(request, c);
           // gets/gats answer from cold or not at all: a CAS value must be cold's
           if (missed.isEmpty() || (cas && !c.isOk())) {
             out.complete(c);
@@ -97,7 +86,7 @@ final class WarmUpRoute implements Route, ParentRoute {
               fromWarm,
               context,
               reply -> {
-                Response w = onlyAsked(reply, missed);
+                Response w = ReadThrough.onlyAsked(reply, missed);
                 if (cas) {
                   copyThenReread(request, c, w, context, out);
                 } else {
@@ -112,35 +101,9 @@ final class WarmUpRoute implements Route, ParentRoute {
   }
 
   /**
-   * The keys to ask warm for, each once: those cold did not return, all of them if cold failed;
-   * none if cold answered something other than a hit or a miss.
-   */
-  private static List<String> missed(Request request, Response c) {
-    if (c.isOk() && !c.isHit() && !c.isMiss()) {
-      return List.of();
-    }
-    if (request.keyCount() == 1) {
-      return c.isHit() ? List.of() : List.of(request.key());
-    }
-    Set<String> found = new HashSet<>();
-    if (c.isHit()) {
-      for (Item it : c.items()) {
-        found.add(it.key());
-      }
-    }
-    Set<String> missed = new LinkedHashSet<>();
-    for (String k : request.keys()) {
-      if (!found.contains(k)) {
-        missed.add(k);
-      }
-    }
-    return new ArrayList<>(missed);
-  }
-
-  /**
-   * A get's or gat's answer: cold's hits with warm's ({@link #onlyAsked}); when cold failed, warm's
-   * reply only if it holds every key (a miss must not be claimed for a key cold could not be asked
-   * about).
+   * A get's or gat's answer: cold's hits with warm's ({@link ReadThrough#onlyAsked}); when cold
+   * failed, warm's reply only if it holds every key (a miss must not be claimed for a key cold
+   * could not be asked about).
    */
   private static Response answer(Request request, Response c, Response w, List<String> missed) {
     if (c.isOk()) {
@@ -150,33 +113,6 @@ final class WarmUpRoute implements Route, ParentRoute {
       return c.isMiss() ? w : Multiget.merge(request.keys(), new Response[] {c, w});
     }
     return w.isHit() && w.items().size() == missed.size() ? w : c;
-  }
-
-  /**
-   * Warm's reply to {@code asked} (distinct keys) with only their items, each once: a custom warm
-   * route may answer another key too, whose value must neither reach the caller nor be copied. A
-   * hit left with no item is a miss.
-   */
-  private static Response onlyAsked(Response w, List<String> asked) {
-    if (!w.isHit()) {
-      return w;
-    }
-    List<Item> items = w.items();
-    if (items.size() == 1 && asked.size() == 1) {
-      if (items.get(0).key().equals(asked.get(0))) {
-        return w;
-      }
-    } else if (!items.isEmpty() && items.size() <= asked.size()) {
-      Set<String> left = new HashSet<>(asked);
-      boolean asAsked = true;
-      for (Item it : items) {
-        asAsked &= left.remove(it.key());
-      }
-      if (asAsked) {
-        return w; // the usual reply: as is
-      }
-    }
-    return Multiget.merge(asked, new Response[] {w});
   }
 
   /** Copies a get's or gat's warm hits into cold in the background, within the limit. */
@@ -218,7 +154,7 @@ final class WarmUpRoute implements Route, ParentRoute {
     Consumer<Outcome> each =
         outcome -> {
           try {
-            context.countRefill(outcome);
+            copies.count(context, outcome);
           } finally { // a context whose counting throws must not leave the caller waiting
             if (left.decrementAndGet() == 0) {
               reread(request, hits, c, context, out);
@@ -251,20 +187,6 @@ final class WarmUpRoute implements Route, ParentRoute {
 
   // ---------------------------------------------------------------- mg
 
-  /**
-   * An mg whose every flag a warm server can answer for cold: the value, flags, TTL, size, key,
-   * opaque, quiet and no-LRU-bump flags. Others (a CAS value, a touch, vivify, recache, access
-   * times, a base64 key) go to cold only.
-   */
-  private static boolean plainMetaGet(Request r) {
-    for (int i = 2, n = r.tokenCount(); i < n; i++) {
-      if (PLAIN_MG_FLAGS.indexOf(r.token(i).charAt(0)) < 0) {
-        return false;
-      }
-    }
-    return namesItsKeys(r);
-  }
-
   private CompletionStage<Response> metaGet(Request request, RouteContext context) {
     GuardedFuture<Response> out = new GuardedFuture<>();
     Replies.call(
@@ -279,7 +201,7 @@ final class WarmUpRoute implements Route, ParentRoute {
           Request fromWarm;
           try {
             // the value, flags and remaining TTL, in one request, to copy it to cold
-            fromWarm = withFlags(request, "v", "f", "t");
+            fromWarm = ReadThrough.withFlags(request, "v", "f", "t");
           } catch (IllegalArgumentException e) {
             out.complete(c); // too many flags to add ours: cold's answer
             return;
@@ -289,11 +211,11 @@ final class WarmUpRoute implements Route, ParentRoute {
               fromWarm,
               context,
               w -> {
-                if (!w.isHit() || w.value() == null || !settled(w)) {
+                if (!w.isHit() || w.value() == null || !ReadThrough.settled(w)) {
                   out.complete(c);
                   return;
                 }
-                out.complete(asAsked(request, w));
+                out.complete(ReadThrough.asAsked(request, w));
                 if (c.isMiss()) {
                   refillMeta(request.key(), w, context);
                 }
@@ -302,46 +224,10 @@ final class WarmUpRoute implements Route, ParentRoute {
     return out;
   }
 
-  private static Request withFlags(Request request, String... flags) {
-    Request r = request;
-    for (String f : flags) {
-      if (!r.hasFlag(f.charAt(0))) {
-        r = r.withToken(r.tokenCount(), f);
-      }
-    }
-    return r;
-  }
-
-  /** Warm's mg reply with only the return flags, value and fields the caller asked for. */
-  private static Response asAsked(Request request, Response w) {
-    String text = w.message() == null ? "" : w.message();
-    StringBuilder kept = new StringBuilder();
-    for (String token : text.split(" ")) {
-      if (!token.isEmpty() && request.hasFlag(token.charAt(0))) {
-        kept.append(kept.length() == 0 ? "" : " ").append(token);
-      }
-    }
-    Response.Builder b =
-        Response.builder(ResponseStatus.HIT)
-            .text(kept.toString())
-            .backend(w.backend())
-            .elapsedNanos(w.elapsedNanos());
-    if (request.hasFlag('v')) {
-      b.value(w.value());
-    }
-    if (request.hasFlag('f')) {
-      b.flags(w.flags());
-    }
-    if (request.hasFlag('k')) {
-      b.key(w.key());
-    }
-    return b.build();
-  }
-
   private void refillMeta(String key, Response w, RouteContext context) {
     long ttl = refillTtl >= 0 ? refillTtl : remaining(w);
     if (ttl < 0) {
-      context.countRefill(Outcome.MISS); // expiring on warm this second: nothing to keep
+      copies.count(context, Outcome.MISS); // expiring on warm this second: nothing to keep
       return;
     }
     copyInBackground(Item.of(key, w.value(), w.flags(), 0), ttl, context);
@@ -351,30 +237,7 @@ final class WarmUpRoute implements Route, ParentRoute {
 
   /** A copy off the caller's path: within the limit of copies in flight, else dropped; counted. */
   private void copyInBackground(Item it, long ttl, RouteContext context) {
-    if (!acquire()) {
-      context.countRefillDropped();
-      return;
-    }
-    copy(
-        it,
-        ttl,
-        context,
-        outcome -> {
-          refilling.decrementAndGet();
-          context.countRefill(outcome);
-        });
-  }
-
-  private boolean acquire() {
-    for (; ; ) {
-      int n = refilling.get();
-      if (n >= maxRefills) {
-        return false;
-      }
-      if (refilling.compareAndSet(n, n + 1)) {
-        return true;
-      }
-    }
+    copies.start(context, done -> copy(it, ttl, context, done));
   }
 
   /**
@@ -383,7 +246,7 @@ final class WarmUpRoute implements Route, ParentRoute {
    */
   private void copy(Item it, long ttl, RouteContext context, Consumer<Outcome> done) {
     if (ttl >= 0) {
-      add(it, ttl, context, done);
+      copies.store(Command.ADD, it, ttl, context, done);
       return;
     }
     Replies.call(
@@ -395,37 +258,13 @@ final class WarmUpRoute implements Route, ParentRoute {
             done.accept(Outcome.of(m.status()));
             return;
           }
-          long left = m.isHit() && settled(m) ? remaining(m) : -1;
+          long left = m.isHit() && ReadThrough.settled(m) ? remaining(m) : -1;
           if (left < 0) {
             done.accept(Outcome.MISS); // gone from warm, unsettled there, or expiring this second
           } else {
-            add(it, left, context, done);
+            copies.store(Command.ADD, it, left, context, done);
           }
         });
-  }
-
-  private void add(Item it, long exptime, RouteContext context, Consumer<Outcome> done) {
-    if (it.value() == null) {
-      done.accept(Outcome.ERROR); // decoded by a custom warm route: no bytes to copy
-      return;
-    }
-    Request add;
-    try {
-      add = Request.storage(Command.ADD, it.key(), it.flags(), (int) exptime, it.value(), 0);
-    } catch (IllegalArgumentException e) {
-      done.accept(Outcome.ERROR);
-      return;
-    }
-    Replies.call(cold, add, context, r -> done.accept(Outcome.of(r.status())));
-  }
-
-  /**
-   * Whether warm's mg hit is a value to serve and copy: not stale ({@code X}: invalidated with
-   * {@code md I}) and not being recached by another client ({@code Z}: e.g. the empty placeholder
-   * an {@code mg N} made), whose value it is to write.
-   */
-  private static boolean settled(Response mg) {
-    return !mg.hasFlag('X') && !mg.hasFlag('Z');
   }
 
   /**
@@ -461,23 +300,6 @@ final class WarmUpRoute implements Route, ParentRoute {
     return e < 0 || e > Integer.MAX_VALUE ? -2 : e;
   }
 
-  /**
-   * Whether each key's string names the key's bytes: a key parsed from bytes that are not UTF-8
-   * decodes to U+FFFD, which the requests made here would send as another key. Such a request goes
-   * to cold only.
-   */
-  private static boolean namesItsKeys(Request request) {
-    if (request.keyCount() == 1) {
-      return request.key().indexOf('\uFFFD') < 0;
-    }
-    for (String k : request.keys()) {
-      if (k.indexOf('\uFFFD') >= 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   @Override
   public List<Route> children() {
     return List.of(cold, warm);
@@ -491,7 +313,7 @@ final class WarmUpRoute implements Route, ParentRoute {
         + warm
         + (refillTtl >= 0 ? ", refillTtl " + refillTtl + "s" : "")
         + ", maxRefills "
-        + maxRefills
+        + copies.max()
         + ")";
   }
 }
