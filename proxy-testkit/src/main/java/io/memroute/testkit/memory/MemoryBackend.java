@@ -39,9 +39,9 @@ import java.util.function.Function;
  *
  * <p>Supported: the text commands (get/gets/gat/gats with several keys, set, add, replace, append,
  * prepend, cas, delete, incr, decr, touch, version, flush_all, verbosity) and the meta commands mg,
- * ms, md, ma, mn with their common flags ({@code v}, {@code k}, {@code f}, {@code c}, {@code t},
- * {@code T}, {@code N}/mode flags are ignored). Items never expire; their last exptime is kept for
- * inspection ({@link #exptime(String)}).
+ * ms, md, ma, mn with their common flags ({@code v}, {@code k}, {@code f}, {@code s}, {@code c},
+ * {@code t}, {@code O}, {@code T}, {@code N}/mode flags are ignored). Items never expire; their
+ * last exptime is kept for inspection ({@link #exptime(String)}).
  *
  * <p>Thread-safe. Replies complete on the thread that calls {@link #send} (or that releases held
  * requests, or the scheduler's thread when delayed). Every request is recorded ({@link
@@ -449,6 +449,9 @@ public final class MemoryBackend implements Backend {
     if (r.hasFlag('f')) {
       ret.append(" f").append(Integer.toUnsignedString(s.flags));
     }
+    if (r.hasFlag('s')) {
+      ret.append(" s").append(s.value.length);
+    }
     if (r.hasFlag('c')) {
       ret.append(" c").append(s.cas);
     }
@@ -457,6 +460,9 @@ public final class MemoryBackend implements Backend {
     }
     if (r.hasFlag('k')) {
       ret.append(" k").append(key);
+    }
+    if (r.hasFlag('O')) {
+      ret.append(" O").append(r.flagToken('O'));
     }
     Response.Builder b =
         Response.builder(ResponseStatus.HIT)
