@@ -50,6 +50,8 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.failovers</td><td>function counter: requests tried on a further route</td><td></td></tr>
  *   <tr><td>memroute.refills</td><td>function counter: values a warm-up route copied into the cache it warms</td><td>result (stored, not_stored, failed, dropped)</td></tr>
  *   <tr><td>memroute.spooled.deletes</td><td>function counter: deletes a reliable-deletes route spooled, and how each left the spool</td><td>result (spooled, replayed, superseded, dropped_full, dropped_expired, dropped_error, dropped_closed)</td></tr>
+ *   <tr><td>memroute.l1.fills</td><td>function counter: values and negative-cache sentinels an l1l2 route wrote into its L1</td><td>result (stored, not_stored, failed, dropped)</td></tr>
+ *   <tr><td>memroute.ncache.hits</td><td>function counter: keys an l1l2 route found as a negative-cache sentinel in its L1</td><td></td></tr>
  * </table>
  *
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
@@ -180,6 +182,12 @@ public final class MemrouteMetrics implements MeterBinder {
               .description("values a warm-up route copied into the cache it warms")
               .tags(routerTags)
               .register(registry));
+      common.add(
+          FunctionCounter.builder("memroute.l1.fills", engine, e -> e.l1Fills(result))
+              .tag("result", RouterEngine.REFILL_RESULTS.get(i))
+              .description("values and negative-cache sentinels an l1l2 route wrote into its L1")
+              .tags(routerTags)
+              .register(registry));
     }
     for (SpooledDelete result : SpooledDelete.values()) {
       common.add(
@@ -189,6 +197,11 @@ public final class MemrouteMetrics implements MeterBinder {
               .tags(routerTags)
               .register(registry));
     }
+    common.add(
+        FunctionCounter.builder("memroute.ncache.hits", engine, RouterEngine::ncacheHits)
+            .description("keys an l1l2 route found as a negative-cache sentinel in its L1")
+            .tags(routerTags)
+            .register(registry));
     for (BackendState s : BackendState.values()) {
       common.add(
           Gauge.builder("memroute.backends", engine, e -> count(e, s))

@@ -10,7 +10,7 @@ import java.util.function.Consumer;
 /**
  * Writes of values one route read into another route's cache, off the caller's path and at most
  * {@code max} at once per route, each counted when it ends: {@link Routes#warmUp}'s copies into the
- * cold cluster.
+ * cold cluster and {@link Routes#l1l2}'s fills of L1.
  */
 final class BackgroundFills {
   /** How a route reports its writes. */
@@ -33,6 +33,20 @@ final class BackgroundFills {
         @Override
         public void dropped(RouteContext context) {
           context.countRefillDropped();
+        }
+      };
+
+  /** {@link Routes#l1l2}'s fills of L1: {@code memroute.l1.fills}. */
+  static final Counts L1_FILLS =
+      new Counts() {
+        @Override
+        public void done(RouteContext context, Outcome outcome) {
+          context.countL1Fill(outcome);
+        }
+
+        @Override
+        public void dropped(RouteContext context) {
+          context.countL1FillDropped();
         }
       };
 

@@ -97,6 +97,30 @@ public interface RouteContext {
   default void onClose(Runnable task) {}
 
   /**
+   * Counts one background write into the L1 of a {@link Routes#l1l2} route that has finished (a
+   * value read from L2, or a negative-cache sentinel): {@link Outcome#OK} stored, {@link
+   * Outcome#MISS} not stored (L1 already held the key, or no longer held the sentinel to refresh),
+   * {@link Outcome#ERROR} or {@link Outcome#FAILURE} failed. Reported as {@code memroute.l1.fills}
+   * (tag {@code result}: {@code stored}, {@code not_stored}, {@code failed}) and the {@code
+   * l1_fills_<result>} stats.
+   */
+  default void countL1Fill(Outcome outcome) {}
+
+  /**
+   * Counts one such write left out because the route's limit of writes in flight was reached.
+   * Reported as {@code memroute.l1.fills} with {@code result=dropped} and the {@code
+   * l1_fills_dropped} stat.
+   */
+  default void countL1FillDropped() {}
+
+  /**
+   * Counts one key of a read that a {@link Routes#l1l2} route answered as a miss from its L1's
+   * negative-cache sentinel, or, every so often, looked up again in L2. Reported as {@code
+   * memroute.ncache.hits} and the {@code ncache_hits} stat.
+   */
+  default void countNcacheHit() {}
+
+  /**
    * Sends {@code request} to every pool in {@code pools} (in order) and completes by the rule of
    * {@code mode}: the proxy's {@code mcp.await(request, pools, count, mode)}. See {@link AwaitMode}
    * for the modes and {@link Await} for the details.

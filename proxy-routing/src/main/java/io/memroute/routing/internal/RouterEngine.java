@@ -72,6 +72,9 @@ public final class RouterEngine {
   };
   // the events of reliable-delete spools, by RouteContext.SpooledDelete ordinal
   private final LongAdder[] spooledDeletes = adders(SpooledDelete.values().length);
+  // writes of l1l2 routes into their L1, by the refill results
+  private final LongAdder[] l1Fills = adders(REFILL_RESULTS.size());
+  private final LongAdder ncacheHits = new LongAdder();
   private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
   private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
   private final List<Runnable> closeListeners = new CopyOnWriteArrayList<>();
@@ -344,6 +347,18 @@ public final class RouterEngine {
   }
 
   /**
+   * Returns the writes of l1l2 routes into their L1 with result {@code REFILL_RESULTS.get(result)}.
+   */
+  public long l1Fills(int result) {
+    return l1Fills[result].sum();
+  }
+
+  /** Returns the keys l1l2 routes found as a negative-cache sentinel in their L1. */
+  public long ncacheHits() {
+    return ncacheHits.sum();
+  }
+
+  /**
    * Returns how many requests of {@code command} with {@code outcome} the router's backends
    * completed, those removed by a reconfiguration included: a total that never goes back.
    */
@@ -454,6 +469,10 @@ public final class RouterEngine {
     for (SpooledDelete r : SpooledDelete.values()) {
       m.put("spooled_deletes_" + r.tag(), spooledDeletes[r.ordinal()].sum());
     }
+    for (int i = 0; i < l1Fills.length; i++) {
+      m.put("l1_fills_" + REFILL_RESULTS.get(i), l1Fills[i].sum());
+    }
+    m.put("ncache_hits", ncacheHits.sum());
     for (Command c : Command.values()) {
       m.put("cmd_" + c.wireName(), commands[c.ordinal()].sum());
     }
@@ -805,6 +824,21 @@ public final class RouterEngine {
     @Override
     public void onClose(Runnable task) {
       engine.onRouteClose(Objects.requireNonNull(task, "task"));
+    }
+
+    @Override
+    public void countL1Fill(Outcome outcome) {
+      engine.l1Fills[outcome == Outcome.OK ? 0 : outcome == Outcome.MISS ? 1 : 2].increment();
+    }
+
+    @Override
+    public void countL1FillDropped() {
+      engine.l1Fills[3].increment();
+    }
+
+    @Override
+    public void countNcacheHit() {
+      engine.ncacheHits.increment();
     }
   }
 }
