@@ -1,5 +1,9 @@
 package io.memroute.routing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.Command;
+import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -12,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 /**
  * In-memory pools for route tests: each named pool has one {@link MemoryBackend} of the same name
@@ -47,6 +52,38 @@ final class Fixture {
 
   static Request set(String key, String value) {
     return Request.set(key, value.getBytes(StandardCharsets.UTF_8), 0);
+  }
+
+  /** Stores {@code key} on {@code b} through its request path. */
+  static void preload(MemoryBackend b, String key, String value, int flags, int ttl) {
+    assertThat(
+            b.send(Request.set(key, flags, ttl, value.getBytes(StandardCharsets.UTF_8)))
+                .join()
+                .status())
+        .isEqualTo(ResponseStatus.STORED);
+  }
+
+  /** The lines of the requests {@code b} got, in order. */
+  static List<String> lines(MemoryBackend b) {
+    return b.requests().stream().map(Request::line).collect(Collectors.toList());
+  }
+
+  /** A reply's values by key, in the reply's order. */
+  static Map<String, String> values(Response r) {
+    return r.items().stream()
+        .collect(
+            Collectors.toMap(
+                Item::key, Item::valueAsString, (a, b) -> a, () -> new LinkedHashMap<>()));
+  }
+
+  /** A route to {@code pool} that throws for {@code command}, as a buggy route may. */
+  static Route throwingOn(Command command, String pool) {
+    return (q, c) -> {
+      if (q.command() == command) {
+        throw new IllegalStateException("bug");
+      }
+      return c.pool(pool).send(q);
+    };
   }
 
   static Response hit(String value) {

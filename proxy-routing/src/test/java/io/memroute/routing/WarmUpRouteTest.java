@@ -1,5 +1,8 @@
 package io.memroute.routing;
 
+import static io.memroute.routing.Fixture.lines;
+import static io.memroute.routing.Fixture.preload;
+import static io.memroute.routing.Fixture.values;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -12,80 +15,24 @@ import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
-import io.memroute.core.Ticker;
 import io.memroute.testkit.memory.MemoryBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 class WarmUpRouteTest {
   private final Fixture f = new Fixture("cold", "warm");
-  private final Counts counts = new Counts(f.context);
+  private final CountingContext counts = new CountingContext(f.context);
   private final MemoryBackend cold = f.backend("cold");
   private final MemoryBackend warm = f.backend("warm");
-
-  /** A context that counts refills, over the fixture's. */
-  static class Counts implements RouteContext {
-    final RouteContext base;
-    final Map<Outcome, AtomicInteger> refills = new ConcurrentHashMap<>();
-    final AtomicInteger dropped = new AtomicInteger();
-
-    Counts(RouteContext base) {
-      this.base = base;
-      for (Outcome o : Outcome.values()) {
-        refills.put(o, new AtomicInteger());
-      }
-    }
-
-    @Override
-    public Pool pool(String name) {
-      return base.pool(name);
-    }
-
-    @Override
-    public Ticker ticker() {
-      return base.ticker();
-    }
-
-    @Override
-    public ScheduledExecutorService scheduler() {
-      return base.scheduler();
-    }
-
-    @Override
-    public void countRefill(Outcome outcome) {
-      refills.get(outcome).incrementAndGet();
-    }
-
-    @Override
-    public void countRefillDropped() {
-      dropped.incrementAndGet();
-    }
-
-    int stored() {
-      return refills.get(Outcome.OK).get();
-    }
-
-    int notStored() {
-      return refills.get(Outcome.MISS).get();
-    }
-
-    int failed() {
-      return refills.get(Outcome.ERROR).get() + refills.get(Outcome.FAILURE).get();
-    }
-  }
 
   /**
    * Sends to a pool, except the commands it parks: their futures wait until the test releases them
@@ -147,22 +94,6 @@ class WarmUpRouteTest {
     return Routes.warmUp(Routes.pool("cold"), Routes.pool("warm"));
   }
 
-  private void preload(MemoryBackend b, String key, String value, int flags, int ttl) {
-    assertThat(b.send(Request.set(key, flags, ttl, value.getBytes(UTF_8))).join().status())
-        .isEqualTo(ResponseStatus.STORED);
-  }
-
-  private static List<String> lines(MemoryBackend b) {
-    return b.requests().stream().map(Request::line).collect(Collectors.toList());
-  }
-
-  private static Map<String, String> values(Response r) {
-    return r.items().stream()
-        .collect(
-            Collectors.toMap(
-                Item::key, Item::valueAsString, (a, b) -> a, () -> new LinkedHashMap<>()));
-  }
-
   // ---------------------------------------------------------------- get
 
   @Test
@@ -190,7 +121,7 @@ class WarmUpRouteTest {
     assertThat(lines(cold)).containsExactly("get k", "add k 42 300 1");
     assertThat(cold.valueOf("k")).isEqualTo("v");
     assertThat(cold.exptime("k")).isEqualTo(300);
-    assertThat(counts.stored()).isEqualTo(1);
+    assertThat(counts.refills.stored()).isEqualTo(1);
     assertThat(warm.valueOf("k")).isEqualTo("v");
   }
 
@@ -240,7 +171,8 @@ class WarmUpRouteTest {
 
     assertThat(r.status()).isEqualTo(ResponseStatus.MISS);
     assertThat(lines(cold)).containsExactly("get k");
-    assertThat(counts.stored() + counts.notStored() + counts.failed()).isZero();
+    assertThat(counts.refills.stored() + counts.refills.notStored() + counts.refills.failed())
+        .isZero();
   }
 
   @Test
@@ -274,7 +206,7 @@ class WarmUpRouteTest {
     assertThat(cold.valueOf("b")).isEqualTo("warm-b");
     assertThat(cold.valueOf("c")).isEqualTo("warm-c");
     assertThat(cold.valueOf("a")).isEqualTo("cold-a");
-    assertThat(counts.stored()).isEqualTo(2);
+    assertThat(counts.refills.stored()).isEqualTo(2);
   }
 
   // ---------------------------------------------------------------- gat
@@ -364,14 +296,14 @@ class WarmUpRouteTest {
     Response r = run(route(), Request.gets("k"));
 
     assertThat(r.status()).isEqualTo(ResponseStatus.MISS);
-    assertThat(counts.failed()).isEqualTo(1);
+    assertThat(counts.refills.failed()).isEqualTo(1);
   }
 
   @Test
   void getsCompletesWhenTheContextsCountingThrows() {
     preload(warm, "k", "v", 0, 300);
-    Counts throwing =
-        new Counts(f.context) {
+    CountingContext throwing =
+        new CountingContext(f.context) {
           @Override
           public void countRefill(Outcome outcome) {
             throw new IllegalStateException("a broken meter");
@@ -433,7 +365,8 @@ class WarmUpRouteTest {
 
     assertThat(r.valueAsString()).isEqualTo("v");
     assertThat(lines(cold)).containsExactly("get k");
-    assertThat(counts.stored() + counts.failed() + counts.dropped.get()).isZero();
+    assertThat(counts.refills.stored() + counts.refills.failed() + counts.refills.dropped.get())
+        .isZero();
   }
 
   @Test
@@ -491,7 +424,7 @@ class WarmUpRouteTest {
     assertThat(values(run(route, Request.getMulti(List.of("a", "b")))))
         .containsExactly(Map.entry("a", "A"));
     assertThat(cold.keys()).containsExactly("a");
-    assertThat(counts.stored()).isEqualTo(1);
+    assertThat(counts.refills.stored()).isEqualTo(1);
   }
 
   @Test
@@ -548,10 +481,10 @@ class WarmUpRouteTest {
     assertThat(r.valueAsString()).isEqualTo("v");
     assertThat(coldGate.parkedCount()).isEqualTo(1);
     assertThat(route.refilling()).isEqualTo(1);
-    assertThat(counts.stored()).isZero();
+    assertThat(counts.refills.stored()).isZero();
     coldGate.release();
     assertThat(route.refilling()).isZero();
-    assertThat(counts.stored()).isEqualTo(1);
+    assertThat(counts.refills.stored()).isEqualTo(1);
     assertThat(cold.valueOf("k")).isEqualTo("v");
   }
 
@@ -566,7 +499,7 @@ class WarmUpRouteTest {
     coldGate.release();
 
     assertThat(cold.valueOf("k")).isEqualTo("new");
-    assertThat(counts.notStored()).isEqualTo(1);
+    assertThat(counts.refills.notStored()).isEqualTo(1);
     assertThat(run(route, Request.get("k")).valueAsString()).isEqualTo("new");
   }
 
@@ -583,12 +516,12 @@ class WarmUpRouteTest {
 
     assertThat(values(r)).containsOnlyKeys("a", "b", "c"); // the caller still gets every value
     assertThat(coldGate.parkedCount()).isEqualTo(2);
-    assertThat(counts.dropped.get()).isEqualTo(1);
+    assertThat(counts.refills.dropped.get()).isEqualTo(1);
     assertThat(route.refilling()).isEqualTo(2);
 
     coldGate.release();
     assertThat(route.refilling()).isZero();
-    assertThat(counts.stored()).isEqualTo(2);
+    assertThat(counts.refills.stored()).isEqualTo(2);
     assertThat(cold.keys()).containsExactlyInAnyOrder("a", "b");
     run(route, Request.get("c")); // room again
     assertThat(coldGate.parkedCount()).isEqualTo(1);
@@ -604,7 +537,7 @@ class WarmUpRouteTest {
     run(route, Request.get("k"));
     coldGate.fail();
 
-    assertThat(counts.failed()).isEqualTo(1);
+    assertThat(counts.refills.failed()).isEqualTo(1);
     assertThat(route.refilling()).isZero();
     assertThat(cold.valueOf("k")).isNull();
   }
@@ -616,7 +549,7 @@ class WarmUpRouteTest {
 
     run(route(), Request.get("k"));
 
-    assertThat(counts.failed()).isEqualTo(1);
+    assertThat(counts.refills.failed()).isEqualTo(1);
     assertThat(lines(cold)).containsExactly("get k");
   }
 
@@ -631,7 +564,7 @@ class WarmUpRouteTest {
 
     run(route(), Request.get("k"));
 
-    assertThat(counts.notStored()).isEqualTo(1);
+    assertThat(counts.refills.notStored()).isEqualTo(1);
     assertThat(lines(cold)).containsExactly("get k");
   }
 
@@ -649,7 +582,7 @@ class WarmUpRouteTest {
     assertThat(run(route(), Request.gets("k")).status()).isEqualTo(ResponseStatus.MISS);
 
     assertThat(lines(cold)).containsExactly("get k", "gets k", "gets k"); // no add
-    assertThat(counts.notStored()).isEqualTo(2);
+    assertThat(counts.refills.notStored()).isEqualTo(2);
   }
 
   @Test
@@ -665,23 +598,17 @@ class WarmUpRouteTest {
     run(route(), Request.get("k"));
 
     assertThat(lines(cold)).containsExactly("get k");
-    assertThat(counts.notStored()).isEqualTo(1);
+    assertThat(counts.refills.notStored()).isEqualTo(1);
   }
 
   @Test
   void aRouteThatThrowsForTheCopyIsAFailedCopy() {
     preload(warm, "k", "v", 0, 0);
-    Route throwing =
-        (q, c) -> {
-          if (q.command() == Command.ADD) {
-            throw new IllegalStateException("bug");
-          }
-          return c.pool("cold").send(q);
-        };
-    WarmUpRoute route = (WarmUpRoute) Routes.warmUp(throwing, Routes.pool("warm"));
+    WarmUpRoute route =
+        (WarmUpRoute) Routes.warmUp(Fixture.throwingOn(Command.ADD, "cold"), Routes.pool("warm"));
 
     assertThat(run(route, Request.get("k")).valueAsString()).isEqualTo("v");
-    assertThat(counts.failed()).isEqualTo(1);
+    assertThat(counts.refills.failed()).isEqualTo(1);
     assertThat(route.refilling()).isZero();
   }
 

@@ -1,0 +1,91 @@
+package io.memroute.routing;
+
+import io.memroute.core.Outcome;
+import io.memroute.core.Ticker;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A context over another that counts what routes report: warm-up refills, L1 fills and negative
+ * cache hits.
+ */
+class CountingContext implements RouteContext {
+  /** The outcomes of one kind of background write. */
+  static final class Tally {
+    private final Map<Outcome, AtomicInteger> done = new EnumMap<>(Outcome.class);
+    final AtomicInteger dropped = new AtomicInteger();
+
+    Tally() {
+      for (Outcome o : Outcome.values()) {
+        done.put(o, new AtomicInteger());
+      }
+    }
+
+    void count(Outcome o) {
+      done.get(o).incrementAndGet();
+    }
+
+    int stored() {
+      return done.get(Outcome.OK).get();
+    }
+
+    int notStored() {
+      return done.get(Outcome.MISS).get();
+    }
+
+    int failed() {
+      return done.get(Outcome.ERROR).get() + done.get(Outcome.FAILURE).get();
+    }
+  }
+
+  final RouteContext base;
+  final Tally refills = new Tally();
+  final Tally l1Fills = new Tally();
+  final AtomicInteger ncacheHits = new AtomicInteger();
+
+  CountingContext(RouteContext base) {
+    this.base = base;
+  }
+
+  @Override
+  public Pool pool(String name) {
+    return base.pool(name);
+  }
+
+  @Override
+  public Ticker ticker() {
+    return base.ticker();
+  }
+
+  @Override
+  public ScheduledExecutorService scheduler() {
+    return base.scheduler();
+  }
+
+  @Override
+  public void countRefill(Outcome outcome) {
+    refills.count(outcome);
+  }
+
+  @Override
+  public void countRefillDropped() {
+    refills.dropped.incrementAndGet();
+  }
+
+  @Override
+  public void countL1Fill(Outcome outcome) {
+    l1Fills.count(outcome);
+  }
+
+  @Override
+  public void countL1FillDropped() {
+    l1Fills.dropped.incrementAndGet();
+  }
+
+  @Override
+  public void countNcacheHit() {
+    ncacheHits.incrementAndGet();
+  }
+}
