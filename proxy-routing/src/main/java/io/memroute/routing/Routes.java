@@ -480,6 +480,75 @@ public final class Routes {
     return new ReliableDeletesBuilder();
   }
 
+  // ---------------------------------------------------------------- two-level cache
+
+  /**
+   * A two-level cache: a small, near L1 (a memcached on the same host or in the same zone) in front
+   * of a big L2, with the default options: values live in L1 for at most {@value
+   * L1L2Builder#DEFAULT_L1_TTL_SECONDS} seconds, no negative caching. mcrouter's L1L2CacheRoute;
+   * see {@link #l1l2()}.
+   */
+  public static Route l1l2(Route l1, Route l2) {
+    return l1l2().build(l1, l2);
+  }
+
+  /**
+   * A two-level cache with options: mcrouter's L1L2CacheRoute (routelib has none). L2 holds the
+   * data; L1 holds copies of what was read lately, each for a short, fixed time ({@link
+   * L1L2Builder#l1Ttl}), so that most reads never leave the host or zone.
+   *
+   * <p><b>get</b>, one key or many: to L1; a hit is answered (this costs the caller the L1 request
+   * and a flags check). The keys L1 missed go to L2 in one plain {@code get}; L2's hits are
+   * answered with L1's, in key order, then written into L1 in the background with {@code add <key>
+   * <flags> <l1Ttl>}, which never overwrites a value L1 got meanwhile. When L1 fails the keys are
+   * read from L2 and nothing is written into L1; when L2 fails its error is answered (not a miss L2
+   * could not vouch for).
+   *
+   * <p><b>Negative caching</b> ({@link L1L2Builder#negativeCache}, off by default): a key L2 missed
+   * is remembered in L1 as a sentinel item, {@code add <key> 65536 <ttl> 6} with the value {@code
+   * ncache} (mcrouter's {@code NEGATIVE_CACHE} flag and value, so either router recognises the
+   * other's). A read that finds the sentinel answers a miss without asking L2, except every {@code
+   * refreshEvery}-th such read of the route (counted over all keys, as mcrouter does), which reads
+   * L2 and answers its reply: a value replaces the sentinel ({@code replace}), a miss prolongs it
+   * ({@code touch}). The sentinel is never answered as a value: an L1 item whose client flags are
+   * exactly 65536 and whose value is 6 bytes long is taken for one, and an L2 value that looks like
+   * it is answered but never written into L1.
+   *
+   * <p><b>mg</b> with only the flags {@code v f t s k O q u}: as get, with {@code f s} added to the
+   * L1 request (to tell a sentinel; the reply shows only the flags asked) and {@code v f t} to the
+   * L2 request; a hit is filled into L1 with its remaining TTL on L2 when shorter than the L1 TTL,
+   * unless L2 marks it stale or being recached ({@code X}, {@code Z}: answered as L2 gave them, not
+   * filled).
+   *
+   * <p><b>Writes</b> go to L2, then the key is deleted from L1 ({@code delete}; {@code md <key> b}
+   * for a base64 key), and L2's reply is answered once L1 has answered: {@code set}, {@code add},
+   * {@code replace}, {@code append}, {@code prepend}, {@code cas}, {@code delete}, {@code incr},
+   * {@code decr}, {@code ms}, {@code md}, {@code ma}, and {@code touch}, {@code gat}, {@code gats}
+   * or {@code mg T} with a negative exptime (which expires the item). mcrouter instead sends writes
+   * to L1 only and leaves L2 to the client.
+   *
+   * <p><b>Everything else goes to L2 only</b>: {@code gets} and {@code gats} (their CAS values must
+   * be L2's, where a {@code cas} goes), {@code gat}, {@code touch}, any other {@code mg} ({@code
+   * c}, {@code T}, {@code N}, {@code R}, {@code h}, {@code l}, a base64 key), {@code me}, {@code
+   * mn} and the keyless commands ({@code flush_all} too: flush L1 yourself).
+   *
+   * <p><b>Consistency.</b> L1 may serve a value L2 no longer has for at most the L1 TTL: after a
+   * write made elsewhere (another router, another client of L2, a write straight to L2), after the
+   * item expired on L2, or when a read filled L1 with the value it read just before a write through
+   * this route deleted the key from L1. A sentinel may hide a value written meanwhile for at most
+   * its TTL, or until its next refresh. A write whose L1 delete fails (L1 down or slow) is answered
+   * all the same, and L1 may then keep the old value for up to the L1 TTL.
+   *
+   * <p><b>Fills</b> run in the background, at most {@link L1L2Builder#maxFills} at once per route;
+   * beyond that they are left out. Each is counted when done ({@link RouteContext#countL1Fill},
+   * {@link RouteContext#countL1FillDropped}; the router reports them as {@code memroute.l1.fills}
+   * and the {@code l1_fills_*} stats), and each key found as a sentinel by {@link
+   * RouteContext#countNcacheHit} ({@code memroute.ncache.hits}, {@code ncache_hits}).
+   */
+  public static L1L2Builder l1l2() {
+    return new L1L2Builder();
+  }
+
   // ---------------------------------------------------------------- failover
 
   /**
@@ -1463,6 +1532,73 @@ public final class Routes {
           maxRetry.toNanos(),
           maxReplays,
           scheduler);
+    }
+  }
+
+  /** Builds a {@link Routes#l1l2()} route. Not thread-safe; the route it builds is immutable. */
+  public static final class L1L2Builder {
+    /** The default L1 TTL: 60 seconds. */
+    public static final int DEFAULT_L1_TTL_SECONDS = 60;
+
+    /** The default limit of fills in flight per route: 1000. */
+    public static final int DEFAULT_MAX_FILLS = 1000;
+
+    private int l1Ttl = DEFAULT_L1_TTL_SECONDS;
+    private int ncacheTtl;
+    private int refreshEvery;
+    private int maxFills = DEFAULT_MAX_FILLS;
+
+    private L1L2Builder() {}
+
+    /**
+     * Sets the exptime of values written into L1 (mcrouter's {@code upgradingL1Exptime}); default
+     * {@value #DEFAULT_L1_TTL_SECONDS} seconds. It bounds how long L1 may serve a value that L2 no
+     * longer has, so there is no "never": choose what staleness the data can bear.
+     *
+     * @param ttl whole seconds, 1 to 30 days
+     */
+    public L1L2Builder l1Ttl(Duration ttl) {
+      this.l1Ttl = seconds("l1Ttl", ttl, 1);
+      return this;
+    }
+
+    /**
+     * Turns negative caching on (mcrouter's {@code ncacheExptime} and {@code ncacheUpdatePeriod}):
+     * a key L2 missed is remembered in L1 as a sentinel for {@code ttl}, and reads that find it
+     * answer a miss without asking L2, but for every {@code refreshEvery}-th, which reads L2 again.
+     *
+     * @param ttl whole seconds, 1 to 30 days
+     * @param refreshEvery 1 to 1,000,000
+     */
+    public L1L2Builder negativeCache(Duration ttl, int refreshEvery) {
+      int t = seconds("negativeCache ttl", ttl, 1);
+      if (refreshEvery < 1 || refreshEvery > 1_000_000) {
+        throw new IllegalArgumentException(
+            "refreshEvery: " + refreshEvery + " (expected: 1-1000000)");
+      }
+      this.ncacheTtl = t;
+      this.refreshEvery = refreshEvery;
+      return this;
+    }
+
+    /**
+     * Sets how many background writes into L1 may be in flight at once (default {@value
+     * #DEFAULT_MAX_FILLS}), 1 to 1,000,000; a fill over the limit is left out and counted as
+     * dropped.
+     */
+    public L1L2Builder maxFills(int maxFills) {
+      if (maxFills < 1 || maxFills > 1_000_000) {
+        throw new IllegalArgumentException("maxFills: " + maxFills + " (expected: 1-1000000)");
+      }
+      this.maxFills = maxFills;
+      return this;
+    }
+
+    /** Builds the route: reads from {@code l1}, then from {@code l2}, which holds the data. */
+    public Route build(Route l1, Route l2) {
+      Objects.requireNonNull(l1, "l1");
+      Objects.requireNonNull(l2, "l2");
+      return new L1L2Route(l1, l2, l1Ttl, ncacheTtl, refreshEvery, maxFills);
     }
   }
 

@@ -28,9 +28,15 @@ class RouteAllocationTest {
 
   static final class Stub implements Backend {
     private final String name;
+    private final CompletableFuture<Response> reply;
 
     Stub(String name) {
+      this(name, DONE);
+    }
+
+    Stub(String name, CompletableFuture<Response> reply) {
       this.name = name;
+      this.reply = reply;
     }
 
     @Override
@@ -40,7 +46,7 @@ class RouteAllocationTest {
 
     @Override
     public CompletableFuture<Response> send(Request request) {
-      return DONE;
+      return reply;
     }
 
     @Override
@@ -151,12 +157,34 @@ class RouteAllocationTest {
     Route route = Routes.reliableDeletes(Routes.pool("main"));
     Request set = Request.set("session:0000000000000000000042", new byte[10], 0);
     Request delete = Request.delete("session:0000000000000000000042");
-    double sets = PlacementAllocation.bytesPerCall(1_000_000, i -> route.route(set, ctx).hashCode());
+    double sets =
+        PlacementAllocation.bytesPerCall(1_000_000, i -> route.route(set, ctx).hashCode());
     double deletes =
         PlacementAllocation.bytesPerCall(1_000_000, i -> route.route(delete, ctx).hashCode());
     System.out.printf("reliableDeletes: set %.3f bytes/op, delete %.1f bytes/op%n", sets, deletes);
     assertThat(sets).as("bytes per set").isLessThan(1.0);
     // the caller's future (40 bytes) and the JDK's callback node on this stub's plain future
     assertThat(deletes).as("bytes per delete").isLessThan(80.0);
+  }
+
+  @Test
+  void anL1HitAllocatesNoMoreThanTheLeastARouteLookingAtTheReplyDoes() {
+    CompletableFuture<Response> hit =
+        CompletableFuture.completedFuture(Fixture.hit("v").withOrigin("near", 1));
+    Backend near = new Stub("near", hit);
+    RouteContext ctx =
+        RouteContext.builder().pool(Pool.of("l1", List.of(near))).pool(pool("l2")).build();
+    // bigValue answers a small value with one future over the pool's and a flags check
+    Route bigValue = Routes.bigValue(Routes.pool("l1"));
+    Route l1l2 = Routes.l1l2(Routes.pool("l1"), Routes.pool("l2"));
+    Request get = Request.get("k");
+    double bigValueBytes =
+        PlacementAllocation.bytesPerCall(
+            300_000, i -> bigValue.route(get, ctx).toCompletableFuture().join().flags());
+    double l1l2Bytes =
+        PlacementAllocation.bytesPerCall(
+            300_000, i -> l1l2.route(get, ctx).toCompletableFuture().join().flags());
+    System.out.printf("L1 hit: l1l2 %.1f, bigValue %.1f bytes/op%n", l1l2Bytes, bigValueBytes);
+    assertThat(l1l2Bytes).as("bytes per L1 hit").isLessThanOrEqualTo(bigValueBytes + 1);
   }
 }

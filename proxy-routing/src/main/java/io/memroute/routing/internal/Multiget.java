@@ -152,14 +152,19 @@ public final class Multiget {
     if (items.isEmpty()) { // items of other keys only are no hit either
       return Response.builder(ResponseStatus.MISS).elapsedNanos(elapsed).build();
     }
+    return hit(Collections.unmodifiableList(items), elapsed);
+  }
+
+  /** A hit with {@code items} (one or more), as a multi-key reply carries them. */
+  public static Response hit(List<Item> items, long elapsedNanos) {
     Item first = items.get(0);
     return Response.builder(ResponseStatus.HIT)
         .key(first.key())
         .value(first.value())
         .flags(first.flags())
         .cas(first.cas())
-        .items(Collections.unmodifiableList(items))
-        .elapsedNanos(elapsed)
+        .items(items)
+        .elapsedNanos(elapsedNanos)
         .build();
   }
 }
