@@ -1,5 +1,7 @@
 package io.memroute.routing;
 
+import static io.memroute.routing.IntegrationRouters.await;
+import static io.memroute.routing.IntegrationRouters.eventually;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -11,16 +13,12 @@ import io.memroute.core.ResponseStatus;
 import io.memroute.testkit.MemcachedExtension;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -35,7 +33,7 @@ class WarmUpIntegrationTest {
   @RegisterExtension
   static MemcachedExtension memcached = MemcachedExtension.builder().servers(2).build();
 
-  private final List<MemcacheRouter> routers = new ArrayList<>();
+  private final IntegrationRouters routers = new IntegrationRouters();
 
   @BeforeEach
   void flush() {
@@ -44,36 +42,16 @@ class WarmUpIntegrationTest {
 
   @AfterEach
   void close() {
-    routers.forEach(MemcacheRouter::close);
+    routers.close();
   }
 
   private MemcacheRouter router(Route route) throws Exception {
-    List<String> a = memcached.addresses();
-    RouterConfig config =
-        RouterConfig.builder()
-            .backend("c0", a.get(0))
-            .backend("w0", a.get(1))
-            .pool(PoolConfig.of("cold", "c0"))
-            .pool(PoolConfig.of("warm", "w0"))
-            .route(route)
-            .build();
-    MemcacheRouter r = MemcacheRouter.builder().config(config).eventLoopThreads(2).build();
-    routers.add(r);
-    r.ready().get(10, TimeUnit.SECONDS);
-    return r;
+    return routers.router(route, memcached.addresses(), "cold", "warm");
   }
 
   /** A router straight to server {@code i}. */
   private MemcacheRouter direct(int i) throws Exception {
-    MemcacheRouter r =
-        MemcacheRouter.builder().servers(memcached.addresses().get(i)).eventLoopThreads(1).build();
-    routers.add(r);
-    r.ready().get(10, TimeUnit.SECONDS);
-    return r;
-  }
-
-  private static <T> T await(CompletionStage<T> f) throws Exception {
-    return f.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    return routers.direct(memcached.addresses().get(i));
   }
 
   private static byte[] bytes(String s) {
@@ -131,13 +109,6 @@ class WarmUpIntegrationTest {
     }
   }
 
-  private static void countedEventually(BooleanSupplier counted) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!counted.getAsBoolean() && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(1_000_000);
-    }
-  }
-
   @Test
   void readsGetWarmsValuesAndColdThenHoldsThemWithFlagsAndRemainingTtl() throws Exception {
     MemcacheRouter warm = direct(1);
@@ -168,7 +139,7 @@ class WarmUpIntegrationTest {
     assertThat(b.flagToken('t')).isEqualTo("-1");
     // counted by the route's callback, which a reply arriving before it was attached runs on the
     // thread that attaches it, after the adds are done
-    countedEventually(() -> router.stats().get("refills_stored") == 2);
+    eventually(() -> router.stats().get("refills_stored") == 2);
     assertThat(router.stats().get("refills_stored")).isEqualTo(2);
     assertThat(registry.find("memroute.refills").tag("result", "stored").functionCounter().count())
         .isEqualTo(2);
@@ -193,7 +164,7 @@ class WarmUpIntegrationTest {
     assertThat(new String(await(cold.get("k")), UTF_8)).isEqualTo("new");
     assertThat(new String(await(router.get("k")), UTF_8)).isEqualTo("new");
     assertThat(new String(await(warm.get("k")), UTF_8)).isEqualTo("old");
-    countedEventually(() -> router.stats().get("refills_not_stored") == 1);
+    eventually(() -> router.stats().get("refills_not_stored") == 1);
     assertThat(router.stats().get("refills_not_stored")).isEqualTo(1);
   }
 
