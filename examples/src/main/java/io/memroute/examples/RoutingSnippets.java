@@ -138,6 +138,19 @@ final class RoutingSnippets {
     return main;
   }
 
+  static Route twoLevel() {
+    // docs:begin l1l2
+    Route twoLevel =
+        Routes.l1l2()
+            // L1 serves a value for at most 30 s without asking L2: the staleness you accept
+            .l1Ttl(Duration.ofSeconds(30))
+            // L2's misses are remembered in L1 for 10 s; every 100th such read asks L2 again
+            .negativeCache(Duration.ofSeconds(10), 100)
+            .build(Routes.pool("near"), Routes.pool("main"));
+    // docs:end
+    return twoLevel;
+  }
+
   static RouterConfig fromTwemproxy() {
     // docs:begin placement-twemproxy
     // nutcracker.yml had:  distribution: ketama

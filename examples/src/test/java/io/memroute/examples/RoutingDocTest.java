@@ -90,6 +90,7 @@ class RoutingDocTest {
             "modify-key",
             "migrate",
             "reliable-deletes",
+            "l1l2",
             "placement-twemproxy",
             "placement-java-clients",
             "placement-mcrouter");

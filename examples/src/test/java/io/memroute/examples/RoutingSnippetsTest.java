@@ -194,6 +194,29 @@ class RoutingSnippetsTest {
                 + " maxReplays 100)");
   }
 
+  @Test
+  void twoLevelReadsNearFirstAndWritesToMainDeletingTheNearCopy() {
+    MemoryBackend near = MemoryBackend.create("near");
+    MemoryBackend main = MemoryBackend.create("main").put("a", "A");
+    RouteContext ctx = context(near, main);
+    Route route = RoutingSnippets.twoLevel();
+
+    Response a = route.route(Request.get("a"), ctx).toCompletableFuture().join();
+    Response b = route.route(Request.get("b"), ctx).toCompletableFuture().join();
+
+    assertThat(a.valueAsString()).isEqualTo("A");
+    assertThat(near.valueOf("a")).isEqualTo("A"); // filled with the L1 TTL
+    assertThat(near.exptime("a")).isEqualTo(30);
+    assertThat(b.status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(near.valueOf("b")).isEqualTo("ncache"); // the negative-cache sentinel
+    assertThat(near.exptime("b")).isEqualTo(10);
+    Response set =
+        route.route(Request.set("a", "A2".getBytes(UTF_8), 0), ctx).toCompletableFuture().join();
+    assertThat(set.status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(main.valueOf("a")).isEqualTo("A2");
+    assertThat(near.valueOf("a")).isNull();
+  }
+
   private static Map<String, Backend> memory(String... labels) {
     Map<String, Backend> out = new LinkedHashMap<>();
     for (String l : labels) {
