@@ -219,12 +219,10 @@ final class L1L2Route implements Route, ParentRoute {
   private CompletionStage<Response> metaGet(Request request, RouteContext context) {
     GuardedFuture<Response> out = new GuardedFuture<>();
     Request toL1;
-    Request fromL2;
     try {
       toL1 = ReadThrough.withFlags(request, "f", "s"); // to tell a sentinel
-      fromL2 = ReadThrough.withFlags(request, "v", "f", "t"); // to fill L1 with
     } catch (IllegalArgumentException e) {
-      return l2.route(request, context); // too many flags to add ours
+      return l2.route(request, context); // no room for ours (a plain mg has at most 8 flags)
     }
     Replies.call(
         l1,
@@ -240,7 +238,7 @@ final class L1L2Route implements Route, ParentRoute {
           } else if (r.isOk() && !r.isHit() && !r.isMiss()) {
             out.complete(r); // nothing a read answers
           } else {
-            metaGetL2(request, fromL2, r.isOk(), sentinel, context, out);
+            metaGetL2(request, r.isOk(), sentinel, context, out);
           }
         });
     return out;
@@ -248,11 +246,17 @@ final class L1L2Route implements Route, ParentRoute {
 
   private void metaGetL2(
       Request request,
-      Request fromL2,
       boolean l1Ok,
       boolean sentinel,
       RouteContext context,
       GuardedFuture<Response> out) {
+    Request fromL2;
+    try {
+      fromL2 = ReadThrough.withFlags(request, "v", "f", "t"); // to fill L1 with
+    } catch (IllegalArgumentException e) {
+      Replies.call(l2, request, context, out::complete); // too many flags to add ours: no fill
+      return;
+    }
     Replies.call(
         l2,
         fromL2,
