@@ -53,6 +53,14 @@ import java.util.Objects;
  * java.security.Security.setProperty("networkaddress.cache.ttl", "5")}) or in the {@code
  * java.security} file; {@code networkaddress.cache.negative.ttl} (10 by default) does the same for
  * failed lookups.
+ *
+ * <p><b>Slow lookups.</b> A lookup may block for long: the JDK's waits for the resolver's timeouts
+ * and attempts ({@code /etc/resolv.conf}), and cannot be interrupted. Each runs on a lookup thread
+ * of the router's (or on its {@linkplain MemcacheRouter.Builder#discoveryScheduler discovery
+ * scheduler}) and counts as failed once it has not answered within {@link #lookupTimeout()} (5
+ * seconds by default); its late answer is dropped. A pool starts no second lookup while one hangs:
+ * each interval meanwhile counts as timed out too, so a router has at most one lookup thread per
+ * discovered pool, and a hung lookup holds up no other pool.
  */
 public final class DnsDiscovery {
   /** Default time between lookups: 30 seconds. */
@@ -61,14 +69,20 @@ public final class DnsDiscovery {
   /** Default most members a pool takes from one answer: 256. */
   public static final int DEFAULT_MAX_MEMBERS = 256;
 
+  /** Default time a lookup may take before it counts as failed: 5 seconds. */
+  public static final Duration DEFAULT_LOOKUP_TIMEOUT = Duration.ofSeconds(5);
+
   private static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
   private static final Duration MAX_INTERVAL = Duration.ofDays(1);
+  private static final Duration MIN_LOOKUP_TIMEOUT = Duration.ofMillis(10);
+  private static final Duration MAX_LOOKUP_TIMEOUT = Duration.ofMinutes(10);
 
   private final String pool;
   private final String name;
   private final int port;
   private final Duration interval;
   private final int maxMembers;
+  private final Duration lookupTimeout;
   private final Resolver resolver;
   private final Listener listener;
 
@@ -78,6 +92,7 @@ public final class DnsDiscovery {
     this.port = b.port;
     this.interval = b.interval;
     this.maxMembers = b.maxMembers;
+    this.lookupTimeout = b.lookupTimeout;
     this.resolver = b.resolver;
     this.listener = b.listener;
   }
@@ -128,6 +143,14 @@ public final class DnsDiscovery {
     return maxMembers;
   }
 
+  /**
+   * Returns the time a lookup may take: one that has not answered by then counts as failed (a
+   * timeout), and its late answer is dropped.
+   */
+  public Duration lookupTimeout() {
+    return lookupTimeout;
+  }
+
   /** Returns the resolver. */
   public Resolver resolver() {
     return resolver;
@@ -150,10 +173,16 @@ public final class DnsDiscovery {
         + interval
         + ", maxMembers="
         + maxMembers
+        + ", lookupTimeout="
+        + lookupTimeout
         + "}";
   }
 
-  /** Resolves a DNS name to its addresses; may block (it runs on the discovery's own thread). */
+  /**
+   * Resolves a DNS name to its addresses; may block (it runs on a lookup thread, and counts as
+   * failed after the {@linkplain #lookupTimeout() lookup timeout}). Closing the router interrupts
+   * the router's lookup threads, which a custom resolver may heed; the JDK's does not.
+   */
   @FunctionalInterface
   public interface Resolver {
     /**
@@ -172,9 +201,9 @@ public final class DnsDiscovery {
   }
 
   /**
-   * Hears what discovery does, on the thread that resolved (the caller of {@code build()} for the
-   * first lookup, the discovery thread after). Keep it short; what it throws (an {@link Error} too)
-   * is logged and ignored.
+   * Hears what discovery does: on the caller of {@code build()} for the first lookup, after that on
+   * the lookup thread that resolved, or on the discovery scheduler's thread for a lookup that timed
+   * out. Keep it short; what it throws (an {@link Error} too) is logged and ignored.
    */
   public interface Listener {
     /** A listener that hears nothing. */
@@ -190,8 +219,8 @@ public final class DnsDiscovery {
     default void onResolved(String pool, List<String> members, boolean changed) {}
 
     /**
-     * After a lookup that failed, answered nothing or too much, or whose configuration the router
-     * refused: the pool keeps its members.
+     * After a lookup that failed, timed out, answered nothing or too much, or whose configuration
+     * the router refused: the pool keeps its members.
      *
      * @param pool the pool's name
      * @param reason what went wrong, for a log line
@@ -210,6 +239,7 @@ public final class DnsDiscovery {
     private final int port;
     private Duration interval = DEFAULT_INTERVAL;
     private int maxMembers = DEFAULT_MAX_MEMBERS;
+    private Duration lookupTimeout = DEFAULT_LOOKUP_TIMEOUT;
     private Resolver resolver = Resolver.system();
     private Listener listener = Listener.NOOP;
 
@@ -260,6 +290,24 @@ public final class DnsDiscovery {
       return this;
     }
 
+    /**
+     * Sets how long a lookup may take before it counts as failed (default {@link
+     * #DEFAULT_LOOKUP_TIMEOUT}); at most the {@linkplain #interval interval}, checked by {@link
+     * #build()}.
+     *
+     * @throws IllegalArgumentException if not between 10 milliseconds and 10 minutes
+     */
+    public Builder lookupTimeout(Duration lookupTimeout) {
+      Objects.requireNonNull(lookupTimeout, "lookupTimeout");
+      if (lookupTimeout.compareTo(MIN_LOOKUP_TIMEOUT) < 0
+          || lookupTimeout.compareTo(MAX_LOOKUP_TIMEOUT) > 0) {
+        throw new IllegalArgumentException(
+            "lookupTimeout: " + lookupTimeout + " (expected: 10 milliseconds to 10 minutes)");
+      }
+      this.lookupTimeout = lookupTimeout;
+      return this;
+    }
+
     /** Sets the resolver (default {@link Resolver#system()}). */
     public Builder resolver(Resolver resolver) {
       this.resolver = Objects.requireNonNull(resolver, "resolver");
@@ -272,8 +320,21 @@ public final class DnsDiscovery {
       return this;
     }
 
-    /** Builds the discovery. */
+    /**
+     * Builds the discovery.
+     *
+     * @throws IllegalArgumentException if the lookup timeout is longer than the interval: the next
+     *     lookup would be due before the last one could fail
+     */
     public DnsDiscovery build() {
+      if (lookupTimeout.compareTo(interval) > 0) {
+        throw new IllegalArgumentException(
+            "lookupTimeout: "
+                + lookupTimeout
+                + " (expected: at most the interval, "
+                + interval
+                + ")");
+      }
       return new DnsDiscovery(this);
     }
   }

@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -698,6 +697,7 @@ public final class MemcacheRouter implements AutoCloseable {
     private String name;
     private final List<DnsDiscovery> discoveries = new ArrayList<>();
     private ScheduledExecutorService discoveryScheduler;
+    private Executor discoveryLookups; // null: lookup threads of the router's own
 
     private Builder() {}
 
@@ -725,12 +725,25 @@ public final class MemcacheRouter implements AutoCloseable {
     }
 
     /**
-     * Runs {@linkplain #discover DNS lookups} on {@code scheduler} instead of on a daemon thread
-     * the router creates; lookups block, so not on an event loop. The router cancels its tasks when
-     * it closes but does not shut the scheduler down.
+     * Runs {@linkplain #discover DNS lookups} on {@code scheduler} instead of on threads the router
+     * creates; lookups block, so not on an event loop. The scheduler also times them: a lookup that
+     * has not answered within its {@linkplain DnsDiscovery#lookupTimeout() timeout} is failed by a
+     * task on it, which needs a free thread: with at least one thread more than there are
+     * discovered pools, a hung lookup holds up neither the others nor its timeout (a pool has one
+     * lookup running at a time). With the router's own threads that is always so. The router
+     * cancels its tasks when it closes but does not shut the scheduler down.
      */
     public Builder discoveryScheduler(ScheduledExecutorService scheduler) {
       this.discoveryScheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Runs the DNS lookups on {@code executor}, the {@link #discoveryScheduler} timing them (tests:
+     * lookups that hang on their own threads, against a manual clock).
+     */
+    Builder discoveryLookups(Executor executor) {
+      this.discoveryLookups = Objects.requireNonNull(executor, "executor");
       return this;
     }
 
@@ -898,12 +911,30 @@ public final class MemcacheRouter implements AutoCloseable {
             "transportResources excludes transport, eventLoopThreads and ticker");
       }
       RouterConfig cfg = effectiveConfig();
-      Map<String, List<String>> discovered = new HashMap<>();
-      if (!discoveries.isEmpty()) {
-        // once every option is checked (it blocks, and tells listeners), before any thread starts
-        cfg =
-            DnsWatcher.initial(cfg, applyOptions(RouterConfig.builder()), discoveries, discovered);
+      if (discoveries.isEmpty()) {
+        return build(cfg, null);
       }
+      // once every option is checked (it blocks, and tells listeners)
+      DnsWatcher watcher =
+          new DnsWatcher(discoveries, discoveryScheduler, discoveryLookups, clock());
+      try {
+        cfg = watcher.initial(cfg, applyOptions(RouterConfig.builder()));
+        return build(cfg, watcher);
+      } catch (RuntimeException | Error e) {
+        watcher.close(); // its threads; the router's engine closed it too if it had one
+        throw e;
+      }
+    }
+
+    /** The clock of lookup durations: the router's ticker, as transport deadlines use. */
+    private Ticker clock() {
+      if (ticker != null) {
+        return ticker;
+      }
+      return resources != null ? resources.ticker() : Ticker.system();
+    }
+
+    private MemcacheRouter build(RouterConfig cfg, DnsWatcher watcher) {
       boolean own = resources == null;
       TransportResources res = resources;
       if (own) {
@@ -928,11 +959,9 @@ public final class MemcacheRouter implements AutoCloseable {
         }
         throw e;
       }
-      DnsWatcher watcher = null;
-      if (!discoveries.isEmpty()) {
+      if (watcher != null) {
         try {
-          // stops when the engine closes
-          watcher = DnsWatcher.start(engine, discoveries, discoveryScheduler, discovered);
+          watcher.start(engine); // stops when the engine closes
         } catch (RuntimeException | Error e) {
           // a scheduler that rejects: no router owns the engine, nor the tasks scheduled before
           engine.closeAsync(Duration.ZERO); // cancels them too

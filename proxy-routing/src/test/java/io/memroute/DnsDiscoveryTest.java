@@ -392,7 +392,9 @@ class DnsDiscoveryTest {
     assertThat(d.port()).isEqualTo(1);
     assertThat(d.interval()).isEqualTo(Duration.ofSeconds(5));
     assertThat(d.maxMembers()).isEqualTo(9);
-    assertThat(d).hasToString("DnsDiscovery{pool=p, name=x, port=1, interval=PT5S, maxMembers=9}");
+    assertThat(d)
+        .hasToString(
+            "DnsDiscovery{pool=p, name=x, port=1, interval=PT5S, maxMembers=9, lookupTimeout=PT5S}");
     assertThat(DnsDiscovery.of("p", "x", 1).interval()).isEqualTo(DnsDiscovery.DEFAULT_INTERVAL);
 
     MemcacheRouter.Builder rb = MemcacheRouter.builder().discover(d);
@@ -413,10 +415,13 @@ class DnsDiscoveryTest {
   void ipv6MembersComeAfterIpv4InBrackets() throws Exception {
     answer.set(ips("::1", "127.0.0.1", "fe80::1%1"));
     assertThat(DnsWatcher.lookup(discovery("p").build()))
+        .extracting(DnsWatcher.Member::label)
         .containsExactly("127.0.0.1:1", "[0:0:0:0:0:0:0:1]:1", "[fe80:0:0:0:0:0:0:1]:1");
     // as the docs write it: not shortened
     answer.set(ips("fd00::3"));
-    assertThat(DnsWatcher.lookup(discovery("p").build())).containsExactly("[fd00:0:0:0:0:0:0:3]:1");
+    assertThat(DnsWatcher.lookup(discovery("p").build()))
+        .extracting(DnsWatcher.Member::label)
+        .containsExactly("[fd00:0:0:0:0:0:0:3]:1");
   }
 
   @Test
