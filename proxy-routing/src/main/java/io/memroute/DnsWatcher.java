@@ -599,7 +599,8 @@ final class DnsWatcher {
                 + " (expected: a discovered member's label to be free)");
       }
       configs.add(existing != null ? existing : b);
-      same &= existing != null && old.backends().get(i).equals(b.label());
+      // && and not &=, which would read past the end of a shorter old pool
+      same = same && existing != null && old.backends().get(i).equals(b.label());
     }
     if (same) {
       return c;

@@ -636,6 +636,35 @@ class DnsDiscoveryTest {
   }
 
   @Test
+  void poolsWhoseNamesShareAddressesShareTheirBackends() throws Exception {
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("seed-a", "a.test:" + PORT)
+            .backend("seed-b", "b.test:" + PORT)
+            .pool(PoolConfig.of("a", "seed-a"))
+            .pool(PoolConfig.of("b", "seed-b"))
+            .route(Routes.pool("a"))
+            .build();
+    // b grows onto labels a took a moment before: one backend each, in both pools
+    answer.set(ips("127.0.0.1", "127.0.0.2"));
+    MemcacheRouter router =
+        router(
+            MemcacheRouter.builder()
+                .config(config)
+                .discover(discovery("a").build())
+                .discover(discovery("b").build()));
+    List<String> two = List.of(member("127.0.0.1"), member("127.0.0.2"));
+    assertThat(router.config().pools().get("a").backends()).isEqualTo(two);
+    assertThat(router.config().pools().get("b").backends()).isEqualTo(two);
+    assertThat(router.config().backends().keySet()).containsExactlyElementsOf(two);
+    assertThat(events).containsExactly("a changed " + two, "b changed " + two);
+    answer.set(ips("127.0.0.1", "127.0.0.2", "127.0.0.3"));
+    tick();
+    assertThat(router.config().pools().get("b").backends()).hasSize(3);
+    assertThat(router.config().backends()).hasSize(3);
+  }
+
+  @Test
   void severalDiscoveredPoolsWithoutAConfigFailTheBuildBeforeAnyLookup() throws Exception {
     answer.set(ips("127.0.0.1"));
     assertThatThrownBy(
