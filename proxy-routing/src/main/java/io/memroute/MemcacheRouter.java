@@ -502,9 +502,19 @@ public final class MemcacheRouter implements AutoCloseable {
     return p;
   }
 
-  /** Returns a snapshot of the router's counters under the memcached proxy's stat names. */
+  /**
+   * Returns a snapshot of the router's counters under the memcached proxy's stat names, with those
+   * of each {@linkplain Builder#discover discovered} pool ({@code dns:<pool>:...}, see {@link
+   * RouterStats}).
+   */
   public RouterStats stats() {
-    return engine.stats();
+    RouterStats stats = engine.stats();
+    if (discovery == null) {
+      return stats;
+    }
+    Map<String, Long> all = new LinkedHashMap<>(stats.asMap());
+    discovery.addStats(all);
+    return RouterStats.of(all);
   }
 
   /**
@@ -550,7 +560,7 @@ public final class MemcacheRouter implements AutoCloseable {
       if (m == null) {
         m =
             new MemrouteMetrics(
-                engine, perBackendTags, name, perBackendTags ? summedMetrics : metrics);
+                engine, discovery, perBackendTags, name, perBackendTags ? summedMetrics : metrics);
         if (perBackendTags) {
           metrics = m;
         } else {

@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -52,6 +53,10 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.spooled.deletes</td><td>function counter: deletes a reliable-deletes route spooled, and how each left the spool</td><td>result (spooled, replayed, superseded, dropped_full, dropped_expired, dropped_error, dropped_closed)</td></tr>
  *   <tr><td>memroute.l1.fills</td><td>function counter: values and negative-cache sentinels an l1l2 route wrote into its L1</td><td>result (stored, not_stored, failed, dropped)</td></tr>
  *   <tr><td>memroute.ncache.hits</td><td>function counter: keys an l1l2 route found as a negative-cache sentinel in its L1</td><td></td></tr>
+ *   <tr><td>memroute.discovery.lookups</td><td>function timer: DNS lookups of a discovered pool, and their time</td><td>pool, result (ok, error, timeout, empty, refused)</td></tr>
+ *   <tr><td>memroute.discovery.reconfigurations</td><td>function counter: answers that changed the pool's members</td><td>pool</td></tr>
+ *   <tr><td>memroute.discovery.members</td><td>gauge: the pool's backends</td><td>pool</td></tr>
+ *   <tr><td>memroute.discovery.last.success.age</td><td>time gauge: since the last lookup that counted ok (or since the router was built)</td><td>pool</td></tr>
  * </table>
  *
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
@@ -72,6 +77,7 @@ import java.util.function.ToLongFunction;
  */
 public final class MemrouteMetrics implements MeterBinder {
   private final RouterEngine engine;
+  private final DnsWatcher discovery; // null: no pool follows DNS
   private final boolean perBackend;
   private final String routerName; // null: unnamed
   private final Tags routerTags; // router=<name> when the router is named
@@ -93,11 +99,17 @@ public final class MemrouteMetrics implements MeterBinder {
   }
 
   /**
+   * @param discovery the router's discovered pools, {@code null} if it has none
    * @param sibling the router's other binder, {@code null} if it has none yet
    */
   MemrouteMetrics(
-      RouterEngine engine, boolean perBackend, String routerName, MemrouteMetrics sibling) {
+      RouterEngine engine,
+      DnsWatcher discovery,
+      boolean perBackend,
+      String routerName,
+      MemrouteMetrics sibling) {
     this.engine = engine;
+    this.discovery = discovery;
     this.perBackend = perBackend;
     this.routerName = routerName;
     this.routerTags = routerName == null ? Tags.empty() : Tags.of("router", routerName);
@@ -210,6 +222,9 @@ public final class MemrouteMetrics implements MeterBinder {
               .tags(routerTags)
               .register(registry));
     }
+    if (discovery != null) {
+      common.addAll(bindDiscoveryMeters(registry));
+    }
     if (bindings.registries.add(registry)) {
       refuseAnotherRouters(registry, others, common);
     }
@@ -223,6 +238,50 @@ public final class MemrouteMetrics implements MeterBinder {
       bound.computeIfAbsent(registry, r -> new HashMap<>());
       rebindLocked();
     }
+  }
+
+  /** Registers the meters of each discovered pool, tagged with its name: a few per pool. */
+  private List<Meter> bindDiscoveryMeters(MeterRegistry registry) {
+    List<Meter> meters = new ArrayList<>();
+    for (DnsWatcher.Watch w : discovery.watches()) {
+      Tags tags = routerTags.and("pool", w.pool());
+      for (DnsWatcher.Result r : DnsWatcher.Result.values()) {
+        meters.add(
+            FunctionTimer.builder(
+                    "memroute.discovery.lookups",
+                    w,
+                    x -> x.count(r),
+                    x -> x.nanos(r),
+                    TimeUnit.NANOSECONDS)
+                .tags(tags)
+                .tag("result", r.tag)
+                .description("DNS lookups of a discovered pool, by what they came to")
+                .register(registry));
+      }
+      meters.add(
+          FunctionCounter.builder(
+                  "memroute.discovery.reconfigurations", w, DnsWatcher.Watch::reconfigurations)
+              .tags(tags)
+              .description("DNS answers that changed a discovered pool's members")
+              .register(registry));
+      meters.add(
+          Gauge.builder("memroute.discovery.members", discovery, d -> d.members(w))
+              .tags(tags)
+              .description("backends of a discovered pool")
+              .register(registry));
+      meters.add(
+          TimeGauge.builder(
+                  "memroute.discovery.last.success.age",
+                  discovery,
+                  TimeUnit.NANOSECONDS,
+                  d -> d.sinceSuccessNanos(w))
+              .tags(tags)
+              .description(
+                  "time since a discovered pool's last successful DNS lookup, or since the router"
+                      + " was built")
+              .register(registry));
+    }
+    return meters;
   }
 
   /**

@@ -147,6 +147,10 @@ class DnsDiscoveryIntegrationTest {
         assertThat(await(router.set(k, "v4".getBytes(UTF_8), 0))).isTrue();
         assertThat(await(router.get(k))).isEqualTo("v4".getBytes(UTF_8));
       }
+      // three answers, each a change of members: the first, the third pod, its going
+      assertThat(router.stats().get("dns:default:lookups_ok")).isEqualTo(3);
+      assertThat(router.stats().get("dns:default:reconfigurations")).isEqualTo(3);
+      assertThat(router.stats().get("dns:default:members")).isEqualTo(2);
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
+import io.memroute.routing.RouterStats;
 import io.memroute.routing.Routes;
 import io.memroute.testkit.memory.ManualScheduler;
 import java.net.InetAddress;
@@ -205,6 +206,14 @@ class DnsLookupTimeoutTest {
     assertThat(hung.isAlive()).isFalse();
     assertThat(router.config().pools().get("a").backends()).containsExactly("127.0.0.1:1");
     assertThat(events).isEmpty();
+    // counted as two timeouts of the timeout's length each, and nothing for the late answer
+    RouterStats stats = router.stats();
+    assertThat(stats.get("dns:a:lookups_timeout")).isEqualTo(2);
+    assertThat(stats.get("dns:a:lookups_ok")).isEqualTo(1);
+    assertThat(stats.get("dns:a:lookup_time_us")).isEqualTo(2 * TIMEOUT.toNanos() / 1000);
+    assertThat(stats.get("dns:a:since_success_ms")).isEqualTo(2 * INTERVAL.toMillis());
+    assertThat(stats.get("dns:b:lookups_ok")).isEqualTo(3);
+    assertThat(stats.get("dns:b:lookups_timeout")).isZero();
 
     // the next interval looks up again, and the answer is followed
     a.gate = null;
@@ -213,6 +222,8 @@ class DnsLookupTimeoutTest {
     assertThat(next).contains("a changed [127.0.0.9:1]");
     assertThat(router.config().pools().get("a").backends()).containsExactly("127.0.0.9:1");
     assertThat(a.calls).hasValue(3);
+    assertThat(router.stats().get("dns:a:lookups_ok")).isEqualTo(2);
+    assertThat(router.stats().get("dns:a:since_success_ms")).isZero();
   }
 
   @Test

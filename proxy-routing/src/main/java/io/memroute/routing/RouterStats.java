@@ -22,6 +22,15 @@ import java.util.Map;
  *
  * <p>{@code active_req} counts admitted requests while a limit is set, otherwise requests queued or
  * in flight at backends; {@code buffer_memory_used} is tracked only while a limit is set.
+ *
+ * <p>A pool that follows DNS ({@code MemcacheRouter.Builder.discover}) has its own, named as
+ * memcached names stats of a slab ({@code items:<slab>:<stat>}): {@code dns:<pool>:lookups_ok},
+ * {@code lookups_error} (the resolver failed), {@code lookups_timeout} (no answer within the lookup
+ * timeout), {@code lookups_empty} (no addresses), {@code lookups_refused} (too many addresses,
+ * members the router refused, or the pool gone from the configuration), {@code lookup_time_us} (the
+ * time of every lookup, in microseconds), {@code reconfigurations} (answers that changed the pool's
+ * members), {@code members} (the pool's backends now) and {@code since_success_ms} (since the last
+ * lookup that counted ok, or since the router was built).
  */
 public final class RouterStats {
   private final Map<String, Long> values;
