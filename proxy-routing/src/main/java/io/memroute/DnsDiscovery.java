@@ -21,9 +21,14 @@ import java.util.Objects;
  * }</pre>
  *
  * <p><b>Members.</b> A member's label is its address as {@link InetAddress#getHostAddress()} writes
- * it ({@code 10.1.2.3:11211}, {@code [fd00:0:0:0:0:0:0:3]:11211}: IPv6 not shortened, and without a
- * link-local address's zone), so an address that stays keeps its backend and connections. Members
- * are in address order (IPv4 before IPv6, then by bytes): a function of the answer alone, so every
+ * it ({@code 10.1.2.3:11211}, {@code [fd00:0:0:0:0:0:0:3]:11211}: IPv6 not shortened), so an
+ * address that stays keeps its backend and connections. A link-local IPv6 address keeps its zone
+ * (scope id or interface, {@code fe80::1%eth0}) in the address its backend connects to, which it
+ * cannot reach without, but not in its label ({@code [fe80:0:0:0:0:0:0:1]:11211}): a zone is an
+ * interface of this host, named or numbered differently on the next, and keys are placed by label
+ * alike on every host; should the zone change, the member's backend moves to it under the same
+ * label. An address answered on two zones is one member, on the zone answered first. Members are in
+ * address order (IPv4 before IPv6, then by bytes): a function of the answer alone, so every
  * application instance, whenever it started, places keys alike. The pool keeps the options the
  * configuration gives it (seed, filter, distribution, placement); weights and node names, set for
  * labels discovery replaces, are dropped, so a placement that needs a node name for every backend

@@ -82,7 +82,11 @@ final class DnsWatcher {
     final String tag = name().toLowerCase(Locale.ROOT);
   }
 
-  /** A discovered member: its label, and the address to connect to. */
+  /**
+   * A discovered member: its label, the address without a link-local zone, which is the same on
+   * every host (an interface's name or index is not, and placement by label must be), and the
+   * address to connect to, with the zone, without which a link-local address cannot be reached.
+   */
   record Member(String label, String address) {}
 
   private final List<Watch> watches;
@@ -549,16 +553,17 @@ final class DnsWatcher {
           null);
     }
     List<Member> members = new ArrayList<>(sorted.size());
-    for (InetAddress a : sorted) {
-      String host = a.getHostAddress();
-      int scope = host.indexOf('%'); // a link-local address's zone: not part of a label
-      if (scope >= 0) {
-        host = host.substring(0, scope);
-      }
-      String address = Hosts.address(host, d.port()); // an IPv6 address in brackets
-      members.add(new Member(address, address));
+    for (InetAddress a : sorted) { // an address on two zones is one member, on the first zone
+      String host = a.getHostAddress(); // fe80:0:0:0:0:0:0:1%eth0 (or %2) with a zone
+      members.add(
+          new Member(Hosts.address(withoutZone(host), d.port()), Hosts.address(host, d.port())));
     }
     return members;
+  }
+
+  private static String withoutZone(String host) {
+    int zone = host.indexOf('%');
+    return zone < 0 ? host : host.substring(0, zone);
   }
 
   private static List<String> labels(List<Member> members) {
@@ -572,7 +577,8 @@ final class DnsWatcher {
   /**
    * {@code c} with pool {@code pool}'s members set to {@code members}, labelled by their addresses;
    * {@code c} itself when the pool has them already. A pool {@code c} lacks is added with default
-   * options. Backends only the pool named before, and no longer, are removed.
+   * options. Backends only the pool named before, and no longer, are removed. A member of the pool
+   * whose link-local address is now on another zone keeps its label, its backend moving there.
    *
    * @throws IllegalArgumentException if a label is taken by a backend at another address
    */
@@ -585,10 +591,20 @@ final class DnsWatcher {
       options = first == null ? null : first.options();
     }
     boolean same = old != null && old.backends().size() == members.size();
+    Set<String> rezoned = new HashSet<>();
     for (int i = 0; i < members.size(); i++) {
       BackendConfig b = BackendConfig.of(members.get(i).label(), members.get(i).address(), options);
       BackendConfig existing = c.backends().get(b.label());
-      if (existing != null && !existing.address().equals(b.address())) {
+      if (existing != null
+          && !existing.address().equals(b.address())
+          && old != null
+          && old.backends().contains(b.label())
+          && existing.port() == b.port()
+          && withoutZone(existing.host()).equals(withoutZone(b.host()))) {
+        // the member's address on another zone: its backend follows, under the same label
+        existing = BackendConfig.of(b.label(), b.address(), existing.options());
+        rezoned.add(b.label());
+      } else if (existing != null && !existing.address().equals(b.address())) {
         throw new IllegalArgumentException(
             "pool '"
                 + pool
@@ -602,6 +618,7 @@ final class DnsWatcher {
       // && and not &=, which would read past the end of a shorter old pool
       same = same && existing != null && old.backends().get(i).equals(b.label());
     }
+    same &= rezoned.isEmpty();
     if (same) {
       return c;
     }
@@ -609,7 +626,10 @@ final class DnsWatcher {
     PoolConfig.Builder p = old == null ? discoveredPool(pool) : old.toBuilder().clearBackends();
     for (BackendConfig b : configs) {
       p.backends(b.label());
-      if (!c.backends().containsKey(b.label())) {
+      if (rezoned.contains(b.label())) {
+        next.removeBackend(b.label());
+      }
+      if (!c.backends().containsKey(b.label()) || rezoned.contains(b.label())) {
         next.backend(b);
       }
     }

@@ -2,6 +2,7 @@ package io.memroute;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.memroute.core.BackendListener;
 import io.memroute.core.BackendState;
@@ -11,8 +12,12 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedProcess;
 import io.memroute.testkit.memory.ManualScheduler;
+import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -151,6 +156,48 @@ class DnsDiscoveryIntegrationTest {
       assertThat(router.stats().get("dns:default:lookups_ok")).isEqualTo(3);
       assertThat(router.stats().get("dns:default:reconfigurations")).isEqualTo(3);
       assertThat(router.stats().get("dns:default:members")).isEqualTo(2);
+    }
+  }
+
+  /** This host's first link-local IPv6 address on an interface that is up, with its zone. */
+  private static Inet6Address linkLocalAddress() throws SocketException {
+    for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+      if (nif.isUp() && !nif.isLoopback()) {
+        for (InetAddress a : Collections.list(nif.getInetAddresses())) {
+          if (a instanceof Inet6Address v6 && v6.isLinkLocalAddress()) {
+            return v6; // scoped to its interface: fe80:0:0:0:...%eth0
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A server on a link-local address answers only a client that connects with the zone (without it,
+   * connect fails with "Invalid argument"); the member is labelled without it.
+   */
+  @Test
+  void aLinkLocalMemberIsReachedThroughItsZone() throws Exception {
+    Inet6Address local = linkLocalAddress();
+    assumeTrue(local != null, "no interface that is up has an IPv6 link-local address");
+    String zoned = local.getHostAddress();
+    assertThat(zoned).contains("%");
+    try (MemcachedProcess server = MemcachedProcess.builder().host(zoned).start();
+        MemcacheRouter router =
+            MemcacheRouter.builder()
+                .eventLoopThreads(1)
+                .discover(
+                    DnsDiscovery.builder("default", "memcached.test", server.port())
+                        .resolver(name -> List.of(local))
+                        .build())
+                .build()) {
+      String label = "[" + zoned.substring(0, zoned.indexOf('%')) + "]:" + server.port();
+      assertThat(router.config().pools().get("default").backends()).containsExactly(label);
+      assertThat(router.config().backends().get(label).host()).isEqualTo(zoned);
+      await(router.ready());
+      assertThat(await(router.set("zoned", "v".getBytes(UTF_8), 0))).isTrue();
+      assertThat(await(router.get("zoned"))).isEqualTo("v".getBytes(UTF_8));
     }
   }
 

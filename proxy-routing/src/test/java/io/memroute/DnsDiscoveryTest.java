@@ -3,10 +3,12 @@ package io.memroute;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.core.Backend;
 import io.memroute.core.BackendListener;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.BackendState;
 import io.memroute.core.FailureReason;
+import io.memroute.routing.BackendConfig;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.Placement;
 import io.memroute.routing.PoolConfig;
@@ -14,6 +16,7 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import io.memroute.testkit.memory.ManualScheduler;
 import io.memroute.transport.TransportResources;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -422,6 +425,60 @@ class DnsDiscoveryTest {
     assertThat(DnsWatcher.lookup(discovery("p").build()))
         .extracting(DnsWatcher.Member::label)
         .containsExactly("[fd00:0:0:0:0:0:0:3]:1");
+  }
+
+  /** {@code fe80::1} on the interface numbered {@code scope}: as a resolver answers it. */
+  private static InetAddress linkLocal(int scope) throws UnknownHostException {
+    byte[] fe80 = new byte[16];
+    fe80[0] = (byte) 0xfe;
+    fe80[1] = (byte) 0x80;
+    fe80[15] = 1;
+    return Inet6Address.getByAddress(null, fe80, scope);
+  }
+
+  @Test
+  void aLinkLocalMemberConnectsWithItsZoneUnderALabelWithout() throws Exception {
+    String label = "[fe80:0:0:0:0:0:0:1]:1";
+    List<InetAddress> first = new ArrayList<>(ips("127.0.0.1"));
+    first.add(linkLocal(2));
+    answer.set(first);
+    MemcacheRouter router = router(MemcacheRouter.builder().discover(discovery("default").build()));
+    assertThat(router.config().pools().get("default").backends())
+        .containsExactly("127.0.0.1:1", label);
+    BackendConfig member = router.config().backends().get(label);
+    assertThat(member.host()).isEqualTo("fe80:0:0:0:0:0:0:1%2"); // what the transport connects to
+    assertThat(member.address()).isEqualTo("[fe80:0:0:0:0:0:0:1%2]:1");
+    assertThat(events).containsExactly("default changed [127.0.0.1:1, " + label + "]");
+    List<Integer> placed = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      placed.add(router.pool("default").indexOf("k" + i));
+    }
+    assertThat(placed).contains(0, 1);
+
+    // the same answer: nothing changes
+    RouterConfig before = router.config();
+    tick();
+    assertThat(router.config()).isSameAs(before);
+
+    // the zone changes (another interface number): the member's backend moves, under its label,
+    // and no key moves, since the pool places by label
+    Backend old = router.pool("default").backends().get(1);
+    first.set(1, linkLocal(3));
+    tick();
+    assertThat(router.config().pools().get("default").backends())
+        .containsExactly("127.0.0.1:1", label);
+    assertThat(router.config().backends().get(label).host()).isEqualTo("fe80:0:0:0:0:0:0:1%3");
+    assertThat(router.pool("default").backends().get(1)).isNotSameAs(old);
+    assertThat(events).last().isEqualTo("default changed [127.0.0.1:1, " + label + "]");
+    for (int i = 0; i < 100; i++) {
+      assertThat(router.pool("default").indexOf("k" + i)).isEqualTo(placed.get(i));
+    }
+
+    // one address on two zones is one member, on the zone answered first
+    first.add(linkLocal(4));
+    tick();
+    assertThat(router.config().pools().get("default").backends()).hasSize(2);
+    assertThat(router.config().backends().get(label).host()).isEqualTo("fe80:0:0:0:0:0:0:1%3");
   }
 
   @Test

@@ -1,6 +1,10 @@
 package io.memroute.testkit;
 
+import io.memroute.core.internal.Hosts;
 import java.io.File;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,8 +83,8 @@ public final class MemcachedProcess implements AutoCloseable {
   }
 
   /**
-   * The host to connect to: {@code 127.0.0.1} (or the {@linkplain Builder#host(String) loopback
-   * address chosen}) for a process, the Docker host for a container.
+   * The host to connect to: {@code 127.0.0.1} (or the {@linkplain Builder#host(String) address
+   * chosen}) for a process, the Docker host for a container.
    */
   public String host() {
     return runtime.host();
@@ -91,9 +95,9 @@ public final class MemcachedProcess implements AutoCloseable {
     return port;
   }
 
-  /** {@code host:port}, e.g. {@code "127.0.0.1:40123"}. */
+  /** {@code host:port}, e.g. {@code "127.0.0.1:40123"}, an IPv6 host in brackets. */
   public String address() {
-    return host() + ":" + port();
+    return Hosts.address(host(), port());
   }
 
   /** Whether the server is running (it may have been {@linkplain #kill() killed} or stopped). */
@@ -382,14 +386,21 @@ public final class MemcachedProcess implements AutoCloseable {
     /**
      * The loopback address memcached listens on; default {@code 127.0.0.1}. On Linux every address
      * of {@code 127.0.0.0/8} is loopback, so several servers may listen on one port number, one per
-     * address, as the pods behind a Kubernetes headless service do. Any address but {@code
-     * 127.0.0.1} needs a memcached binary (the container fallback is not used).
+     * address, as the pods behind a Kubernetes headless service do. Or an IPv6 link-local address
+     * of this host with its zone ({@code fe80::fc:ff:fe00:1%eth0}), which only a client that keeps
+     * the zone reaches. Any address but {@code 127.0.0.1} needs a memcached binary (the container
+     * fallback is not used).
      *
      * @throws NullPointerException if {@code host} is null
-     * @throws IllegalArgumentException if it is not a dotted IPv4 address in {@code 127.0.0.0/8}
+     * @throws IllegalArgumentException if it is neither a dotted IPv4 address in {@code
+     *     127.0.0.0/8} nor an IPv6 link-local literal with a zone of this host
      */
     public Builder host(String host) {
       Objects.requireNonNull(host, "host");
+      if (host.indexOf(':') >= 0) {
+        this.host = linkLocal(host);
+        return this;
+      }
       String[] parts = host.split("\\.", -1);
       boolean ok = parts.length == 4 && parts[0].equals("127");
       for (int i = 0; ok && i < 4; i++) {
@@ -401,6 +412,27 @@ public final class MemcachedProcess implements AutoCloseable {
       }
       this.host = host;
       return this;
+    }
+
+    private static String linkLocal(String host) {
+      boolean ok;
+      try {
+        // an IPv6 literal is parsed, not looked up; a zone this host lacks throws
+        ok =
+            host.indexOf('%') > 0
+                && InetAddress.getByName(host) instanceof Inet6Address a
+                && a.isLinkLocalAddress();
+      } catch (UnknownHostException e) {
+        ok = false;
+      }
+      if (!ok) {
+        throw new IllegalArgumentException(
+            "host: '"
+                + host
+                + "' (expected: an IPv6 link-local address with a zone of this host, e.g."
+                + " fe80::1%eth0)");
+      }
+      return host;
     }
 
     /**

@@ -57,7 +57,9 @@ final class NativeMemcached implements ServerRuntime {
     this(executable, extraArgs, startupTimeout, tls, HOST);
   }
 
-  /** As above, listening on {@code host}, a loopback IPv4 address. */
+  /**
+   * As above, listening on {@code host}: a loopback IPv4 address, or link-local IPv6 with a zone.
+   */
   NativeMemcached(
       Path executable, List<String> extraArgs, Duration startupTimeout, TlsFiles tls, String host) {
     this.host = host;
@@ -286,7 +288,7 @@ final class NativeMemcached implements ServerRuntime {
     return freePort(HOST);
   }
 
-  /** A port of {@code host}, a loopback address, that was free a moment ago. */
+  /** A port of {@code host}, an address of this host, that was free a moment ago. */
   static int freePort(String host) {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(host))) {
       return socket.getLocalPort();

@@ -221,6 +221,15 @@ class MemcachedProcessTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("host: '" + bad + "' (expected: an IPv4 loopback address, 127.0.0.0/8)");
     }
+    for (String bad : List.of("::1", "fe80::1", "fd00::1%lo", "fe80::1%no-such-interface")) {
+      assertThatThrownBy(() -> builder.host(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage(
+              "host: '"
+                  + bad
+                  + "' (expected: an IPv6 link-local address with a zone of this host, e.g."
+                  + " fe80::1%eth0)");
+    }
     assertThatThrownBy(() -> builder.host(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessage("host");
