@@ -66,7 +66,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * </pre>
  *
  * <p>A pool can place keys as another client did ({@link Placement}; {@link #PLACEMENTS} lists the
- * names), with weights and node names per backend label where that placement takes them, and can
+ * names), with weights and node names per backend label where that placement takes them, or with
+ * one of memroute's own distributions ({@link Distribution}; {@link #DISTRIBUTIONS}), and can
  * follow a DNS name instead of listing backends ({@link DnsDiscovery}; the router's bean passes
  * {@link #discoveries()} to {@link MemcacheRouter.Builder#discover(DnsDiscovery)}):
  *
@@ -74,8 +75,11 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * memroute.placement.default=twemproxy:ketama:fnv1a_64
  * memroute.weights.default.b=2
  * memroute.node-names.default.b=cache-b
+ * memroute.distribution.spare=weighted-rendezvous
  * memroute.discover.cache=memcached.cache.svc.cluster.local:11211
  * memroute.discover-interval=15s
+ * memroute.discover-lookup-timeout=2s
+ * memroute.discover-max-members=64
  * </pre>
  *
  * <p>The constructor checks everything with memroute's own validation, so a bad value fails the
@@ -104,10 +108,13 @@ public final class MemrouteProperties {
   private final boolean perBackendMetrics;
   private final Tls tls;
   private final Map<String, String> placement;
+  private final Map<String, String> distribution;
   private final Map<String, Map<String, Double>> weights;
   private final Map<String, Map<String, String>> nodeNames;
   private final Map<String, String> discover;
   private final Duration discoverInterval;
+  private final Duration discoverLookupTimeout;
+  private final Integer discoverMaxMembers;
   // resolved once, by the constructor's checks; the configuration has the TLS context of startup
   private final RouterConfig config;
   private final Transport transportType;
@@ -159,12 +166,18 @@ public final class MemrouteProperties {
    * @param tls TLS to every backend, {@code memroute.tls.*}; none set: plaintext
    * @param placement a {@link Placement} by pool name, written as {@link #PLACEMENTS} lists; a pool
    *     without one is hashed like the memcached proxy
+   * @param distribution a {@link Distribution} by pool name, written as {@link #DISTRIBUTIONS}
+   *     lists, for a pool without a placement; default jump hash, and weighted rendezvous for a
+   *     discovered pool
    * @param weights by pool name, each backend's weight by label, for a placement whose original has
    *     weights
    * @param nodeNames by pool name, each backend's node name on the placement's ring by label
    * @param discover {@code name:port} by pool name: pools whose members are the addresses of a DNS
    *     name ({@link DnsDiscovery})
    * @param discoverInterval the time between lookups, {@code null} for the default (30 s)
+   * @param discoverLookupTimeout the time a lookup may take, {@code null} for the default (5 s)
+   * @param discoverMaxMembers the most members a discovered pool takes from one answer, {@code
+   *     null} for the default (256)
    * @throws IllegalArgumentException listing every invalid property by its name
    */
   public MemrouteProperties(
@@ -186,10 +199,13 @@ public final class MemrouteProperties {
       @DefaultValue("true") boolean perBackendMetrics,
       Tls tls,
       Map<String, String> placement,
+      Map<String, String> distribution,
       Map<String, Map<String, Double>> weights,
       Map<String, Map<String, String>> nodeNames,
       Map<String, String> discover,
-      Duration discoverInterval) {
+      Duration discoverInterval,
+      Duration discoverLookupTimeout,
+      Integer discoverMaxMembers) {
     this.servers = servers == null ? List.of() : List.copyOf(servers);
     this.backends =
         backends == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(backends));
@@ -215,13 +231,16 @@ public final class MemrouteProperties {
     this.perBackendMetrics = perBackendMetrics;
     this.tls = tls == null ? Tls.NONE : tls;
     this.placement = copy(placement);
+    this.distribution = copy(distribution);
     this.weights = copyNested(weights);
     this.nodeNames = copyNested(nodeNames);
     this.discover = copy(discover);
     this.discoverInterval = discoverInterval;
+    this.discoverLookupTimeout = discoverLookupTimeout;
+    this.discoverMaxMembers = discoverMaxMembers;
 
     List<String> problems = new ArrayList<>();
-    this.discoveries = resolveDiscoveries(this.discover, discoverInterval, problems);
+    this.discoveries = resolveDiscoveries(problems);
     this.config = resolveConfig(resolveTls(this.tls, problems), problems);
     this.transportType = resolveTransport(this.transport, problems);
     if (transportType == Transport.DIRECT && this.tls.on()) {
@@ -368,6 +387,11 @@ public final class MemrouteProperties {
     return placement;
   }
 
+  /** Returns the distribution of each pool that has one, as written ({@link #DISTRIBUTIONS}). */
+  public Map<String, String> distribution() {
+    return distribution;
+  }
+
   /** Returns by pool name each backend's weight by label; empty when none is set. */
   public Map<String, Map<String, Double>> weights() {
     return weights;
@@ -386,6 +410,16 @@ public final class MemrouteProperties {
   /** Returns the time between DNS lookups, {@code null} for the default. */
   public Duration discoverInterval() {
     return discoverInterval;
+  }
+
+  /** Returns the time a DNS lookup may take, {@code null} for the default. */
+  public Duration discoverLookupTimeout() {
+    return discoverLookupTimeout;
+  }
+
+  /** Returns the most members a discovered pool takes, {@code null} for the default. */
+  public Integer discoverMaxMembers() {
+    return discoverMaxMembers;
   }
 
   /**
@@ -429,10 +463,13 @@ public final class MemrouteProperties {
         perBackendMetrics,
         tls,
         placement,
+        distribution,
         weights,
         nodeNames,
         discover,
-        discoverInterval);
+        discoverInterval,
+        discoverLookupTimeout,
+        discoverMaxMembers);
   }
 
   /**
@@ -483,6 +520,7 @@ public final class MemrouteProperties {
     check(problems, "memroute.retry-timeout", "", options, o -> config.backendDefaults(o.build()));
 
     Map<String, Placement> placements = resolvePlacements(placement, problems);
+    Map<String, Distribution> distributions = resolveDistributions(distribution, problems);
     // every pool with the property its backends come from, for naming problems
     Map<String, PoolConfig.Builder> poolBuilders = new LinkedHashMap<>();
     Map<String, String> poolProperty = new LinkedHashMap<>();
@@ -604,6 +642,26 @@ public final class MemrouteProperties {
             }
           }
         });
+    distributions.forEach(
+        (name, d) -> {
+          PoolConfig.Builder pool = poolBuilders.get(name);
+          String property = "memroute.distribution." + name;
+          if (pool == null) {
+            if (!known.contains(name)) {
+              problems.add(unknownPool(property, name, known));
+            }
+          } else if (placements.containsKey(name)) {
+            problems.add(
+                property
+                    + ": '"
+                    + distribution.get(name)
+                    + "' with memroute.placement."
+                    + name
+                    + " (expected: one or the other: a placement brings its own distribution)");
+          } else {
+            pool.distribution(d);
+          }
+        });
     perPool(
         "memroute.weights.",
         "weight of '",
@@ -682,6 +740,40 @@ public final class MemrouteProperties {
     return out;
   }
 
+  private static final String WEIGHTED_RENDEZVOUS = "weighted-rendezvous";
+
+  /**
+   * What {@code memroute.distribution.<pool>} takes: {@code jump} ({@link Distribution#jump()}, the
+   * memcached proxy's) or {@code weighted-rendezvous} ({@link Distribution#weightedRendezvous()},
+   * which takes {@code memroute.weights.<pool>.<label>}).
+   */
+  public static final String DISTRIBUTIONS = "jump or " + WEIGHTED_RENDEZVOUS;
+
+  /** Parses every {@code memroute.distribution.<pool>}, recording each that names none. */
+  private static Map<String, Distribution> resolveDistributions(
+      Map<String, String> specs, List<String> problems) {
+    Map<String, Distribution> out = new LinkedHashMap<>();
+    specs.forEach(
+        (pool, spec) -> {
+          String name = spec == null ? "" : spec.trim();
+          if (name.equals("jump")) {
+            out.put(pool, Distribution.jump());
+          } else if (name.equals(WEIGHTED_RENDEZVOUS)) {
+            out.put(pool, Distribution.weightedRendezvous());
+          } else {
+            problems.add(
+                "memroute.distribution."
+                    + pool
+                    + ": '"
+                    + spec
+                    + "' (expected: "
+                    + DISTRIBUTIONS
+                    + ")");
+          }
+        });
+    return out;
+  }
+
   /**
    * The placement {@code spec} names, {@code null} if none.
    *
@@ -745,9 +837,13 @@ public final class MemrouteProperties {
     }
   }
 
-  /** The label of a discovered pool's seed: the DNS name itself, as the pool's only backend. */
+  /**
+   * The label of a discovered pool's seed: the DNS name itself (an IPv6 literal in brackets), as
+   * the pool's only backend.
+   */
   private static String seedLabel(DnsDiscovery d) {
-    return d.name() + ":" + d.port();
+    String name = d.name().indexOf(':') >= 0 ? "[" + d.name() + "]" : d.name();
+    return name + ":" + d.port();
   }
 
   /** Sets one value of a pool's backend. */
@@ -779,7 +875,9 @@ public final class MemrouteProperties {
                     + pool
                     + "' follows DNS (expected: none: its members are named by their addresses,"
                     + " all of weight 1)");
-          } else if (!placement.containsKey(pool)) {
+          } else if (!placement.containsKey(pool)
+              && !(prefix.equals("memroute.weights.")
+                  && WEIGHTED_RENDEZVOUS.equals(distribution.get(pool)))) {
             problems.add(
                 property
                     + ": pool '"
@@ -835,32 +933,47 @@ public final class MemrouteProperties {
   }
 
   /**
-   * The discoveries of {@code memroute.discover.<pool>=name:port}, each with {@code interval} when
-   * set; records each problem.
+   * The discoveries of {@code memroute.discover.<pool>=name:port}, each with the interval, lookup
+   * timeout and most members when set; records each problem.
    */
-  private static Map<String, DnsDiscovery> resolveDiscoveries(
-      Map<String, String> discover, Duration interval, List<String> problems) {
-    boolean intervalOk = true;
-    if (interval != null) {
-      if (discover.isEmpty()) {
-        problems.add(
-            "memroute.discover-interval: "
-                + interval
-                + " without memroute.discover.<pool> (expected: a pool that follows DNS)");
-      }
-      try {
-        DnsDiscovery.builder("pool", "name", 1).interval(interval);
-      } catch (IllegalArgumentException e) {
-        problems.add("memroute.discover-" + e.getMessage()); // "interval: PT0S (expected: ...)"
-        intervalOk = false;
-      }
+  private Map<String, DnsDiscovery> resolveDiscoveries(List<String> problems) {
+    settingWithoutDiscovery("memroute.discover-interval", discoverInterval, problems);
+    settingWithoutDiscovery("memroute.discover-lookup-timeout", discoverLookupTimeout, problems);
+    settingWithoutDiscovery("memroute.discover-max-members", discoverMaxMembers, problems);
+    DnsDiscovery.Builder probe = DnsDiscovery.builder("pool", "name", 1);
+    List<String> settings = new ArrayList<>();
+    check(settings, "memroute.discover-interval", "interval", discoverInterval, probe::interval);
+    check(
+        settings,
+        "memroute.discover-lookup-timeout",
+        "lookupTimeout",
+        discoverLookupTimeout,
+        probe::lookupTimeout);
+    check(
+        settings,
+        "memroute.discover-max-members",
+        "maxMembers",
+        discoverMaxMembers,
+        probe::maxMembers);
+    if (settings.isEmpty()) {
+      // at most the interval (the one set, or the default): DnsDiscovery.build() checks
+      check(
+          settings,
+          "memroute.discover-lookup-timeout",
+          "lookupTimeout",
+          discoverLookupTimeout,
+          t -> probe.build());
     }
+    problems.addAll(settings);
+    boolean ok = settings.isEmpty(); // else each pool would repeat the problem
     Map<String, DnsDiscovery> out = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : discover.entrySet()) {
       String property = "memroute.discover." + e.getKey();
-      String spec = e.getValue() == null ? "" : e.getValue();
-      int colon = spec.lastIndexOf(':');
-      if (colon <= 0) {
+      String spec = e.getValue() == null ? "" : e.getValue().trim();
+      // memroute's own reading of host:port (an IPv6 literal in brackets, a port of ASCII
+      // digits), as memroute.servers and memroute.backends have; but no default port here
+      int close = spec.lastIndexOf(']');
+      if (spec.lastIndexOf(':') <= Math.max(close, 0)) {
         problems.add(
             property
                 + ": '"
@@ -868,24 +981,37 @@ public final class MemrouteProperties {
                 + "' (expected: name:port, e.g. memcached.cache.svc.cluster.local:11211)");
         continue;
       }
-      int port;
       try {
-        port = Integer.parseInt(spec.substring(colon + 1));
-      } catch (NumberFormatException x) {
-        problems.add(property + ": port: '" + spec.substring(colon + 1) + "' (expected: 1-65535)");
-        continue;
-      }
-      try {
-        DnsDiscovery.Builder d = DnsDiscovery.builder(e.getKey(), spec.substring(0, colon), port);
-        if (interval != null && intervalOk) {
-          d.interval(interval);
+        BackendConfig address = BackendConfig.of("discover", spec, null);
+        DnsDiscovery.Builder d = DnsDiscovery.builder(e.getKey(), address.host(), address.port());
+        if (ok) {
+          if (discoverInterval != null) {
+            d.interval(discoverInterval);
+          }
+          if (discoverLookupTimeout != null) {
+            d.lookupTimeout(discoverLookupTimeout);
+          }
+          if (discoverMaxMembers != null) {
+            d.maxMembers(discoverMaxMembers);
+          }
         }
         out.put(e.getKey(), d.build());
       } catch (IllegalArgumentException x) {
-        problems.add(property + ": " + x.getMessage()); // "port: 0 (expected: 1-65535)"
+        problems.add(property + ": " + x.getMessage()); // "address: 'x:0' (expected: a port ...)"
       }
     }
     return Collections.unmodifiableMap(out);
+  }
+
+  /** Records {@code property} set without any {@code memroute.discover.<pool>} to apply to. */
+  private void settingWithoutDiscovery(String property, Object value, List<String> problems) {
+    if (value != null && discover.isEmpty()) {
+      problems.add(
+          property
+              + ": "
+              + value
+              + " without memroute.discover.<pool> (expected: a pool that follows DNS)");
+    }
   }
 
   private static Map<String, String> copy(Map<String, String> map) {
@@ -959,6 +1085,8 @@ public final class MemrouteProperties {
         + tls
         + ", placement="
         + placement
+        + ", distribution="
+        + distribution
         + ", weights="
         + weights
         + ", nodeNames="
@@ -967,6 +1095,10 @@ public final class MemrouteProperties {
         + discover
         + ", discoverInterval="
         + discoverInterval
+        + ", discoverLookupTimeout="
+        + discoverLookupTimeout
+        + ", discoverMaxMembers="
+        + discoverMaxMembers
         + "]";
   }
 

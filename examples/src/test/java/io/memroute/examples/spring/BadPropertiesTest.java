@@ -453,6 +453,7 @@ class BadPropertiesTest {
         .endsWith("(in properties: memroute.node-names.<pool>[<label>]=<name>)");
   }
 
+  /** name:port is read as memroute.servers' host:port are, but the port must be written. */
   @Test
   void discoveryNeedsNameAndPortAndABoundedInterval() {
     assertThat(failure("memroute.discover.default=memcached"))
@@ -460,27 +461,124 @@ class BadPropertiesTest {
             INVALID
                 + "memroute.discover.default: 'memcached'"
                 + " (expected: name:port, e.g. memcached.cache.svc.cluster.local:11211)");
+    assertThat(failure("memroute.discover.default=[fd00::1]"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover.default: '[fd00::1]'"
+                + " (expected: name:port, e.g. memcached.cache.svc.cluster.local:11211)");
     assertThat(
             failure(
                 "memroute.discover.a=memcached:http",
                 "memroute.discover.b=memcached:0",
                 "memroute.discover.c=memcached:70000",
                 "memroute.discover.d=memcached svc:11211",
+                "memroute.discover.e=memcached:+11211",
                 "memroute.discover-interval=0s",
                 "memroute.route=a"))
         .isEqualTo(
             INVALID
                 + "memroute.discover-interval: PT0S (expected: 1 second to 1 day); "
-                + "memroute.discover.a: port: 'http' (expected: 1-65535); "
-                + "memroute.discover.b: port: 0 (expected: 1-65535); "
-                + "memroute.discover.c: port: 70000 (expected: 1-65535); "
-                + "memroute.discover.d: name: 'memcached svc'"
-                + " (expected: a DNS name of 1-253 characters, no spaces)");
+                + "memroute.discover.a: address: 'memcached:http' (expected: a port 1-65535); "
+                + "memroute.discover.b: address: 'memcached:0' (expected: a port 1-65535); "
+                + "memroute.discover.c: address: 'memcached:70000' (expected: a port 1-65535); "
+                + "memroute.discover.d: address: 'memcached svc:11211'"
+                + " (expected: a host name or IP); "
+                + "memroute.discover.e: address: 'memcached:+11211' (expected: a port 1-65535)");
+    // an IPv6 literal in brackets, as in memroute.servers
+    MemrouteProperties p = bind(Map.of("memroute.discover.default", "[fd00::1]:11212"));
+    DnsDiscovery literal = p.discoveries().get(0);
+    assertThat(List.of(literal.name(), literal.port())).containsExactly("fd00::1", 11212);
+    assertThat(p.routerConfig().pools().get("default").backends())
+        .containsExactly("[fd00::1]:11212");
     assertThat(failure("memroute.servers=127.0.0.1:11211", "memroute.discover-interval=10s"))
         .isEqualTo(
             INVALID
                 + "memroute.discover-interval: PT10S without memroute.discover.<pool>"
                 + " (expected: a pool that follows DNS)");
+  }
+
+  @Test
+  void lookupTimeoutAndMaxMembersAreBoundedAndNeedADiscoveredPool() {
+    assertThat(
+            failure(
+                "memroute.discover.default=memcached:11211",
+                "memroute.discover-lookup-timeout=1ms",
+                "memroute.discover-max-members=0"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover-lookup-timeout: PT0.001S (expected: 10 milliseconds to 10"
+                + " minutes); "
+                + "memroute.discover-max-members: 0 (expected: 1-4096)");
+    // at most the interval, set or the default 30 s
+    assertThat(
+            failure(
+                "memroute.discover.default=memcached:11211",
+                "memroute.discover-interval=2s",
+                "memroute.discover-lookup-timeout=3s"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover-lookup-timeout: PT3S (expected: at most the interval, PT2S)");
+    assertThat(
+            failure(
+                "memroute.discover.default=memcached:11211", "memroute.discover-lookup-timeout=1m"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover-lookup-timeout: PT1M (expected: at most the interval, PT30S)");
+    assertThat(
+            failure(
+                "memroute.servers=127.0.0.1:11211",
+                "memroute.discover-lookup-timeout=2s",
+                "memroute.discover-max-members=8"))
+        .isEqualTo(
+            INVALID
+                + "memroute.discover-lookup-timeout: PT2S without memroute.discover.<pool>"
+                + " (expected: a pool that follows DNS); "
+                + "memroute.discover-max-members: 8 without memroute.discover.<pool>"
+                + " (expected: a pool that follows DNS)");
+    MemrouteProperties p =
+        bind(
+            Map.of(
+                "memroute.discover.default", "memcached:11211",
+                "memroute.discover-lookup-timeout", "2s",
+                "memroute.discover-max-members", "8"));
+    DnsDiscovery d = p.discoveries().get(0);
+    assertThat(List.of(d.lookupTimeout(), d.maxMembers(), d.interval()))
+        .containsExactly(Duration.ofSeconds(2), 8, DnsDiscovery.DEFAULT_INTERVAL);
+  }
+
+  @Test
+  void aDistributionIsOneOfMemroutesNamesForAKnownPoolWithoutAPlacement() {
+    assertThat(
+            failure(
+                "memroute.backends.a=127.0.0.1:11211",
+                "memroute.backends.b=127.0.0.2:11211",
+                "memroute.pools.main=a",
+                "memroute.pools.spare=b",
+                "memroute.route=main",
+                "memroute.distribution.main=ketama",
+                "memroute.distribution.spare=jump",
+                "memroute.placement.spare=folsom-ketama",
+                "memroute.distribution.other=jump",
+                "memroute.weights.main.a=2"))
+        .isEqualTo(
+            INVALID
+                + "memroute.distribution.main: 'ketama' (expected: jump or weighted-rendezvous); "
+                + "memroute.distribution.spare: 'jump' with memroute.placement.spare (expected:"
+                + " one or the other: a placement brings its own distribution); "
+                + "memroute.distribution.other: unknown pool 'other' (expected: one of [main,"
+                + " spare]); "
+                + "memroute.weights.main: pool 'main' has no placement (expected:"
+                + " memroute.placement.main, a placement that uses them)");
+    // weights need weighted rendezvous: jump places by index alone
+    assertThat(
+            failure(
+                "memroute.backends.a=127.0.0.1:11211",
+                "memroute.distribution.default=jump",
+                "memroute.weights.default.a=2"))
+        .isEqualTo(
+            INVALID
+                + "memroute.weights.default: pool 'default' has no placement (expected:"
+                + " memroute.placement.default, a placement that uses them)");
   }
 
   /** A discovered pool's members come from DNS alone: listed backends would vanish silently. */

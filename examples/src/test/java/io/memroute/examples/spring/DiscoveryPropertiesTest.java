@@ -3,10 +3,13 @@ package io.memroute.examples.spring;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.memroute.DnsDiscovery;
 import io.memroute.MemcacheRouter;
 import io.memroute.routing.Placement;
 import io.memroute.testkit.MemcachedExtension;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +30,8 @@ import org.springframework.test.context.DynamicPropertySource;
     classes = SpringExample.class,
     properties = {
       "memroute.discover-interval=1h",
+      "memroute.discover-lookup-timeout=3s",
+      "memroute.discover-max-members=8",
       "memroute.placement.default=twemproxy:ketama:md5",
       "memroute.transport=nio"
     })
@@ -46,6 +51,7 @@ class DiscoveryPropertiesTest {
 
   @Autowired MemcacheRouter router;
   @Autowired MemrouteProperties properties;
+  @Autowired MeterRegistry registry;
 
   @Test
   void thePoolFollowsTheNameAndReachesTheServer() throws Exception {
@@ -64,6 +70,21 @@ class DiscoveryPropertiesTest {
     assertThat(router.config().backends()).doesNotContainKey("localhost:" + port());
     assertThat(router.config().pools().get("default").placement())
         .isEqualTo(Placement.twemproxy("ketama", "md5"));
+
+    // the lookup options reached the discovery, and its meters the application's registry
+    DnsDiscovery d = properties.discoveries().get(0);
+    assertThat(List.of(d.lookupTimeout(), d.maxMembers()))
+        .containsExactly(Duration.ofSeconds(3), 8);
+    assertThat(
+            registry
+                .get("memroute.discovery.lookups")
+                .tags("pool", "default", "result", "ok")
+                .functionTimer()
+                .count())
+        .isEqualTo(1);
+    assertThat(registry.get("memroute.discovery.members").tags("pool", "default").gauge().value())
+        .isEqualTo(router.config().pools().get("default").backends().size());
+    assertThat(router.stats().get("dns:default:lookups_ok")).isEqualTo(1);
 
     for (int i = 0; i < 20; i++) {
       String key = "discovered:" + i;

@@ -2,6 +2,7 @@ package io.memroute.examples.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.memroute.routing.Distribution;
 import io.memroute.routing.Placement;
 import io.memroute.routing.Pool;
 import io.memroute.routing.PoolConfig;
@@ -182,6 +183,41 @@ class PlacementPropertiesTest {
             .backends("b")
             .placement(Placement.mcrouter("WeightedCh3", "salt"))
             .build());
+  }
+
+  /** memroute.distribution.<pool> places keys as the pool with that distribution in Java. */
+  @Test
+  void memroutesDistributionsWithWeights() {
+    RouterConfig config =
+        config(
+            "memroute.backends.a=10.0.0.1:11211",
+            "memroute.backends.b=10.0.0.2:11211",
+            "memroute.backends.c=10.0.0.3:11211",
+            "memroute.pools.main=a,b,c",
+            "memroute.pools.spare=c,b",
+            "memroute.route=main",
+            "memroute.distribution.main=weighted-rendezvous",
+            "memroute.weights.main.b=2.5",
+            "memroute.distribution.spare=jump");
+    assertSamePlacement(
+        config,
+        "main",
+        PoolConfig.builder("main")
+            .backends("a")
+            .backend("b", 2.5)
+            .backends("c")
+            .distribution(Distribution.weightedRendezvous())
+            .build());
+    assertSamePlacement(
+        config,
+        "spare",
+        PoolConfig.builder("spare").backends("c", "b").distribution(Distribution.jump()).build());
+    // a discovered pool may ask for jump hash, placed by labels otherwise
+    RouterConfig discovered =
+        config(
+            "memroute.discover.default=memcached.example:11211",
+            "memroute.distribution.default=jump");
+    assertThat(discovered.pools().get("default").distribution()).isEqualTo(Distribution.jump());
   }
 
   /**
