@@ -1,15 +1,14 @@
 package io.memroute;
 
+import static io.memroute.DnsAnswers.ips;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
-import io.memroute.routing.Routes;
 import io.memroute.testkit.memory.ManualScheduler;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,30 +41,18 @@ class DnsDiscoveryMetricsTest {
     routers.forEach(MemcacheRouter::close);
   }
 
-  private static List<InetAddress> ips(String... ips) throws UnknownHostException {
-    List<InetAddress> out = new ArrayList<>();
-    for (String ip : ips) {
-      out.add(InetAddress.getByName(ip)); // literals: no lookup
-    }
-    return out;
-  }
-
   /**
    * Answers what {@link #answer} holds, an address list or an exception, 5 ms after it is asked.
    */
-  @SuppressWarnings("unchecked")
   private DnsDiscovery discovery(String pool) {
+    DnsDiscovery.Resolver answering = DnsAnswers.answering(answer);
     return DnsDiscovery.builder(pool, "memcached.test", PORT)
         .interval(INTERVAL)
         .maxMembers(3)
         .resolver(
             name -> {
               now.addAndGet(LOOKUP_NANOS);
-              Object a = answer.get();
-              if (a instanceof Exception) {
-                throw (Exception) a;
-              }
-              return (List<InetAddress>) a;
+              return answering.resolve(name);
             })
         .build();
   }
@@ -170,19 +157,11 @@ class DnsDiscoveryMetricsTest {
   @Test
   void metersReadTheSameCountsTaggedWithThePool() throws Exception {
     answer.set(ips("127.0.0.1", "127.0.0.2"));
-    RouterConfig config =
-        RouterConfig.builder()
-            .backend("seed-a", "a.test:" + PORT)
-            .backend("seed-b", "b.test:" + PORT)
-            .pool(PoolConfig.of("a", "seed-a"))
-            .pool(PoolConfig.of("b", "seed-b"))
-            .route(Routes.pool("a"))
-            .build();
     MemcacheRouter router =
         router(
             MemcacheRouter.builder()
                 .name("sessions")
-                .config(config)
+                .config(DnsAnswers.twoPools(PORT))
                 .discover(discovery("a"))
                 .discover(discovery("b")));
     MeterRegistry registry = new SimpleMeterRegistry();
@@ -234,20 +213,16 @@ class DnsDiscoveryMetricsTest {
           .isEqualTo(2);
     }
     // six lookups of 5 ms each: a's first answered at 5 ms, b's at 10 ms
-    assertThat(
-            registry
-                .get("memroute.discovery.last.success.age")
-                .tags("pool", "a")
-                .timeGauge()
-                .value(TimeUnit.MILLISECONDS))
-        .isEqualTo(20_000 + 6 * 5 + 2500 - 5);
-    assertThat(
-            registry
-                .get("memroute.discovery.last.success.age")
-                .tags("pool", "b")
-                .timeGauge()
-                .value(TimeUnit.MILLISECONDS))
-        .isEqualTo(20_000 + 6 * 5 + 2500 - 10);
+    Map<String, Long> answeredMs = Map.of("a", 5L, "b", 10L);
+    answeredMs.forEach(
+        (pool, at) ->
+            assertThat(
+                    registry
+                        .get("memroute.discovery.last.success.age")
+                        .tags("pool", pool)
+                        .timeGauge()
+                        .value(TimeUnit.MILLISECONDS))
+                .isEqualTo(20_000 + 6 * 5 + 2500 - at));
     // four meters of five results, one counter, two gauges per pool, registered once
     assertThat(registry.getMeters().stream().map(Meter::getId).map(Meter.Id::getName))
         .filteredOn(n -> n.startsWith("memroute.discovery."))

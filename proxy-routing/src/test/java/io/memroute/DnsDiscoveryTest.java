@@ -1,5 +1,6 @@
 package io.memroute;
 
+import static io.memroute.DnsAnswers.ips;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -50,39 +51,16 @@ class DnsDiscoveryTest {
   }
 
   /** The resolver answers what {@link #answer} holds: a list of addresses or an exception. */
-  @SuppressWarnings("unchecked")
   private DnsDiscovery.Builder discovery(String pool) {
+    DnsDiscovery.Resolver answering = DnsAnswers.answering(answer);
     return DnsDiscovery.builder(pool, "memcached.cache.svc.cluster.local", PORT)
         .interval(Duration.ofSeconds(10))
         .resolver(
             name -> {
               assertThat(name).isEqualTo("memcached.cache.svc.cluster.local");
-              Object a = answer.get();
-              if (a instanceof Exception) {
-                throw (Exception) a;
-              }
-              return (List<InetAddress>) a;
+              return answering.resolve(name);
             })
-        .listener(
-            new DnsDiscovery.Listener() {
-              @Override
-              public void onResolved(String pool, List<String> members, boolean changed) {
-                events.add(pool + (changed ? " changed " : " same ") + members);
-              }
-
-              @Override
-              public void onFailure(String pool, String reason, Throwable cause) {
-                events.add(pool + " failed: " + reason);
-              }
-            });
-  }
-
-  private static List<InetAddress> ips(String... ips) throws UnknownHostException {
-    List<InetAddress> out = new ArrayList<>();
-    for (String ip : ips) {
-      out.add(InetAddress.getByName(ip)); // literals: no lookup
-    }
-    return out;
+        .listener(DnsAnswers.recording(events));
   }
 
   private static String member(String ip) {
@@ -694,20 +672,12 @@ class DnsDiscoveryTest {
 
   @Test
   void poolsWhoseNamesShareAddressesShareTheirBackends() throws Exception {
-    RouterConfig config =
-        RouterConfig.builder()
-            .backend("seed-a", "a.test:" + PORT)
-            .backend("seed-b", "b.test:" + PORT)
-            .pool(PoolConfig.of("a", "seed-a"))
-            .pool(PoolConfig.of("b", "seed-b"))
-            .route(Routes.pool("a"))
-            .build();
     // b grows onto labels a took a moment before: one backend each, in both pools
     answer.set(ips("127.0.0.1", "127.0.0.2"));
     MemcacheRouter router =
         router(
             MemcacheRouter.builder()
-                .config(config)
+                .config(DnsAnswers.twoPools(PORT))
                 .discover(discovery("a").build())
                 .discover(discovery("b").build()));
     List<String> two = List.of(member("127.0.0.1"), member("127.0.0.2"));

@@ -1,15 +1,12 @@
 package io.memroute;
 
+import static io.memroute.DnsAnswers.ips;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.memroute.routing.PoolConfig;
-import io.memroute.routing.RouterConfig;
 import io.memroute.routing.RouterStats;
-import io.memroute.routing.Routes;
 import io.memroute.testkit.memory.ManualScheduler;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,14 +58,6 @@ class DnsLookupTimeoutTest {
     }
   }
 
-  private static List<InetAddress> ips(String... ips) throws UnknownHostException {
-    List<InetAddress> out = new ArrayList<>();
-    for (String ip : ips) {
-      out.add(InetAddress.getByName(ip)); // literals: no lookup
-    }
-    return out;
-  }
-
   /**
    * A resolver that answers {@code answer}, or, while {@link #gate} holds a gate, blocks on it
    * (ignoring interrupts), having said so on {@code entered}.
@@ -113,29 +102,7 @@ class DnsLookupTimeoutTest {
         .interval(INTERVAL)
         .lookupTimeout(TIMEOUT)
         .resolver(resolver)
-        .listener(
-            new DnsDiscovery.Listener() {
-              @Override
-              public void onResolved(String pool, List<String> members, boolean changed) {
-                events.add(pool + (changed ? " changed " : " same ") + members);
-              }
-
-              @Override
-              public void onFailure(String pool, String reason, Throwable cause) {
-                events.add(pool + " failed: " + reason);
-              }
-            })
-        .build();
-  }
-
-  /** Two pools, each with a seed backend, routed by prefix. */
-  private static RouterConfig twoPools() {
-    return RouterConfig.builder()
-        .backend("seed-a", "a.test:" + PORT)
-        .backend("seed-b", "b.test:" + PORT)
-        .pool(PoolConfig.of("a", "seed-a"))
-        .pool(PoolConfig.of("b", "seed-b"))
-        .route(Routes.prefix().route("b:", Routes.pool("b")).defaultRoute(Routes.pool("a")).build())
+        .listener(DnsAnswers.recording(events))
         .build();
   }
 
@@ -165,7 +132,7 @@ class DnsLookupTimeoutTest {
     MemcacheRouter router =
         track(
             builder()
-                .config(twoPools())
+                .config(DnsAnswers.twoPools(PORT))
                 .discover(discovery("a", "a.test", a))
                 .discover(discovery("b", "b.test", b))
                 .build());
@@ -239,7 +206,7 @@ class DnsLookupTimeoutTest {
               try {
                 built.complete(
                     builder()
-                        .config(twoPools())
+                        .config(DnsAnswers.twoPools(PORT))
                         .discover(discovery("a", "a.test", a))
                         .discover(discovery("b", "b.test", b))
                         .build());
@@ -286,7 +253,11 @@ class DnsLookupTimeoutTest {
   void closingDecidesAHungLookupWithoutAWordAndCancelsItsTimeout() throws Exception {
     Resolver r = new Resolver(ips("127.0.0.1"));
     MemcacheRouter router =
-        track(builder().config(twoPools()).discover(discovery("a", "a.test", r)).build());
+        track(
+            builder()
+                .config(DnsAnswers.twoPools(PORT))
+                .discover(discovery("a", "a.test", r))
+                .build());
     assertThat(nextEvent()).isEqualTo("a changed [127.0.0.1:1]");
     r.hang();
     scheduler.advance(INTERVAL);
@@ -312,7 +283,7 @@ class DnsLookupTimeoutTest {
         track(
             MemcacheRouter.builder()
                 .eventLoopThreads(1)
-                .config(twoPools())
+                .config(DnsAnswers.twoPools(PORT))
                 .discover(
                     DnsDiscovery.builder("a", "a.test", PORT)
                         .interval(Duration.ofSeconds(1))
