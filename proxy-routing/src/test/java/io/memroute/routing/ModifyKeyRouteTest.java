@@ -226,10 +226,10 @@ class ModifyKeyRouteTest {
     Response mg = run(tenant, Request.metaGet("k", "k", "v", "f", "O7"));
     assertThat(sent().line()).isEqualTo("mg t:k k v f O7");
     assertThat(mg.key()).isEqualTo("k");
-    assertThat(mg.message()).isEqualTo("f0 kk");
+    assertThat(mg.message()).isEqualTo("f0 kk O7");
     assertThat(mg.flagToken('k')).isEqualTo("k");
     assertThat(mg.valueAsString()).isEqualTo("v");
-    assertThat(mg.line()).isEqualTo("VA 1 f0 kk");
+    assertThat(mg.line()).isEqualTo("VA 1 f0 kk O7");
 
     // memcached's replies to ms, md and ma with k, and its miss with k and O
     a.script(
