@@ -64,9 +64,9 @@ import java.util.Objects;
  * and attempts ({@code /etc/resolv.conf}), and cannot be interrupted. Each runs on a lookup thread
  * of the router's (or on its {@linkplain MemcacheRouter.Builder#discoveryScheduler discovery
  * scheduler}) and counts as failed once it has not answered within {@link #lookupTimeout()} (5
- * seconds by default); its late answer is dropped. A pool starts no second lookup while one hangs:
- * each interval meanwhile counts as timed out too, so a router has at most one lookup thread per
- * discovered pool, and a hung lookup holds up no other pool.
+ * seconds by default, or the interval when shorter); its late answer is dropped. A pool starts no
+ * second lookup while one hangs: each interval meanwhile counts as timed out too, so a router has
+ * at most one lookup thread per discovered pool, and a hung lookup holds up no other pool.
  */
 public final class DnsDiscovery {
   /** Default time between lookups: 30 seconds. */
@@ -75,7 +75,10 @@ public final class DnsDiscovery {
   /** Default most members a pool takes from one answer: 256. */
   public static final int DEFAULT_MAX_MEMBERS = 256;
 
-  /** Default time a lookup may take before it counts as failed: 5 seconds. */
+  /**
+   * Default time a lookup may take before it counts as failed: 5 seconds, or the interval when that
+   * is shorter.
+   */
   public static final Duration DEFAULT_LOOKUP_TIMEOUT = Duration.ofSeconds(5);
 
   private static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
@@ -98,7 +101,7 @@ public final class DnsDiscovery {
     this.port = b.port;
     this.interval = b.interval;
     this.maxMembers = b.maxMembers;
-    this.lookupTimeout = b.lookupTimeout;
+    this.lookupTimeout = b.lookupTimeout();
     this.resolver = b.resolver;
     this.listener = b.listener;
   }
@@ -245,7 +248,7 @@ public final class DnsDiscovery {
     private final int port;
     private Duration interval = DEFAULT_INTERVAL;
     private int maxMembers = DEFAULT_MAX_MEMBERS;
-    private Duration lookupTimeout = DEFAULT_LOOKUP_TIMEOUT;
+    private Duration lookupTimeout; // null: the default, at most the interval
     private Resolver resolver = Resolver.system();
     private Listener listener = Listener.NOOP;
 
@@ -298,8 +301,8 @@ public final class DnsDiscovery {
 
     /**
      * Sets how long a lookup may take before it counts as failed (default {@link
-     * #DEFAULT_LOOKUP_TIMEOUT}); at most the {@linkplain #interval interval}, checked by {@link
-     * #build()}.
+     * #DEFAULT_LOOKUP_TIMEOUT}, or the interval when that is shorter); at most the {@linkplain
+     * #interval interval}, checked by {@link #build()}.
      *
      * @throws IllegalArgumentException if not between 10 milliseconds and 10 minutes
      */
@@ -333,7 +336,7 @@ public final class DnsDiscovery {
      *     lookup would be due before the last one could fail
      */
     public DnsDiscovery build() {
-      if (lookupTimeout.compareTo(interval) > 0) {
+      if (lookupTimeout != null && lookupTimeout.compareTo(interval) > 0) {
         throw new IllegalArgumentException(
             "lookupTimeout: "
                 + lookupTimeout
@@ -342,6 +345,14 @@ public final class DnsDiscovery {
                 + ")");
       }
       return new DnsDiscovery(this);
+    }
+
+    /** The timeout set, or the default bounded by the interval: intervals of 1-4 s stay valid. */
+    private Duration lookupTimeout() {
+      if (lookupTimeout != null) {
+        return lookupTimeout;
+      }
+      return DEFAULT_LOOKUP_TIMEOUT.compareTo(interval) > 0 ? interval : DEFAULT_LOOKUP_TIMEOUT;
     }
   }
 }

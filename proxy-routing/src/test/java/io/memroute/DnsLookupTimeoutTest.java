@@ -340,4 +340,29 @@ class DnsLookupTimeoutTest {
     assertThat(b.lookupTimeout(Duration.ofSeconds(3)).build().lookupTimeout())
         .isEqualTo(Duration.ofSeconds(3));
   }
+
+  @Test
+  void anIntervalShorterThanTheDefaultTimeoutBoundsTheTimeoutNotSet() {
+    // intervals of 1 to 4 s built before lookupTimeout existed; the default must not refuse them
+    DnsDiscovery d = DnsDiscovery.builder("p", "x", 1).interval(Duration.ofSeconds(2)).build();
+    assertThat(d.lookupTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(DnsDiscovery.builder("p", "x", 1).interval(Duration.ofSeconds(1)).build())
+        .hasToString(
+            "DnsDiscovery{pool=p, name=x, port=1, interval=PT1S, maxMembers=256,"
+                + " lookupTimeout=PT1S}");
+    // a longer interval keeps the default; one set explicitly is still checked
+    assertThat(
+            DnsDiscovery.builder("p", "x", 1)
+                .interval(Duration.ofSeconds(6))
+                .build()
+                .lookupTimeout())
+        .isEqualTo(DnsDiscovery.DEFAULT_LOOKUP_TIMEOUT);
+    assertThatThrownBy(
+            () ->
+                DnsDiscovery.builder("p", "x", 1)
+                    .interval(Duration.ofSeconds(2))
+                    .lookupTimeout(DnsDiscovery.DEFAULT_LOOKUP_TIMEOUT)
+                    .build())
+        .hasMessage("lookupTimeout: PT5S (expected: at most the interval, PT2S)");
+  }
 }

@@ -544,6 +544,16 @@ class BadPropertiesTest {
     DnsDiscovery d = p.discoveries().get(0);
     assertThat(List.of(d.lookupTimeout(), d.maxMembers(), d.interval()))
         .containsExactly(Duration.ofSeconds(2), 8, DnsDiscovery.DEFAULT_INTERVAL);
+    // an interval under the default timeout, the timeout not set: the timeout is the interval,
+    // as in Java, and no complaint names memroute.discover-lookup-timeout, which nobody set
+    DnsDiscovery shortInterval =
+        bind(Map.of(
+                "memroute.discover.default", "memcached:11211",
+                "memroute.discover-interval", "2s"))
+            .discoveries()
+            .get(0);
+    assertThat(List.of(shortInterval.interval(), shortInterval.lookupTimeout()))
+        .containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(2));
   }
 
   @Test
