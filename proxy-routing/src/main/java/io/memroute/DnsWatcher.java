@@ -194,8 +194,12 @@ final class DnsWatcher {
       Watch w = a.watch;
       DnsDiscovery d = w.discovery;
       List<Member> members;
+      RouterConfig next = c;
       try {
         members = a.await();
+        if (fresh == null) {
+          next = refusable(c, d.pool(), members);
+        }
       } catch (LookupFailure f) {
         w.count(f.result, a.elapsed);
         notifyFailure(d, f.getMessage(), f.getCause());
@@ -225,7 +229,6 @@ final class DnsWatcher {
         }
         fresh.pool(discoveredPool(d.pool()).backends(labels(members)).build());
       } else {
-        RouterConfig next = withMembers(c, d.pool(), members);
         changed = next != c;
         c = next;
       }
@@ -234,6 +237,22 @@ final class DnsWatcher {
       notifyResolved(d, members, changed);
     }
     return fresh != null ? fresh.build() : c;
+  }
+
+  /**
+   * {@link #withMembers}, a refusal (a label taken by another backend) being a failed lookup, as in
+   * the lookups after the first: the pool keeps its configured backends instead of failing build().
+   */
+  private static RouterConfig refusable(RouterConfig c, String pool, List<Member> members)
+      throws LookupFailure {
+    try {
+      return withMembers(c, pool, members);
+    } catch (IllegalArgumentException x) {
+      throw new LookupFailure(
+          Result.REFUSED,
+          "the router refused the members " + labels(members) + ": " + x.getMessage(),
+          x);
+    }
   }
 
   /**

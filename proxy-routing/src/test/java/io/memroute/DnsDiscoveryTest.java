@@ -637,6 +637,37 @@ class DnsDiscoveryTest {
   }
 
   @Test
+  void aFirstAnswerTheRouterRefusesStartsThePoolWithItsConfiguredBackends() throws Exception {
+    // as anAnswerTheRouterRefusesCountsAsAFailedReload, but in the answer at build(): a failed
+    // first lookup, not a build() that throws on what DNS happens to answer
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("127.0.0.2:" + PORT, "127.0.0.9:" + PORT)
+            .backend("seed", "127.0.0.1:" + PORT)
+            .pool(PoolConfig.of("other", "127.0.0.2:" + PORT))
+            .pool(PoolConfig.of("cache", "seed"))
+            .route(Routes.pool("cache"))
+            .build();
+    answer.set(ips("127.0.0.1", "127.0.0.2"));
+    MemcacheRouter router =
+        router(MemcacheRouter.builder().config(config).discover(discovery("cache").build()));
+    assertThat(router.config().pools().get("cache").backends()).containsExactly("seed");
+    assertThat(events)
+        .containsExactly(
+            "cache failed: the router refused the members [127.0.0.1:1, 127.0.0.2:1]: pool"
+                + " 'cache': label '127.0.0.2:1' is taken by backend 127.0.0.2:1=127.0.0.9:1"
+                + " (expected: a discovered member's label to be free)");
+    assertThat(router.stats().get("dns:cache:lookups_refused")).isEqualTo(1);
+    assertThat(router.stats().get("dns:cache:lookups_ok")).isZero();
+
+    // the next answer the router can take is applied
+    answer.set(ips("127.0.0.1"));
+    tick();
+    assertThat(router.config().pools().get("cache").backends())
+        .containsExactly(member("127.0.0.1"));
+  }
+
+  @Test
   void conflictingOptionsFailTheBuildBeforeAnyLookup() throws Exception {
     answer.set(ips("127.0.0.1"));
     try (TransportResources shared = TransportResources.builder().eventLoopThreads(1).build()) {
