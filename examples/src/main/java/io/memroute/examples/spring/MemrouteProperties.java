@@ -877,7 +877,9 @@ public final class MemrouteProperties {
                     + " all of weight 1)");
           } else if (!placement.containsKey(pool)
               && !(prefix.equals("memroute.weights.")
-                  && WEIGHTED_RENDEZVOUS.equals(distribution.get(pool)))) {
+                  && distribution.containsKey(pool)
+                  // read as resolveDistributions reads it
+                  && WEIGHTED_RENDEZVOUS.equals(String.valueOf(distribution.get(pool)).trim()))) {
             problems.add(
                 property
                     + ": pool '"

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.DnsDiscovery;
 import io.memroute.routing.Placement;
+import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.CertificateAuthority;
 import io.memroute.transport.Transport;
@@ -589,6 +590,21 @@ class BadPropertiesTest {
             INVALID
                 + "memroute.weights.default: pool 'default' has no placement (expected:"
                 + " memroute.placement.default, a placement that uses them)");
+  }
+
+  /** A distribution's name is read trimmed, and the weights it takes are then taken too. */
+  @Test
+  void weightsFollowADistributionWrittenWithSpaces() {
+    MemrouteProperties p =
+        bind(
+            Map.of(
+                "memroute.backends.a", "127.0.0.1:11211",
+                "memroute.backends.b", "127.0.0.2:11211",
+                "memroute.distribution.default", " weighted-rendezvous ",
+                "memroute.weights.default.b", "2"));
+    PoolConfig pool = p.routerConfig().pools().get("default");
+    assertThat(pool.distribution().toString()).startsWith("weightedRendezvous{");
+    assertThat(pool.weights()).containsOnly(Map.entry("a", 1.0), Map.entry("b", 2.0));
   }
 
   /** A discovered pool's members come from DNS alone: listed backends would vanish silently. */
