@@ -399,9 +399,11 @@ final class DnsWatcher {
         changed =
             e.update(
                 c -> {
-                  // a reconfiguration removed the pool: not for discovery to bring it back
+                  // a reconfiguration removed the pool: not for discovery to bring it back, but
+                  // a reconfiguration that does takes this answer, not one from before it left
                   missing[0] = !c.pools().containsKey(d.pool());
                   if (missing[0]) {
+                    known.put(d.pool(), members);
                     return c;
                   }
                   RouterConfig next = withMembers(c, d.pool(), members);

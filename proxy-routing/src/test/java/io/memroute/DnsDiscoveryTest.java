@@ -265,6 +265,32 @@ class DnsDiscoveryTest {
   }
 
   @Test
+  void aPoolAddedBackTakesTheLastAnswerHeardWhileItWasOut() throws Exception {
+    answer.set(ips("127.0.0.1", "127.0.0.2"));
+    MemcacheRouter router = router(MemcacheRouter.builder().discover(discovery("default").build()));
+    RouterConfig without =
+        RouterConfig.builder()
+            .backend("y", "127.0.0.8:" + PORT)
+            .pool(PoolConfig.of("other", "y"))
+            .build();
+    router.reconfigure(without);
+    // DNS moves on while the pool is out: those members are gone
+    answer.set(ips("127.0.0.3"));
+    tick();
+    assertThat(events)
+        .last()
+        .isEqualTo("default failed: pool 'default' is no longer in the configuration");
+    // back, with its seed: the members are those of the last answer, not of one before it left
+    router.reconfigure(
+        without.toBuilder()
+            .backend("seed", "127.0.0.9:" + PORT)
+            .pool(PoolConfig.of("default", "seed"))
+            .route(Routes.pool("default"))
+            .build());
+    assertThat(router.config().pools().get("default").backends()).containsExactly("127.0.0.3:1");
+  }
+
+  @Test
   void closeStopsTheLookups() throws Exception {
     answer.set(ips("127.0.0.1"));
     int[] lookups = new int[1];
