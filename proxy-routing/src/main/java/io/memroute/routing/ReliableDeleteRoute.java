@@ -382,8 +382,10 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
       Entry e = spool.get(id);
       if (e != null) {
         boolean replaced;
+        RouteContext previous;
         synchronized (e) {
           replaced = e.state != State.ENDED;
+          previous = e.context;
           if (replaced) {
             e.request = request;
             e.context = context;
@@ -392,7 +394,9 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
         }
         if (replaced) {
           count(context, SpooledDelete.SPOOLED);
-          count(context, SpooledDelete.SUPERSEDED); // the one it replaces
+          count(previous, SpooledDelete.SUPERSEDED); // the one it replaces, where it was counted
+          // the entry is this context's now: its router's close must drop it
+          context.onClose(closeTask);
           return true;
         }
         continue; // it left meanwhile

@@ -712,6 +712,29 @@ class ReliableDeleteRouteTest {
     assertThat(ctx.count(SpooledDelete.DROPPED_CLOSED)).isEqualTo(1);
   }
 
+  @Test
+  void aDeleteOfAnotherRouterTakingAKeysPlaceIsCountedAndDroppedByThatRouter() {
+    Route route = reliable();
+    Spy other = new Spy(fx.context);
+    a.failWith(FailureReason.CONNECT_FAILED);
+    run(route, Request.delete("k"));
+    futures.add(route.route(Request.delete("k"), other).toCompletableFuture()); // in its place
+
+    ctx.close(); // not the router the entry is of now
+    assertThat(impl(route).spooled()).isEqualTo(1);
+    other.close();
+
+    assertThat(impl(route).spooled()).isZero();
+    assertThat(time.pending()).isZero();
+    // each router counts what it spooled leaving: the replaced delete as superseded in the first
+    assertThat(ctx.counted())
+        .containsExactly(
+            Map.entry(SpooledDelete.SPOOLED, 1), Map.entry(SpooledDelete.SUPERSEDED, 1));
+    assertThat(other.counted())
+        .containsExactly(
+            Map.entry(SpooledDelete.SPOOLED, 1), Map.entry(SpooledDelete.DROPPED_CLOSED, 1));
+  }
+
   // ---------------------------------------------------------------- the builder
 
   @Test
