@@ -112,7 +112,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
 
   /** A delete with nothing spooled for its key: a reply check, and the spool if it failed. */
   private CompletionStage<Response> delete(Request request, RouteContext context) {
-    DeleteReply out = new DeleteReply(request, context, null);
+    DeleteReply out = new DeleteReply(request, context, null, 0);
     send(request, context, out);
     return out;
   }
@@ -142,11 +142,13 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
     private final Request request;
     private final RouteContext context;
     private final Entry tracking; // the entry this delete was counted in as a write, or null
+    private final int generation; // the tracking entry's when this delete was sent
 
-    DeleteReply(Request request, RouteContext context, Entry tracking) {
+    DeleteReply(Request request, RouteContext context, Entry tracking, int generation) {
       this.request = request;
       this.context = context;
       this.tracking = tracking;
+      this.generation = generation;
     }
 
     @Override
@@ -154,7 +156,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
       Response reply = orFailed(r, e);
       try {
         if (tracking != null) {
-          written(tracking, request, reply);
+          written(tracking, generation, request, reply);
         }
         if (spoolable(reply) && spool(request, context)) {
           reply = notFound(request, reply);
@@ -207,6 +209,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
    */
   private CompletionStage<Response> tracked(Entry e, Request request, RouteContext context) {
     boolean isDelete = request.command() == Command.DELETE || request.command() == Command.MD;
+    int generation;
     synchronized (e) {
       if (e.state == State.REPLAYING) {
         GuardedFuture<Response> after = new GuardedFuture<>();
@@ -217,6 +220,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
         e.afterReplay.add(() -> rerun(request, context, after));
         return after;
       }
+      generation = e.generation;
       if (e.state == State.ENDED) {
         e = null;
       } else {
@@ -227,7 +231,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
       return isDelete ? delete(request, context) : child.route(request, context);
     }
     if (isDelete) {
-      DeleteReply out = new DeleteReply(request, context, e);
+      DeleteReply out = new DeleteReply(request, context, e, generation);
       send(request, context, out);
       return out;
     }
@@ -239,7 +243,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
         (r, t) -> {
           Response reply = orFailed(r, t);
           try {
-            written(entry, request, reply);
+            written(entry, generation, request, reply);
           } finally {
             out.complete(reply);
           }
@@ -271,15 +275,19 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
     return r != null ? r : Replies.failed(new NullPointerException("null response"), child);
   }
 
-  /** A tracked write or delete has its reply: it may end the entry, or let its replay start. */
-  private void written(Entry e, Request request, Response reply) {
+  /**
+   * A tracked write or delete has its reply: it may end the entry, or let its replay start. One
+   * sent before a later failed delete of the key took the entry's place (another {@code
+   * generation}) does not end it: the server must still see that delete.
+   */
+  private void written(Entry e, int generation, Request request, Response reply) {
     boolean took = tookWrite(request, reply);
     boolean superseded = false;
     boolean queue = false;
     synchronized (e) {
       e.writes--;
       if (e.state != State.ENDED) {
-        if (took) {
+        if (took && generation == e.generation) {
           end(e);
           superseded = true;
         } else if (e.writes == 0 && e.state == State.BLOCKED) {
@@ -355,6 +363,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
     long since; // on the context's ticker: when the delete failed
     int attempts;
     int writes; // tracked writes in flight
+    int generation; // how many later failed deletes took this one's place
     State state = State.WAITING;
     ScheduledFuture<?> timer;
     List<Runnable> afterReplay; // writes waiting for the replay's reply, or null
@@ -387,6 +396,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
           replaced = e.state != State.ENDED;
           previous = e.context;
           if (replaced) {
+            e.generation++;
             e.request = request;
             e.context = context;
             e.since = now;

@@ -453,16 +453,17 @@ public final class Routes {
    * after the delete it stands for. So, while a key has a spooled delete, writes of that key
    * through this route are watched: a {@code set}, {@code add}, {@code replace}, {@code cas},
    * {@code ms} (not in append or prepend mode) that stores, or a {@code delete} or {@code md} that
-   * reaches the server, ends the entry: the server holds what the caller wrote last. While such a
-   * write is in flight no replay starts; one that arrives while a replay is in flight waits for the
-   * replay's reply (one round trip, at most the read timeout), so that the server sees the delete
-   * first. {@code append}, {@code prepend}, {@code incr}, {@code decr} and {@code touch} keep the
-   * old value and do not end the entry. What remains: a write that does not pass through this route
-   * (another router, another client, a route around this one) can still be deleted by a replay, as
-   * with mcrouter's replays; and a write sent while the failing delete was still in flight, before
-   * its failure was known, is not watched (it would have to reach the server over another
-   * connection while the delete's failed). Deleting a newer value costs a miss, never a stale
-   * value.
+   * reaches the server, ends the entry: the server holds what the caller wrote last (not one sent
+   * before a later failed delete of the key took the entry over: that delete still has to go).
+   * While such a write is in flight no replay starts; one that arrives while a replay is in flight
+   * waits for the replay's reply (one round trip, at most the read timeout), so that the server
+   * sees the delete first. {@code append}, {@code prepend}, {@code incr}, {@code decr} and {@code
+   * touch} keep the old value and do not end the entry. What remains: a write that does not pass
+   * through this route (another router, another client, a route around this one) can still be
+   * deleted by a replay, as with mcrouter's replays; and a write sent while the failing delete was
+   * still in flight, before its failure was known, is not watched (it would have to reach the
+   * server over another connection while the delete's failed). Deleting a newer value costs a miss,
+   * never a stale value.
    *
    * <p><b>In memory only.</b> Unlike mcrouter's spool on disk, the spool dies with the process: a
    * crash or a restart loses the deletes in it, and closing the router drops them (counted). Put

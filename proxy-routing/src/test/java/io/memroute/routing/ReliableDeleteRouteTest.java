@@ -156,9 +156,14 @@ class ReliableDeleteRouteTest {
 
     /** Fails the oldest parked request with {@code reason}, as its connection would. */
     void fail(FailureReason reason) {
-      parked.remove(0);
-      release.remove(0);
-      waiting.remove(0).complete(Response.failure(reason, "a", "gate"));
+      fail(0, reason);
+    }
+
+    /** Fails parked request {@code i} (0 the oldest) with {@code reason}. */
+    void fail(int i, FailureReason reason) {
+      parked.remove(i);
+      release.remove(i);
+      waiting.remove(i).complete(Response.failure(reason, "a", "gate"));
     }
 
     List<String> parkedLines() {
@@ -623,6 +628,33 @@ class ReliableDeleteRouteTest {
     assertThat(a.valueOf("k")).isEqualTo("new");
     assertThat(lines()).containsExactly("delete k", "set k 0 0 3");
     assertThat(ctx.count(SpooledDelete.SUPERSEDED)).isEqualTo(1);
+  }
+
+  @Test
+  void aWriteSentBeforeALaterFailedDeleteOfTheKeyLeavesThatDeleteSpooled() {
+    Gate gate = new Gate();
+    Route route = Routes.reliableDeletes(gate);
+    a.put("k", "stale").failWith(FailureReason.TIMEOUT);
+    run(route, Request.delete("k"));
+    a.heal();
+    gate.closed = true;
+    CompletableFuture<Response> set = run(route, set("k", "new")); // watched, in flight
+    CompletableFuture<Response> delete = run(route, Request.delete("k")); // sent after the set
+
+    gate.fail(1, FailureReason.TIMEOUT); // the delete: it takes the spooled one's place
+    assertThat(delete.join().status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    gate.pass(); // the set is stored: before the delete sent after it, which still has to go
+    assertThat(set.join().status()).isEqualTo(ResponseStatus.STORED);
+
+    assertThat(impl(route).spooled()).isEqualTo(1);
+    gate.closed = false;
+    time.advance(Duration.ofSeconds(1));
+    assertThat(a.valueOf("k")).isNull();
+    assertThat(ctx.counted())
+        .containsExactly(
+            Map.entry(SpooledDelete.SPOOLED, 2),
+            Map.entry(SpooledDelete.REPLAYED, 1),
+            Map.entry(SpooledDelete.SUPERSEDED, 1));
   }
 
   @Test
