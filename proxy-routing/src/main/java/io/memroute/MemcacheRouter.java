@@ -405,7 +405,12 @@ public final class MemcacheRouter implements AutoCloseable {
 
   // ---------------------------------------------------------------- other
 
-  /** Deletes a key; {@code false} if it was absent. */
+  /**
+   * Deletes a key; {@code false} if it was absent, and also, behind a {@link
+   * io.memroute.routing.Routes#reliableDeletes} route, if the delete could not reach its server and
+   * was spooled to be retried (that route answers such a delete {@code NOT_FOUND}, as mcrouter
+   * does): {@code false} does not say the key is gone yet.
+   */
   public CompletableFuture<Boolean> delete(String key) {
     return typed(Request.delete(key), r -> r.status() == ResponseStatus.DELETED);
   }
