@@ -10,7 +10,10 @@ import io.memroute.routing.RouteContext.SpooledDelete;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -49,8 +52,18 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
   private final AtomicInteger pumps = new AtomicInteger(); // pump() calls not yet served
   private final ConcurrentLinkedQueue<Entry> ready = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean warnedFull = new AtomicBoolean();
-  // one task for every router: registering it again adds nothing
-  private final Runnable closeTask = this::dropEntriesOfClosedRouters;
+  private volatile boolean listed; // in ROUTES
+
+  /**
+   * Every route that has spooled, held weakly: a router keeps the tasks routes register with it
+   * until it closes, so one task per route would keep every route a router was ever reconfigured
+   * with. {@link #CLOSE_TASK}, the same for every route, is registered at most once per router.
+   */
+  private static final Set<ReliableDeleteRoute> ROUTES =
+      Collections.newSetFromMap(new WeakHashMap<>());
+
+  /** The close task: the entries of closed routers leave every route's spool. */
+  private static final Runnable CLOSE_TASK = ReliableDeleteRoute::dropEntriesOfClosedRouters;
 
   ReliableDeleteRoute(
       Route child,
@@ -406,7 +419,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
           count(context, SpooledDelete.SPOOLED);
           count(previous, SpooledDelete.SUPERSEDED); // the one it replaces, where it was counted
           // the entry is this context's now: its router's close must drop it
-          context.onClose(closeTask);
+          closeTask(context);
           return true;
         }
         continue; // it left meanwhile
@@ -439,7 +452,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
         return false;
       }
       // after the entry is in: a router that closed since the check above runs the task now
-      context.onClose(closeTask);
+      closeTask(context);
       return true;
     }
   }
@@ -603,8 +616,29 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
     }
   }
 
-  /** The close task: every entry of a closed router leaves the spool, its timer cancelled. */
-  private void dropEntriesOfClosedRouters() {
+  /** Lists this route for {@link #CLOSE_TASK} and registers that with the context's router. */
+  private void closeTask(RouteContext context) {
+    if (!listed) {
+      synchronized (ROUTES) {
+        ROUTES.add(this);
+      }
+      listed = true;
+    }
+    context.onClose(CLOSE_TASK);
+  }
+
+  private static void dropEntriesOfClosedRouters() {
+    List<ReliableDeleteRoute> routes;
+    synchronized (ROUTES) {
+      routes = new ArrayList<>(ROUTES);
+    }
+    for (ReliableDeleteRoute r : routes) {
+      r.dropEntriesOfClosedRouter();
+    }
+  }
+
+  /** Every entry of a closed router leaves the spool, its timer cancelled. */
+  private void dropEntriesOfClosedRouter() {
     for (Entry e : spool.values()) {
       boolean dropped = false;
       synchronized (e) {

@@ -91,8 +91,10 @@ public interface RouteContext {
    * pending after its requests were answered, such as the retries of a {@link
    * Routes#reliableDeletes} route. A task equal to one registered already is not added again, so a
    * route may register its one task whenever it has work pending; the router keeps each task until
-   * it closes. Contexts from {@link #builder()}, and the default, never close: the task never runs.
-   * Keep the task short; an exception it throws is logged.
+   * it closes, with what it refers to, so a task per route instance grows with every
+   * reconfiguration that builds new routes: share one task among the instances of a route. Contexts
+   * from {@link #builder()}, and the default, never close: the task never runs. Keep the task
+   * short; an exception it throws is logged.
    */
   default void onClose(Runnable task) {}
 

@@ -767,6 +767,28 @@ class ReliableDeleteRouteTest {
             Map.entry(SpooledDelete.SPOOLED, 1), Map.entry(SpooledDelete.DROPPED_CLOSED, 1));
   }
 
+  @Test
+  void everyRouteOfARouterSharesOneCloseTask() {
+    // a router reconfigured again and again with new routes keeps one task, not one per route
+    a.failWith(FailureReason.CONNECT_FAILED);
+    List<Route> routes = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Route route = reliable();
+      routes.add(route);
+      run(route, Request.delete("k" + i));
+      run(route, Request.delete("k" + i)); // taking its own place registers too
+    }
+    assertThat(ctx.closeTasks).hasSize(1);
+
+    ctx.close();
+
+    for (Route route : routes) {
+      assertThat(impl(route).spooled()).isZero();
+    }
+    assertThat(ctx.count(SpooledDelete.DROPPED_CLOSED)).isEqualTo(3);
+    assertThat(time.pending()).isZero();
+  }
+
   // ---------------------------------------------------------------- the builder
 
   @Test
