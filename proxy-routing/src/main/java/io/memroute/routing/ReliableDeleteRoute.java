@@ -187,7 +187,8 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
 
   /**
    * The caller's reply to a spooled delete, as mcrouter answers one it logged: NOT_FOUND (meta
-   * {@code NF}, with the opaque and key flags memcached would echo), from the backend that failed.
+   * {@code NF}, with the opaque and key flags memcached would echo, in its order), from the backend
+   * that failed.
    */
   private static Response notFound(Request request, Response failure) {
     Response.Builder b =
@@ -199,10 +200,14 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
       for (int i = 2, n = request.tokenCount(); i < n; i++) {
         String t = request.token(i);
         char f = t.charAt(0);
-        if (f == 'O' || f == 'b' && request.hasFlag('k')) {
+        if (f == 'O') {
           flags.append(flags.length() == 0 ? "" : " ").append(t);
         } else if (f == 'k') {
+          // a base64 key is marked by a b right after it, where memcached puts it
           flags.append(flags.length() == 0 ? "" : " ").append('k').append(request.key());
+          if (request.hasFlag('b')) {
+            flags.append(" b");
+          }
         }
       }
       if (flags.length() > 0) {

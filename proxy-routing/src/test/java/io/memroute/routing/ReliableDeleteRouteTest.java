@@ -308,6 +308,19 @@ class ReliableDeleteRouteTest {
   }
 
   @Test
+  void aSpooledBase64MetaDeleteAnswersItsKeyAsMemcachedDoes() {
+    Route route = reliable();
+    a.failWith(FailureReason.TIMEOUT);
+
+    // memcached 1.6.18 answers "md Zm9v b k O1" with "NF kZm9v b O1": b follows the key it marks
+    Response reply = run(route, Request.metaDelete("Zm9v", "b", "k", "O1")).join();
+
+    assertThat(reply.status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    assertThat(reply.message()).isEqualTo("kZm9v b O1");
+    assertThat(run(route, Request.metaDelete("Zm9v", "b", "O2")).join().message()).isEqualTo("O2");
+  }
+
+  @Test
   void writesAndReadsPassThroughUntouched() {
     Route route = reliable();
     a.failWith(FailureReason.TIMEOUT);
