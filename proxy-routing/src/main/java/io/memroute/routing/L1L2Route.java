@@ -344,10 +344,14 @@ final class L1L2Route implements Route, ParentRoute {
     }
   }
 
-  /** Whether an exptime expires the item at once: a negative one (or one not a number). */
+  /**
+   * Whether an exptime expires the item at once: a negative one, or one beyond 30 days, which
+   * memcached reads as a unix time, that is not in the future (or one not a number).
+   */
   private static boolean expires(String exptime) {
     try {
-      return Long.parseLong(exptime) < 0;
+      long e = Long.parseLong(exptime);
+      return e < 0 || (e > TtlRoute.RELATIVE_LIMIT && e <= System.currentTimeMillis() / 1000);
     } catch (NumberFormatException e) {
       return true; // L2 decides what it means; L1 is safer without the key
     }

@@ -525,8 +525,9 @@ public final class Routes {
    * for a base64 key), and L2's reply is answered once L1 has answered: {@code set}, {@code add},
    * {@code replace}, {@code append}, {@code prepend}, {@code cas}, {@code delete}, {@code incr},
    * {@code decr}, {@code ms}, {@code md}, {@code ma}, and {@code touch}, {@code gat}, {@code gats}
-   * or {@code mg T} with a negative exptime (which expires the item). mcrouter instead sends writes
-   * to L1 only and leaves L2 to the client.
+   * or {@code mg T} with an exptime that expires the item (a negative one, or a unix time, beyond
+   * 30 days, that is not in the future). mcrouter instead sends writes to L1 only and leaves L2 to
+   * the client.
    *
    * <p><b>Everything else goes to L2 only</b>: {@code gets} and {@code gats} (their CAS values must
    * be L2's, where a {@code cas} goes), {@code gat}, {@code touch}, any other {@code mg} ({@code

@@ -114,6 +114,23 @@ class L1L2IntegrationTest {
   }
 
   @Test
+  void aTouchToAUnixTimeAlreadyPastExpiresTheItemOnL2AndL1sCopyWithIt() throws Exception {
+    assertThat(await(l2.set("k", bytes("old"), 0, 0))).isTrue();
+    MemcacheRouter router = router(twoLevel());
+    assertThat(string(await(router.get("k")))).isEqualTo("old");
+    eventually(() -> router.stats().get("l1_fills_stored") == 1);
+    assertThat(onServer(l1, "k").valueAsString()).isEqualTo("old");
+
+    // beyond 30 days memcached reads a unix time: this one (2001) expires the item at once
+    Response touched = await(router.execute(Request.parse("touch k 1000000000")));
+
+    assertThat(touched.status()).isEqualTo(ResponseStatus.TOUCHED);
+    assertThat(onServer(l2, "k").status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(onServer(l1, "k").status()).isEqualTo(ResponseStatus.MISS);
+    assertThat(await(router.get("k"))).isNull();
+  }
+
+  @Test
   void aMissLeavesTheSentinelInL1AndEveryThirdSentinelHitReadsL2Again() throws Exception {
     MemcacheRouter router = router(twoLevel());
     MeterRegistry registry = new SimpleMeterRegistry();

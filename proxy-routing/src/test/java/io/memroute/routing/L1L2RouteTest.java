@@ -492,6 +492,30 @@ class L1L2RouteTest {
   }
 
   @Test
+  void aTouchToAUnixTimeNotInTheFutureExpiresTheItemAndDeletesItFromL1() {
+    // memcached reads an exptime beyond 30 days as a unix time: one already past expires the item
+    long now = System.currentTimeMillis() / 1000;
+    List<Request> expiring =
+        List.of(
+            Request.parse("touch k 1000000000"),
+            Request.parse("gat " + now + " k"),
+            Request.parse("gats 2592001 k"),
+            Request.metaGet("k", "v", "T1000000000"));
+    for (Request w : expiring) {
+      preload(l1, "k", "old", 0, 0);
+      l1.clearRequests();
+      run(route(), w);
+      assertThat(lines(l1)).as(w.line()).containsExactly("delete k");
+    }
+    // a unix time still ahead, or 30 days exactly (relative), leaves L1's copy
+    for (String exptime : List.of(Long.toString(now + 3600), "2592000")) {
+      l1.clearRequests();
+      run(route(), Request.parse("touch k " + exptime));
+      assertThat(lines(l1)).as(exptime).isEmpty();
+    }
+  }
+
+  @Test
   void aWriteOfABase64KeyDeletesThatKeyFromL1() {
     clear();
 
