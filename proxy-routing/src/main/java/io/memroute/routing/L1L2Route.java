@@ -15,6 +15,8 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link Routes#l1l2}: reads go to a small, near L1 and what it misses to L2, whose values are
@@ -23,6 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link Routes#l1l2()} for the rules and where they differ.
  */
 final class L1L2Route implements Route, ParentRoute {
+  private static final Logger log = LoggerFactory.getLogger(Routes.class);
+
   /** The sentinel's client flags: mcrouter's {@code MC_MSG_FLAG_NEGATIVE_CACHE}. */
   static final int NCACHE_FLAGS = 0x10000;
 
@@ -80,7 +84,11 @@ final class L1L2Route implements Route, ParentRoute {
    * by another router, is only a miss then).
    */
   private boolean refreshNow(RouteContext context) {
-    context.countNcacheHit();
+    try {
+      context.countNcacheHit();
+    } catch (RuntimeException x) { // counted on the caller's path: it must still be answered
+      log.warn("l1l2: counting a negative-cache hit failed", x);
+    }
     return ncacheTtl == 0 || sentinelHits.incrementAndGet() % ncacheRefresh == 0;
   }
 

@@ -254,6 +254,33 @@ class L1L2RouteTest {
   }
 
   @Test
+  void aSentinelReadIsAnsweredWhenTheContextsCountingThrows() {
+    sentinel(l1, "k");
+    preload(l1, "x", "X", 0, 0);
+    CountingContext throwing =
+        new CountingContext(f.context) {
+          @Override
+          public void countNcacheHit() {
+            throw new IllegalStateException("a broken meter");
+          }
+        };
+    Route route = ncache();
+    List<Request> reads =
+        List.of(
+            Request.get("k"),
+            Request.getMulti(List.of("x", "k")),
+            Request.metaGet("k", "v"), // the third sentinel hit: read again from L2
+            Request.metaGet("k", "v", "k"));
+
+    for (Request q : reads) {
+      CompletableFuture<Response> r = route.route(q, throwing).toCompletableFuture();
+      assertThat(r).as(q.line()).isDone();
+      assertThat(r.join().isOk()).as(q.line()).isTrue();
+    }
+    assertThat(lines(l2)).containsExactly("mg k v f t");
+  }
+
+  @Test
   void theSentinelIsNeverServedAsAValue() {
     Route route =
         Routes.l1l2()
