@@ -147,7 +147,9 @@ final class L1L2Route implements Route, ParentRoute {
 
   /**
    * Reads {@code asked} from L2 and answers them with L1's hits; fills L1 unless its reply {@code
-   * r} failed.
+   * r} failed. The fills are sent before the answer (not waited for): a write the caller makes on
+   * the answer deletes the key from L1 after them, never before, which would leave the value read
+   * (or the sentinel) in L1 over the one written.
    */
   private void readL2(
       Request request,
@@ -174,14 +176,18 @@ final class L1L2Route implements Route, ParentRoute {
             out.complete(missed.isEmpty() && fromL1.isOk() ? fromL1 : w);
             return;
           }
-          out.complete(
+          Response answer =
               !fromL1.isHit()
                   ? w
                   : !w.isHit()
                       ? fromL1
-                      : Multiget.merge(request.keys(), new Response[] {fromL1, w}));
-          if (r.isOk()) { // an L1 that failed is not written to
-            fill(asked, refreshed, w, context);
+                      : Multiget.merge(request.keys(), new Response[] {fromL1, w});
+          try {
+            if (r.isOk()) { // an L1 that failed is not written to
+              fill(asked, refreshed, w, context);
+            }
+          } finally {
+            out.complete(answer);
           }
         });
   }
@@ -272,20 +278,27 @@ final class L1L2Route implements Route, ParentRoute {
         w -> {
           if (!w.isOk()) {
             out.complete(sentinel ? metaMiss(request) : w);
-          } else if (!w.isHit()) {
-            out.complete(w);
-            if (l1Ok && ncacheTtl > 0 && w.isMiss()) {
-              remember(request.key(), sentinel, context);
+            return;
+          }
+          try {
+            if (!l1Ok) {
+              return; // an L1 that failed is not written to
             }
-          } else {
-            out.complete(ReadThrough.asAsked(request, w));
+            if (!w.isHit()) {
+              if (ncacheTtl > 0 && w.isMiss()) {
+                remember(request.key(), sentinel, context);
+              }
+              return;
+            }
             long ttl = fillTtl(w);
-            if (l1Ok && ttl > 0 && w.value() != null && ReadThrough.settled(w)) {
+            if (ttl > 0 && w.value() != null && ReadThrough.settled(w)) {
               Item it = Item.of(request.key(), w.value(), w.flags(), 0);
               if (!isSentinel(it)) {
                 fills.storeInBackground(sentinel ? Command.REPLACE : Command.ADD, it, ttl, context);
               }
             }
+          } finally {
+            out.complete(w.isHit() ? ReadThrough.asAsked(request, w) : w);
           }
         });
   }

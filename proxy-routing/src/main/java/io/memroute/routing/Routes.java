@@ -500,8 +500,9 @@ public final class Routes {
    *
    * <p><b>get</b>, one key or many: to L1; a hit is answered (this costs the caller the L1 request
    * and a flags check). The keys L1 missed go to L2 in one plain {@code get}; L2's hits are
-   * answered with L1's, in key order, then written into L1 in the background with {@code add <key>
-   * <flags> <l1Ttl>}, which never overwrites a value L1 got meanwhile. When L1 fails the keys are
+   * answered with L1's, in key order, and written into L1 in the background with {@code add <key>
+   * <flags> <l1Ttl>}, which never overwrites a value L1 got meanwhile (sent before the answer, not
+   * waited for: a write made on the answer deletes the key after it). When L1 fails the keys are
    * read from L2 and nothing is written into L1; when L2 fails its error is answered (not a miss L2
    * could not vouch for).
    *

@@ -462,6 +462,37 @@ class L1L2RouteTest {
   }
 
   @Test
+  void aWriteMadeAsSoonAsAReadIsAnsweredIsNotUndoneByThatReadsFill() {
+    // cache-aside in the read's continuation: the read's fill must be on its way before its answer
+    preload(l2, "k", "old", 0, 0);
+    WarmUpRouteTest.Gate l2Gate = new WarmUpRouteTest.Gate("l2", Command.GET, Command.MG);
+    Route route =
+        Routes.l1l2().negativeCache(Duration.ofSeconds(10), 3).build(Routes.pool("l1"), l2Gate);
+    List<Request> reads =
+        List.of(
+            Request.get("k"),
+            Request.metaGet("k", "v"),
+            Request.get("m"), // L2 misses m: its sentinel must not hide the value then written
+            Request.metaGet("m", "v"));
+
+    for (Request read : reads) {
+      l1.send(Request.delete(read.key())).join();
+      l2.send(Request.delete("m")).join();
+      String value = "new-" + read.line();
+      CompletableFuture<Response> written =
+          route
+              .route(read, counts)
+              .thenCompose(r -> route.route(Fixture.set(read.key(), value), counts))
+              .toCompletableFuture();
+      l2Gate.release();
+
+      assertThat(written).isDone();
+      assertThat(l2.valueOf(read.key())).isEqualTo(value);
+      assertThat(l1.valueOf(read.key())).as(read.line()).isNull();
+    }
+  }
+
+  @Test
   void aWriteIsAnsweredOnlyOnceL1HasDeletedTheKey() {
     preload(l1, "k", "old", 0, 0);
     WarmUpRouteTest.Gate l1Gate = new WarmUpRouteTest.Gate("l1", Command.DELETE);
