@@ -520,7 +520,7 @@ public final class Routes {
    * L1 request (to tell a sentinel; the reply shows only the flags asked) and {@code v f t} to the
    * L2 request; a hit is filled into L1 with its remaining TTL on L2 when shorter than the L1 TTL,
    * unless L2 marks it stale or being recached ({@code X}, {@code Z}: answered as L2 gave them, not
-   * filled).
+   * filled). An L1 hit answers {@code t} with the time left on L1's copy, not on L2's item.
    *
    * <p><b>Writes</b> go to L2, then the key is deleted from L1 ({@code delete}; {@code md <key> b}
    * for a base64 key), and L2's reply is answered once L1 has answered: {@code set}, {@code add},
