@@ -127,8 +127,9 @@ public final class Multiget {
   }
 
   /**
-   * Merges part replies into one reply whose items follow {@code keys}' order, one per key; an item
-   * of a key not in {@code keys} is left out.
+   * Merges part replies into one reply whose items follow {@code keys}' order, one per key found (a
+   * key asked twice is answered twice, as memcached answers it); an item of a key not in {@code
+   * keys} is left out.
    */
   public static Response merge(List<String> keys, Response[] parts) {
     Map<String, Item> found = new HashMap<>();
@@ -144,7 +145,7 @@ public final class Multiget {
     }
     List<Item> items = new ArrayList<>(found.size());
     for (String k : keys) {
-      Item it = found.remove(k);
+      Item it = found.get(k);
       if (it != null) {
         items.add(it);
       }
