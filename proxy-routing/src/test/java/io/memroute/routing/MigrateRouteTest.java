@@ -224,6 +224,24 @@ class MigrateRouteTest {
   }
 
   @Test
+  void aSplitMultigetWithAKeyThatIsNotUtf8AnswersAClientErrorAndSendsNothing() {
+    // the parts are made from the keys' strings: 0xff would be sent as U+FFFD, another item's key
+    String early = keyAt(10);
+    byte[] line = ("get " + keyAt(90) + " " + early + " a?").getBytes(UTF_8);
+    line[line.length - 1] = (byte) 0xff;
+    to.put("a\uFFFD", "another item");
+    from.put("a\uFFFD", "another item");
+    at(INTERVAL + 50, 0);
+    Response r = run(Request.parse(line, null));
+    assertThat(r.status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+    assertThat(r.message()).startsWith("key is not UTF-8");
+    assertThat(from.requestCount() + to.requestCount()).as("nothing sent").isZero();
+    // a key that holds U+FFFD itself is UTF-8
+    Response hit = run(Request.getMulti(List.of(keyAt(90), early, "a\uFFFD")));
+    assertThat(hit.items()).extracting(Item::key).containsExactly("a\uFFFD");
+  }
+
+  @Test
   void aSplitMultigetWithAFailedOrThrowingPartAnswersThatFailure() {
     at(INTERVAL + 50, 0);
     Request multi = Request.getMulti(List.of(keyAt(90), keyAt(10)));

@@ -6,7 +6,9 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -23,6 +25,11 @@ import java.util.function.BiFunction;
  * part's reply is the answer (it names the failed backend).
  */
 public final class Multiget {
+  private static final Response NOT_UTF8 =
+      Response.builder(ResponseStatus.CLIENT_ERROR)
+          .text("key is not UTF-8 (expected: keys a split multiget can send as text)")
+          .build();
+
   private Multiget() {}
 
   /**
@@ -32,7 +39,8 @@ public final class Multiget {
    * @param groupOf the group of each key, in {@code [0, groups)}
    * @param send sends a sub-request to a group; must not return {@code null}
    * @return a future completed when every part answered; exceptionally if a part completed
-   *     exceptionally
+   *     exceptionally; at once with {@code CLIENT_ERROR}, nothing sent, if a key's bytes are not
+   *     UTF-8 (the parts are made from the keys' strings, which would name another key)
    */
   public static GuardedFuture<Response> split(
       Request request,
@@ -40,6 +48,11 @@ public final class Multiget {
       int[] groupOf,
       int groups,
       BiFunction<Integer, Request, CompletionStage<Response>> send) {
+    if (!namesItsKeys(request, keys)) {
+      GuardedFuture<Response> refused = new GuardedFuture<>();
+      refused.complete(NOT_UTF8);
+      return refused;
+    }
     List<List<String>> byGroup = new ArrayList<>(groups);
     for (int g = 0; g < groups; g++) {
       byGroup.add(null);
@@ -77,6 +90,28 @@ public final class Multiget {
           });
     }
     return out;
+  }
+
+  /**
+   * Whether {@code keys}, the request's keys as strings, are its keys' bytes: a key parsed from
+   * bytes that are not UTF-8 decodes to U+FFFD, which a request made from the string would send as
+   * another key. Compared only when a key holds U+FFFD.
+   */
+  private static boolean namesItsKeys(Request request, List<String> keys) {
+    boolean suspect = false;
+    for (String k : keys) {
+      suspect |= k.indexOf('\uFFFD') >= 0;
+    }
+    if (!suspect) {
+      return true;
+    }
+    // the keys end the line sent, one space before each, then CRLF
+    byte[] joined = String.join(" ", keys).concat("\r\n").getBytes(StandardCharsets.UTF_8);
+    byte[] wire = request.wireLine();
+    int from = wire.length - joined.length;
+    return from > 0
+        && wire[from - 1] == ' '
+        && Arrays.equals(wire, from, wire.length, joined, 0, joined.length);
   }
 
   /**
