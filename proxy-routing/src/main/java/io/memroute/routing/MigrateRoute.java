@@ -96,20 +96,32 @@ final class MigrateRoute implements Route, ParentRoute {
 
   /** A multiget whose keys switch at different times: each part to its route, merged in order. */
   private CompletionStage<Response> split(Request request, RouteContext context, long intoSecond) {
-    List<String> keys = request.keys();
-    int[] groupOf = new int[keys.size()];
+    // each key hashed as its bytes, as a key alone is: its string holds U+FFFD for bytes that are
+    // not UTF-8. The keys end the line sent, one space before each, then CRLF.
+    byte[] wire = request.wireLine();
+    int[] groupOf = new int[request.keyCount()];
     int moved = 0;
-    for (int k = 0; k < groupOf.length; k++) {
-      if (moved(KEY_HASH.hash(keys.get(k), null), intoSecond)) {
+    int end = wire.length - 2;
+    for (int k = groupOf.length - 1; k >= 0; k--) {
+      int start = end;
+      while (wire[start - 1] != ' ') {
+        start--;
+      }
+      if (moved(KEY_HASH.hash(wire, start, end - start), intoSecond)) {
         groupOf[k] = 1;
         moved++;
       }
+      end = start - 1;
     }
     if (moved == 0 || moved == groupOf.length) {
       return (moved == 0 ? from : to).route(request, context);
     }
     return Multiget.split(
-        request, keys, groupOf, 2, (g, sub) -> Replies.guarded(g == 0 ? from : to, sub, context));
+        request,
+        request.keys(),
+        groupOf,
+        2,
+        (g, sub) -> Replies.guarded(g == 0 ? from : to, sub, context));
   }
 
   /** A delete during the window: to both, the worse reply (the {@code from} one on a tie). */

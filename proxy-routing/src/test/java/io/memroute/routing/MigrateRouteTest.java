@@ -242,6 +242,35 @@ class MigrateRouteTest {
   }
 
   @Test
+  void aKeyThatIsNotUtf8SwitchesInAMultigetWhenItSwitchesAlone() {
+    // a multiget's keys were hashed as strings, where 0xff is U+FFFD: the key switched at another
+    // second in a multiget than alone, so its reads and writes went to different clusters
+    byte[] key = null;
+    long alone = 0;
+    long asString = 0;
+    for (int i = 0; key == null; i++) {
+      byte[] k = ("k" + i + "?").getBytes(UTF_8);
+      k[k.length - 1] = (byte) 0xff;
+      alone = MigrateRoute.KEY_HASH.hash(k, 0, k.length) % INTERVAL;
+      asString = offset(new String(k, UTF_8));
+      key = alone < asString ? k : null;
+    }
+    byte[] single = new byte[4 + key.length];
+    System.arraycopy("get ".getBytes(UTF_8), 0, single, 0, 4);
+    System.arraycopy(key, 0, single, 4, key.length);
+    byte[] twice = new byte[single.length + 1 + key.length];
+    System.arraycopy(single, 0, twice, 0, single.length);
+    twice[single.length] = ' ';
+    System.arraycopy(key, 0, twice, single.length + 1, key.length);
+    at(INTERVAL + alone, 0); // switched alone, not as its string
+    assertThat(reaches(Request.parse(single, null))).isEqualTo("to");
+    assertThat(reaches(Request.parse(twice, null))).isEqualTo("to");
+    Request gat =
+        Request.parse(("gat 0 " + keyAt(alone) + " " + keyAt(alone)).getBytes(UTF_8), null);
+    assertThat(reaches(gat)).isEqualTo("to");
+  }
+
+  @Test
   void aSplitMultigetWithAFailedOrThrowingPartAnswersThatFailure() {
     at(INTERVAL + 50, 0);
     Request multi = Request.getMulti(List.of(keyAt(90), keyAt(10)));
