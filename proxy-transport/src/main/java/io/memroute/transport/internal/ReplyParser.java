@@ -15,6 +15,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 
@@ -748,6 +749,29 @@ public final class ReplyParser {
     return b;
   }
 
+  /**
+   * Whether {@code tok}, a {@code k} return flag, is the text key of {@code request} in base64 and
+   * {@code flags} hold {@code b}: memcached names an item stored under a base64 key so, whatever
+   * key the request used.
+   */
+  private static boolean isKeyInBase64(String tok, String flags, Request request) {
+    boolean b = false;
+    for (int i = 0, n = flags.length(); i < n && !b; ) {
+      int end = flags.indexOf(' ', i);
+      end = end < 0 ? n : end;
+      b = end == i + 1 && flags.charAt(i) == 'b';
+      i = end + 1;
+    }
+    if (!b) {
+      return false;
+    }
+    try {
+      return Arrays.equals(Base64.getDecoder().decode(tok), request.keyBytes());
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   /** Fills flags/cas/key from meta return flags ({@code f}, {@code c}, {@code k}). */
   private static void applyMetaFlags(Response.Builder b, String flags, Request request)
       throws ProtocolError {
@@ -767,7 +791,10 @@ public final class ReplyParser {
           } else if (f == 'c') {
             b.cas(Long.parseUnsignedLong(tok));
           } else if (f == 'k') {
-            if (!request.hasFlag('b') && request.key() != null && !tok.equals(request.key())) {
+            if (!request.hasFlag('b')
+                && request.key() != null
+                && !tok.equals(request.key())
+                && !isKeyInBase64(tok, flags, request)) {
               throw new ProtocolError(
                   FailureReason.UNEXPECTED_RESPONSE,
                   "meta reply for key '" + tok + "', expected '" + request.key() + "'");

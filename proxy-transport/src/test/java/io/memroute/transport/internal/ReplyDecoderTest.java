@@ -577,6 +577,25 @@ class ReplyDecoderTest {
         .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
   }
 
+  @ParameterizedTest
+  @EnumSource(Split.class)
+  void aTextKeyOfAnItemStoredUnderABase64KeyComesBackInBase64(Split split) {
+    // memcached names the key of an item stored with b in base64, with b, whatever the request
+    // used: "mg a:b k v" of such an item answers "VA 1 kYTpi b"; it was taken for a desync
+    String b64 = java.util.Base64.getEncoder().encodeToString("a:b".getBytes(UTF_8));
+    Response hit = single(split, "VA 1 k" + b64 + " b\r\nx\r\n", Request.metaGet("a:b", "k", "v"));
+    assertThat(hit.key()).isEqualTo(b64);
+    assertThat(hit.valueAsString()).isEqualTo("x");
+    assertThat(single(split, "HD k" + b64 + " b\r\n", Request.metaDelete("a:b", "k")).key())
+        .isEqualTo(b64);
+    // still a desync: another key in base64, or base64 without b
+    String other = java.util.Base64.getEncoder().encodeToString("a:c".getBytes(UTF_8));
+    assertThat(failure("HD k" + other + " b\r\n", Request.metaDelete("a:b", "k")))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+    assertThat(failure("HD k" + b64 + "\r\n", Request.metaDelete("a:b", "k")))
+        .isEqualTo(FailureReason.UNEXPECTED_RESPONSE);
+  }
+
   /** Decodes UTF-8 and records what it was given. */
   private static final class Utf8 implements ValueDecoder<String> {
     final List<String> seen = new ArrayList<>();
