@@ -232,7 +232,7 @@ final class ModifyKeyRoute implements Route, ParentRoute {
                 ? key
                 : raw != null && tok.equals(new String(raw[1], StandardCharsets.UTF_8))
                     ? new String(raw[0], StandardCharsets.UTF_8)
-                    : null;
+                    : raw == null && !debug && r.hasFlag('b') ? base64Of(tok, sent, key) : null;
         if (mine == null) {
           return r;
         }
@@ -243,6 +243,23 @@ final class ModifyKeyRoute implements Route, ParentRoute {
       i = end + 1;
     }
     return r;
+  }
+
+  /**
+   * The caller's text {@code key} in base64 when {@code tok} is the base64 of the text key {@code
+   * sent}, else {@code null}: memcached names an item stored under a base64 key in base64, with
+   * {@code b}, whatever key the request used.
+   */
+  private static String base64Of(String tok, String sent, String key) {
+    byte[] named;
+    try {
+      named = Base64.getDecoder().decode(tok);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    return Arrays.equals(named, sent.getBytes(StandardCharsets.UTF_8))
+        ? Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8))
+        : null;
   }
 
   /** mcrouter's ModifyKeyRoute::getModifiedKey, without routing prefixes. */

@@ -128,6 +128,13 @@ class ModifyKeyIntegrationTest {
     Response binary = await(tenant.execute(Request.metaGet(bin, "b", "k", "v")));
     assertThat(binary.valueAsString()).isEqualTo("b");
     assertThat(binary.key()).isEqualTo(bin);
+    // and one stored under a base64 key in base64, even asked as text: the caller's key so
+    Response asText = await(tenant.execute(Request.metaGet("bin", "k", "v")));
+    assertThat(asText.valueAsString()).isEqualTo("b");
+    assertThat(asText.line()).isEqualTo("VA 1 k" + bin + " b");
+    assertThat(asText.key()).isEqualTo(bin);
+    assertThat(await(direct.execute(Request.metaGet("tenantA:bin", "k"))).key())
+        .isEqualTo(b64("tenantA:bin"));
     // memcached names an item stored under a text key as text, even asked in base64
     Response text = await(tenant.execute(Request.metaGet(b64("m"), "b", "k", "v")));
     assertThat(text.valueAsString()).isEqualTo("v");

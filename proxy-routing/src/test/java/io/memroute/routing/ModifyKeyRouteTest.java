@@ -311,6 +311,28 @@ class ModifyKeyRouteTest {
   }
 
   @Test
+  void aTextKeyOfAnItemStoredUnderABase64KeyIsNamedInBase64AsTheCallersKey() {
+    // memcached names an item stored under a base64 key in base64 (with b) whatever the request
+    // used: the reply to a text key named the rewritten key, prefix and all, in base64
+    a.script(
+        req ->
+            Response.builder(ResponseStatus.STORED)
+                .text("k" + b64(req.key()) + " b O1")
+                .key(b64(req.key()))
+                .build());
+    for (Request r :
+        List.of(
+            Request.metaGet("k", "k", "O1"),
+            Request.metaSet("k", b("v"), "k", "O1"),
+            Request.metaDelete("k", "k", "O1"))) {
+      Response reply = run(tenant, r);
+      assertThat(sent().key()).isEqualTo("t:k");
+      assertThat(reply.message()).as(r.line()).isEqualTo("k" + b64("k") + " b O1");
+      assertThat(reply.key()).as(r.line()).isEqualTo(b64("k"));
+    }
+  }
+
+  @Test
   void keysUpTo250BytesOnceRewrittenAreSentAndLongerOnesAnswerAClientError() {
     String fits = "k".repeat(248);
     run(tenant, Request.get(fits));
