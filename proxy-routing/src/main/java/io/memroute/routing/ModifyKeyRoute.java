@@ -232,7 +232,7 @@ final class ModifyKeyRoute implements Route, ParentRoute {
                 ? key
                 : raw != null && tok.equals(new String(raw[1], StandardCharsets.UTF_8))
                     ? new String(raw[0], StandardCharsets.UTF_8)
-                    : raw == null && !debug && r.hasFlag('b') ? base64Of(tok, sent, key) : null;
+                    : raw == null && (debug || r.hasFlag('b')) ? base64Of(tok, sent, key) : null;
         if (mine == null) {
           return r;
         }
@@ -247,8 +247,8 @@ final class ModifyKeyRoute implements Route, ParentRoute {
 
   /**
    * The caller's text {@code key} in base64 when {@code tok} is the base64 of the text key {@code
-   * sent}, else {@code null}: memcached names an item stored under a base64 key in base64, with
-   * {@code b}, whatever key the request used.
+   * sent}, else {@code null}: memcached names an item stored under a base64 key in base64 (with
+   * {@code b}, but in {@code me}'s output), whatever key the request used.
    */
   private static String base64Of(String tok, String sent, String key) {
     byte[] named;

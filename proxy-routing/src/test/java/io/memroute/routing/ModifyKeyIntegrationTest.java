@@ -135,6 +135,10 @@ class ModifyKeyIntegrationTest {
     assertThat(asText.key()).isEqualTo(bin);
     assertThat(await(direct.execute(Request.metaGet("tenantA:bin", "k"))).key())
         .isEqualTo(b64("tenantA:bin"));
+    // me names such an item's key in base64 too (without b)
+    assertThat(await(direct.execute(Request.metaDebug("tenantA:bin"))).message())
+        .startsWith(b64("tenantA:bin") + " exp=");
+    assertThat(await(tenant.execute(Request.metaDebug("bin"))).message()).startsWith(bin + " exp=");
     // memcached names an item stored under a text key as text, even asked in base64
     Response text = await(tenant.execute(Request.metaGet(b64("m"), "b", "k", "v")));
     assertThat(text.valueAsString()).isEqualTo("v");

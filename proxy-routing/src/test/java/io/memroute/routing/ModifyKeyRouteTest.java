@@ -272,6 +272,15 @@ class ModifyKeyRouteTest {
     Response r = run(tenant, Request.metaDebug("k"));
     assertThat(sent().line()).isEqualTo("me t:k");
     assertThat(r.message()).isEqualTo("k exp=-1 la=1 cas=1 fetch=no cls=1 size=63");
+
+    // memcached names an item stored under a base64 key in base64, without b
+    a.script(
+        req ->
+            Response.builder(ResponseStatus.DEBUG)
+                .text(b64(req.key()) + " exp=-1 la=1 cas=1 fetch=no cls=1 size=63")
+                .build());
+    assertThat(run(tenant, Request.metaDebug("k")).message())
+        .isEqualTo(b64("k") + " exp=-1 la=1 cas=1 fetch=no cls=1 size=63");
   }
 
   @Test
