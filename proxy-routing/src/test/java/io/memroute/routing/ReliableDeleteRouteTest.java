@@ -9,7 +9,6 @@ import io.memroute.core.FailureReason;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
-import io.memroute.core.Ticker;
 import io.memroute.routing.RouteContext.SpooledDelete;
 import io.memroute.testkit.memory.ManualScheduler;
 import io.memroute.testkit.memory.MemoryBackend;
@@ -23,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,32 +51,16 @@ class ReliableDeleteRouteTest {
   }
 
   /** A context that counts the spool's events and can be closed as a router closes. */
-  static final class Spy implements RouteContext {
-    final RouteContext base;
+  static final class Spy extends CountingContext {
     final Map<SpooledDelete, AtomicInteger> events = new EnumMap<>(SpooledDelete.class);
     final Set<Runnable> closeTasks = ConcurrentHashMap.newKeySet();
     final AtomicBoolean closed = new AtomicBoolean();
 
     Spy(RouteContext base) {
-      this.base = base;
+      super(base);
       for (SpooledDelete e : SpooledDelete.values()) {
         events.put(e, new AtomicInteger());
       }
-    }
-
-    @Override
-    public Pool pool(String name) {
-      return base.pool(name);
-    }
-
-    @Override
-    public Ticker ticker() {
-      return base.ticker();
-    }
-
-    @Override
-    public ScheduledExecutorService scheduler() {
-      return base.scheduler();
     }
 
     @Override
@@ -122,6 +104,19 @@ class ReliableDeleteRouteTest {
           });
       return out;
     }
+  }
+
+  /**
+   * A route over {@code gate} whose delete of {@code k} (valued "stale" on {@code a}) failed and is
+   * spooled, with the gate closed and {@code a} healed: what the route sends next waits.
+   */
+  private Route staleKSpooledBehind(Gate gate) {
+    Route route = Routes.reliableDeletes(gate);
+    a.put("k", "stale").failWith(FailureReason.TIMEOUT);
+    run(route, Request.delete("k"));
+    a.heal();
+    gate.closed = true;
+    return route;
   }
 
   /**
@@ -573,11 +568,7 @@ class ReliableDeleteRouteTest {
   @Test
   void aSetRacingTheReplayWaitsForItsReplySoTheServerSeesTheDeleteFirst() {
     Gate gate = new Gate();
-    Route route = Routes.reliableDeletes(gate);
-    a.put("k", "stale").failWith(FailureReason.TIMEOUT);
-    run(route, Request.delete("k"));
-    a.heal();
-    gate.closed = true;
+    Route route = staleKSpooledBehind(gate);
     time.advance(Duration.ofSeconds(1)); // the replay is out, its reply not back
     assertThat(gate.parkedLines()).containsExactly("delete k");
 
@@ -601,11 +592,7 @@ class ReliableDeleteRouteTest {
   @Test
   void aSetWaitingForAReplayThatFailsGoesOutAndEndsTheEntry() {
     Gate gate = new Gate();
-    Route route = Routes.reliableDeletes(gate);
-    a.put("k", "stale").failWith(FailureReason.TIMEOUT);
-    run(route, Request.delete("k"));
-    a.heal();
-    gate.closed = true;
+    Route route = staleKSpooledBehind(gate);
     time.advance(Duration.ofSeconds(1));
     CompletableFuture<Response> set = run(route, set("k", "new"));
 
@@ -624,11 +611,7 @@ class ReliableDeleteRouteTest {
   @Test
   void aSetInFlightWhenTheReplayIsDueHoldsItBackAndEndsTheEntryOnceStored() {
     Gate gate = new Gate();
-    Route route = Routes.reliableDeletes(gate);
-    a.put("k", "stale").failWith(FailureReason.TIMEOUT);
-    run(route, Request.delete("k"));
-    a.heal();
-    gate.closed = true;
+    Route route = staleKSpooledBehind(gate);
 
     CompletableFuture<Response> set = run(route, set("k", "new"));
     time.advance(Duration.ofSeconds(5)); // due meanwhile
@@ -646,11 +629,7 @@ class ReliableDeleteRouteTest {
   @Test
   void aWriteSentBeforeALaterFailedDeleteOfTheKeyLeavesThatDeleteSpooled() {
     Gate gate = new Gate();
-    Route route = Routes.reliableDeletes(gate);
-    a.put("k", "stale").failWith(FailureReason.TIMEOUT);
-    run(route, Request.delete("k"));
-    a.heal();
-    gate.closed = true;
+    Route route = staleKSpooledBehind(gate);
     CompletableFuture<Response> set = run(route, set("k", "new")); // watched, in flight
     CompletableFuture<Response> delete = run(route, Request.delete("k")); // sent after the set
 
@@ -673,11 +652,7 @@ class ReliableDeleteRouteTest {
   @Test
   void aSetThatFailsInFlightLetsTheHeldBackReplayGoRightAfter() {
     Gate gate = new Gate();
-    Route route = Routes.reliableDeletes(gate);
-    a.put("k", "stale").failWith(FailureReason.TIMEOUT);
-    run(route, Request.delete("k"));
-    a.heal();
-    gate.closed = true;
+    Route route = staleKSpooledBehind(gate);
     CompletableFuture<Response> set = run(route, set("k", "new"));
     time.advance(Duration.ofSeconds(5));
 
