@@ -236,7 +236,7 @@ final class L1L2Route implements Route, ParentRoute {
     try {
       toL1 = ReadThrough.withFlags(request, "f", "s"); // to tell a sentinel
     } catch (IllegalArgumentException e) {
-      return l2.route(request, context); // no room for ours (a plain mg has at most 8 flags)
+      return l2.route(request, context); // no room for ours (repeated flags): as any other mg
     }
     Replies.call(
         l1,
