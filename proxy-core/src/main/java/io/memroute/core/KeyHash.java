@@ -19,6 +19,18 @@ public interface KeyHash {
   long hash(byte[] bytes, int off, int len);
 
   /**
+   * Hashes {@code len} key bytes of {@code bytes} from {@code off} (their filtered part, when
+   * {@code filter} is not {@code null}): what the other {@code hash} methods hash a key as.
+   */
+  default long hash(byte[] bytes, int off, int len, KeyFilter filter) {
+    if (filter != null) {
+      long range = filter.select(bytes, off, len);
+      return hash(bytes, off + (int) (range >>> 32), (int) range);
+    }
+    return hash(bytes, off, len);
+  }
+
+  /**
    * Hashes the first key of a request (its filtered part, when {@code filter} is not {@code null}).
    */
   default long hash(Request request, KeyFilter filter) {
@@ -28,22 +40,13 @@ public interface KeyHash {
       throw new IllegalArgumentException(
           "request: '" + request.line() + "' has no key (expected: a keyed request)");
     }
-    int len = request.keyLength();
-    if (filter != null) {
-      long range = filter.select(line, off, len);
-      return hash(line, off + (int) (range >>> 32), (int) range);
-    }
-    return hash(line, off, len);
+    return hash(line, off, request.keyLength(), filter);
   }
 
   /** Hashes a key given as a string (UTF-8), through {@code filter} when not {@code null}. */
   default long hash(String key, KeyFilter filter) {
     byte[] b = Objects.requireNonNull(key, "key").getBytes(StandardCharsets.UTF_8);
-    if (filter != null) {
-      long range = filter.select(b, 0, b.length);
-      return hash(b, (int) (range >>> 32), (int) range);
-    }
-    return hash(b, 0, b.length);
+    return hash(b, 0, b.length, filter);
   }
 
   /** XXH3-64 with seed 0: the memcached proxy's default key hash. */

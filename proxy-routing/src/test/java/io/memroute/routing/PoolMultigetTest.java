@@ -1,5 +1,6 @@
 package io.memroute.routing;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.core.Backend;
@@ -7,6 +8,7 @@ import io.memroute.core.BackendState;
 import io.memroute.core.Command;
 import io.memroute.core.FailureReason;
 import io.memroute.core.Item;
+import io.memroute.core.KeyFilter;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -18,6 +20,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** A pool splits a multiget into one multi-key request per backend and merges in key order. */
 class PoolMultigetTest {
@@ -175,5 +179,77 @@ class PoolMultigetTest {
   void keylessRequestsGoToTheFirstBackend() {
     pool.send(Request.version()).join();
     assertThat(b0.requestCount()).isEqualTo(1);
+  }
+
+  /** Pools over three in-memory backends labelled as addresses, each placing keys its own way. */
+  static List<PoolConfig.Builder> placements() {
+    return List.of(
+        PoolConfig.builder("xxh3"),
+        PoolConfig.builder("xxh3Tags").filter(KeyFilter.tags("{}")),
+        PoolConfig.builder("xxh3Stop").seed("s").filter(KeyFilter.stop("|#|")),
+        PoolConfig.builder("twemproxy")
+            .filter(KeyFilter.tags("{}"))
+            .placement(Placement.twemproxy("ketama", "fnv1a_64")),
+        PoolConfig.builder("modula").placement(Placement.twemproxy("modula", "crc32")),
+        PoolConfig.builder("spy").placement(Placement.spymemcachedKetama()),
+        PoolConfig.builder("folsom").placement(Placement.folsomKetama()),
+        PoolConfig.builder("mcrouter").placement(Placement.mcrouter("Crc32", "salt")));
+  }
+
+  @ParameterizedTest
+  @MethodSource("placements")
+  void aKeyThatIsNotUtf8IsPlacedInAMultigetWhereItIsPlacedAlone(PoolConfig.Builder builder) {
+    // a multiget's keys were hashed as strings, where 0xff is U+FFFD: such a key was looked for on
+    // another server than the one a get or set of it alone went to
+    List<String> labels = List.of("10.0.0.1:11211", "10.0.0.2:11211", "10.0.0.3:11211");
+    Map<String, MemoryBackend> byLabel = new java.util.LinkedHashMap<>();
+    labels.forEach(l -> byLabel.put(l, MemoryBackend.create(l)));
+    Pool p = Pool.of(builder.backends(labels).build(), byLabel);
+    List<MemoryBackend> backends = new ArrayList<>(byLabel.values());
+    byte[] key = null;
+    for (int i = 0; key == null && i < 10_000; i++) {
+      byte[] k = ("x{k" + i + "?}|#|y").getBytes(UTF_8); // the 0xff within every filter's part
+      k[k.length - 5] = (byte) 0xff;
+      String asString = new String(k, UTF_8);
+      if (p.backendFor(get(k)) != p.backends().get(p.indexOf(asString))) {
+        key = k;
+      }
+    }
+    assertThat(key).as("a key placed elsewhere as its string").isNotNull();
+    Backend alone = p.backendFor(get(key));
+    String other = null;
+    for (int i = 0; other == null; i++) {
+      if (p.backends().get(p.indexOf("other" + i)) == alone) {
+        other = "other" + i;
+      }
+    }
+    byte[] set = concat(bytes("set "), key, bytes(" 0 0 1"));
+    assertThat(p.send(Request.parse(set, bytes("v"))).join().status())
+        .isEqualTo(ResponseStatus.STORED);
+    ((MemoryBackend) alone).put(other, "w");
+
+    Response r = p.send(Request.parse(concat(bytes("get " + other + " "), key), null)).join();
+
+    assertThat(r.status()).as(r.toString()).isEqualTo(ResponseStatus.HIT);
+    assertThat(r.items()).extracting(Item::valueAsString).containsExactly("w", "v");
+    for (MemoryBackend b : backends) {
+      assertThat(b.requestCount()).as(b.name()).isEqualTo(b == alone ? 2 : 0);
+    }
+  }
+
+  private static Request get(byte[] key) {
+    return Request.parse(concat(bytes("get "), key), null);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(UTF_8);
+  }
+
+  private static byte[] concat(byte[]... parts) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    for (byte[] part : parts) {
+      out.writeBytes(part);
+    }
+    return out.toByteArray();
   }
 }

@@ -147,6 +147,22 @@ class RouteAllocationTest {
     assertThat(bytes).as("bytes per request").isLessThan(1.0);
   }
 
+  @Test
+  void aMultigetWhoseKeysShareABackendAllocatesOnlyItsPlacements() {
+    // its keys are hashed from the line, not copied out of their strings: an int per key
+    Pool pool = pool("main");
+    List<String> keys = new java.util.ArrayList<>();
+    for (int i = 0; keys.size() < 10; i++) {
+      if (pool.indexOf("user:" + i) == 1) {
+        keys.add("user:" + i);
+      }
+    }
+    Request get = Request.getMulti(keys);
+    double bytes = PlacementAllocation.bytesPerCall(1_000_000, i -> pool.send(get).hashCode());
+    // an int[10] is 56 bytes; copying each key's bytes as well was over 300
+    assertThat(bytes).as("bytes per multiget").isLessThan(64.0);
+  }
+
   /**
    * {@link Routes#reliableDeletes} while its spool is empty: a write passes as it would without it,
    * and a delete that succeeds costs its reply check, one small object.

@@ -107,24 +107,34 @@ public final class DefaultPool implements Pool {
 
   /** One multi-key request per backend, replies merged in the order the keys were asked for. */
   private CompletableFuture<Response> sendMulti(Request request) {
-    List<String> keys = request.keys();
-    int[] groupOf = new int[keys.size()];
-    int first = -1;
+    // each key hashed as its bytes, as a key alone is: its string holds U+FFFD for bytes that are
+    // not UTF-8. The keys end the line sent, one space before each, then CRLF.
+    byte[] wire = request.wireLine();
+    int[] groupOf = new int[request.keyCount()];
+    int last = -1;
     boolean one = true;
-    for (int k = 0; k < groupOf.length; k++) {
-      int i = checked(distribution.select(hash.hash(keys.get(k), filter), backends.length));
+    int end = wire.length - 2;
+    for (int k = groupOf.length - 1; k >= 0; k--) {
+      int start = end;
+      while (wire[start - 1] != ' ') {
+        start--;
+      }
+      int i =
+          checked(
+              distribution.select(hash.hash(wire, start, end - start, filter), backends.length));
       groupOf[k] = i;
-      if (first < 0) {
-        first = i;
-      } else if (i != first) {
+      if (last < 0) {
+        last = i;
+      } else if (i != last) {
         one = false;
       }
+      end = start - 1;
     }
     if (one) {
-      return backends[first].send(request); // every key on one backend: the request as it is
+      return backends[last].send(request); // every key on one backend: the request as it is
     }
     return Multiget.split(
-        request, keys, groupOf, backends.length, (g, sub) -> part(backends[g], sub));
+        request, request.keys(), groupOf, backends.length, (g, sub) -> part(backends[g], sub));
   }
 
   /**
