@@ -410,11 +410,12 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
       if (e != null) {
         boolean replaced;
         RouteContext previous;
+        int generation = 0;
         synchronized (e) {
           replaced = e.state != State.ENDED;
           previous = e.context;
           if (replaced) {
-            e.generation++;
+            generation = ++e.generation;
             e.request = request;
             e.context = context;
             e.since = now;
@@ -424,8 +425,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
           count(context, SpooledDelete.SPOOLED);
           count(previous, SpooledDelete.SUPERSEDED); // the one it replaces, where it was counted
           // the entry is this context's now: its router's close must drop it
-          closeTask(context);
-          return true;
+          return closeTask(context) || unclosable(e, generation, context);
         }
         continue; // it left meanwhile
       }
@@ -457,9 +457,27 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
         return false;
       }
       // after the entry is in: a router that closed since the check above runs the task now
-      closeTask(context);
-      return true;
+      return closeTask(context) || unclosable(n, 0, context);
     }
+  }
+
+  /**
+   * The close task could not be registered for the entry's delete, which would then outlive its
+   * router (whose scheduler may never fire its timer): it leaves the spool, unless a later delete
+   * took its place meanwhile, and the caller gets the failure. Returns false.
+   */
+  private boolean unclosable(Entry e, int generation, RouteContext context) {
+    boolean dropped;
+    synchronized (e) {
+      dropped = e.state != State.ENDED && e.generation == generation;
+      if (dropped) {
+        end(e);
+      }
+    }
+    if (dropped) {
+      count(context, SpooledDelete.DROPPED_CLOSED);
+    }
+    return false;
   }
 
   private boolean reserve() {
@@ -494,7 +512,10 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
       ScheduledExecutorService s = scheduler != null ? scheduler : e.context.scheduler();
       e.timer = s.schedule(() -> due(e), Math.min(delay, left), TimeUnit.NANOSECONDS);
       return null;
-    } catch (RuntimeException x) { // rejected (shut down), or a context without a scheduler
+    } catch (RuntimeException | Error x) {
+      // rejected (shut down), a context without a scheduler, or one that failed: an entry with no
+      // timer would hold its place for good
+      e.timer = null;
       log.warn("reliableDeletes: no retry for the delete of a key: {}", x.toString());
       return SpooledDelete.DROPPED_CLOSED;
     }
@@ -621,15 +642,24 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
     }
   }
 
-  /** Lists this route for {@link #CLOSE_TASK} and registers that with the context's router. */
-  private void closeTask(RouteContext context) {
+  /**
+   * Lists this route for {@link #CLOSE_TASK} and registers that with the context's router. Returns
+   * false if the context's {@code onClose} threw.
+   */
+  private boolean closeTask(RouteContext context) {
     if (!listed) {
       synchronized (ROUTES) {
         ROUTES.add(this);
       }
       listed = true;
     }
-    context.onClose(CLOSE_TASK);
+    try {
+      context.onClose(CLOSE_TASK);
+      return true;
+    } catch (RuntimeException | Error x) {
+      log.warn("reliableDeletes: a failed delete is not spooled: onClose threw {}", x.toString());
+      return false;
+    }
   }
 
   private static void dropEntriesOfClosedRouters() {

@@ -22,7 +22,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -55,6 +57,7 @@ class ReliableDeleteRouteTest {
     final Map<SpooledDelete, AtomicInteger> events = new EnumMap<>(SpooledDelete.class);
     final Set<Runnable> closeTasks = ConcurrentHashMap.newKeySet();
     final AtomicBoolean closed = new AtomicBoolean();
+    volatile RuntimeException onCloseThrows; // what onClose throws, if set
 
     Spy(RouteContext base) {
       super(base);
@@ -75,6 +78,10 @@ class ReliableDeleteRouteTest {
 
     @Override
     public void onClose(Runnable task) {
+      RuntimeException x = onCloseThrows;
+      if (x != null) {
+        throw x;
+      }
       if (closeTasks.add(task) && closed.get() && closeTasks.remove(task)) {
         task.run();
       }
@@ -461,6 +468,114 @@ class ReliableDeleteRouteTest {
     assertThat(ctx.counted())
         .containsExactly(
             Map.entry(SpooledDelete.SPOOLED, 1), Map.entry(SpooledDelete.DROPPED_CLOSED, 1));
+  }
+
+  /**
+   * A scheduler whose first {@code works} schedules are kept for the test to run (and never fire on
+   * their own), and whose later ones throw {@code error}.
+   */
+  static final class ThrowingScheduler extends ScheduledThreadPoolExecutor {
+    final List<Runnable> kept = new CopyOnWriteArrayList<>();
+    private final AtomicInteger works;
+    private final Error error;
+
+    ThrowingScheduler(int works, Error error) {
+      super(1);
+      this.works = new AtomicInteger(works);
+      this.error = error;
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+      if (works.getAndDecrement() <= 0) {
+        throw error;
+      }
+      kept.add(task);
+      return super.schedule(() -> {}, 1, TimeUnit.DAYS);
+    }
+  }
+
+  @Test
+  void aSchedulerThatThrowsAnErrorLeavesTheFailureToTheCallerAndNothingSpooled() {
+    ThrowingScheduler throwing = new ThrowingScheduler(0, new LinkageError("scheduler"));
+    try {
+      Route route = Routes.reliableDeletes().scheduler(throwing).build(Routes.pool("a"));
+      a.failWith(FailureReason.TIMEOUT);
+
+      Response reply = run(route, Request.delete("k")).join();
+
+      assertThat(reply.failureReason()).isEqualTo(FailureReason.TIMEOUT);
+      assertThat(impl(route).spooled()).isZero();
+      assertThat(ctx.counted())
+          .containsExactly(
+              Map.entry(SpooledDelete.SPOOLED, 1), Map.entry(SpooledDelete.DROPPED_CLOSED, 1));
+    } finally {
+      throwing.shutdownNow();
+    }
+  }
+
+  @Test
+  void aSchedulerThatThrowsAnErrorForARetryDropsTheEntryAndLetsTheWaitingSetGo() {
+    ThrowingScheduler throwing = new ThrowingScheduler(1, new LinkageError("scheduler"));
+    try {
+      Gate gate = new Gate();
+      Route route = Routes.reliableDeletes().scheduler(throwing).build(gate);
+      a.put("k", "stale").failWith(FailureReason.TIMEOUT);
+      assertThat(run(route, Request.delete("k")).join().status())
+          .isEqualTo(ResponseStatus.NOT_FOUND);
+      a.heal();
+      gate.closed = true;
+      throwing.kept.remove(0).run(); // the retry timer fires: the replay is out
+      CompletableFuture<Response> set = run(route, set("k", "new")); // waits for the replay
+
+      gate.fail(FailureReason.TIMEOUT); // the replay fails; its next retry cannot be scheduled
+
+      assertThat(impl(route).spooled()).isZero();
+      assertThat(impl(route).replaying()).isZero();
+      assertThat(ctx.counted())
+          .containsExactly(
+              Map.entry(SpooledDelete.SPOOLED, 1), Map.entry(SpooledDelete.DROPPED_CLOSED, 1));
+      assertThat(gate.parkedLines()).containsExactly("set k 0 0 3");
+      gate.pass();
+      assertThat(set.join().status()).isEqualTo(ResponseStatus.STORED);
+    } finally {
+      throwing.shutdownNow();
+    }
+  }
+
+  @Test
+  void aContextWhoseOnCloseThrowsLeavesTheFailureToTheCallerAndNothingSpooled() {
+    Route route = reliable();
+    a.failWith(FailureReason.TIMEOUT);
+    ctx.onCloseThrows = new IllegalStateException("onClose");
+
+    Response reply = run(route, Request.delete("k")).join();
+
+    assertThat(reply.failureReason()).isEqualTo(FailureReason.TIMEOUT);
+    assertThat(impl(route).spooled()).isZero();
+    assertThat(time.pending()).isZero();
+    assertThat(ctx.counted())
+        .containsExactly(
+            Map.entry(SpooledDelete.SPOOLED, 1), Map.entry(SpooledDelete.DROPPED_CLOSED, 1));
+  }
+
+  @Test
+  void aLaterFailedDeleteWhoseOnCloseThrowsIsAnsweredItsFailureAndNotSpooled() {
+    Route route = reliable();
+    a.failWith(FailureReason.TIMEOUT);
+    assertThat(run(route, Request.delete("k")).join().status()).isEqualTo(ResponseStatus.NOT_FOUND);
+    ctx.onCloseThrows = new IllegalStateException("onClose");
+
+    Response reply = run(route, Request.delete("k")).join();
+
+    assertThat(reply.failureReason()).isEqualTo(FailureReason.TIMEOUT);
+    assertThat(impl(route).spooled()).isZero();
+    assertThat(time.pending()).isZero();
+    assertThat(ctx.counted())
+        .containsExactly(
+            Map.entry(SpooledDelete.SPOOLED, 2),
+            Map.entry(SpooledDelete.SUPERSEDED, 1),
+            Map.entry(SpooledDelete.DROPPED_CLOSED, 1));
   }
 
   // ---------------------------------------------------------------- bounds
