@@ -47,10 +47,11 @@ import org.slf4j.LoggerFactory;
  * a hung lookup would hold up every pool's. A lookup that has not answered by its timeout is
  * decided as failed by the scheduler, but a JDK lookup cannot be interrupted, so its thread stays
  * stuck until the resolver gives up. A pool therefore starts no lookup while its last one is still
- * running (each interval meanwhile counts as a timeout, without a thread), so at most one thread
- * per pool is ever stuck, and the lookup threads are a pool of at most one per discovered pool,
- * which end when idle: no thread per interval, however long a lookup hangs. A scheduler the user
- * gives runs the lookups too, as it always did; the same rule bounds what they take of it.
+ * running (each interval meanwhile counts as a timeout, without a thread or any time), so at most
+ * one thread per pool is ever stuck, and the lookup threads are a pool of at most one per
+ * discovered pool, which end when idle: no thread per interval, however long a lookup hangs. A
+ * scheduler the user gives runs the lookups too, as it always did; the same rule bounds what they
+ * take of it.
  */
 final class DnsWatcher {
   private static final Logger log = LoggerFactory.getLogger(DnsWatcher.class);
@@ -358,8 +359,8 @@ final class DnsWatcher {
       Attempt last = w.running.get();
       if (last != null) {
         // timed out, and a JDK lookup cannot be interrupted: this interval fails too, rather than
-        // stack a second stuck thread beside it
-        w.count(Result.TIMEOUT, d.lookupTimeout().toNanos());
+        // stack a second stuck thread beside it; it ran no lookup, so it adds no lookup time
+        w.count(Result.TIMEOUT, 0);
         failed(
             d,
             d.name()
