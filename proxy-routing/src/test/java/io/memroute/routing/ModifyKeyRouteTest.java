@@ -409,6 +409,28 @@ class ModifyKeyRouteTest {
   }
 
   @Test
+  void aKeyHoldingUFFFDIsUtf8InALineSpelledAsMemcachedTakesIt() {
+    // the check of such a key looks at its own bytes, not at a line rebuilt from the strings,
+    // which would spell the exptime and the spaces otherwise
+    for (String line :
+        List.of("gat +5 a k\uFFFD", "gat 05 a k\uFFFD", "get  a   k\uFFFD ", "gats 5 k\uFFFD  a")) {
+      Response reply = run(tenant, Request.parse(line.getBytes(UTF_8), null));
+      assertThat(reply.status()).as(line).isNotEqualTo(ResponseStatus.CLIENT_ERROR);
+      assertThat(sent().keys()).as(line).containsExactlyInAnyOrder("t:a", "t:k\uFFFD");
+    }
+    // while bytes that are not UTF-8 in such a line are still refused
+    byte[] notUtf8 = {'g', 'a', 't', ' ', '+', '5', ' ', ' ', 'a', ' ', 'k', (byte) 0xff, ' '};
+    assertThat(run(tenant, Request.parse(notUtf8, null)).message())
+        .startsWith("modifyKey: key is not UTF-8");
+    byte[] notUtf8First = {
+      'g', 'e', 't', ' ', 'k', (byte) 0xff, ' ', 'k', (byte) 0xef, (byte) 0xbf, (byte) 0xbd
+    };
+    assertThat(run(tenant, Request.parse(notUtf8First, null)).message())
+        .startsWith("modifyKey: key is not UTF-8");
+    assertThat(a.requestCount()).isEqualTo(4);
+  }
+
+  @Test
   void errorsFailuresAndLateRepliesPassAsTheyCame() {
     a.failWith(FailureReason.CONNECT_FAILED);
     Response failed = run(tenant, Request.get("k"));
