@@ -103,10 +103,7 @@ final class MigrateRoute implements Route, ParentRoute {
     int moved = 0;
     int end = wire.length - 2;
     for (int k = groupOf.length - 1; k >= 0; k--) {
-      int start = end;
-      while (wire[start - 1] != ' ') {
-        start--;
-      }
+      int start = Multiget.keyStart(wire, end);
       if (moved(KEY_HASH.hash(wire, start, end - start), intoSecond)) {
         groupOf[k] = 1;
         moved++;

@@ -149,7 +149,7 @@ final class ModifyKeyRoute implements Route, ParentRoute {
     }
     Request rewritten;
     try {
-      if (maybeNotUtf8 && !utf8Keys(request, keys)) {
+      if (maybeNotUtf8 && !Multiget.namesItsKeys(request, keys)) {
         return clientError("key is not UTF-8 (expected: keys that can be rewritten as text)");
       }
       rewritten = Multiget.withKeys(request, Arrays.asList(sent));
@@ -160,35 +160,6 @@ final class ModifyKeyRoute implements Route, ParentRoute {
     return child
         .route(rewritten, context)
         .thenApply(r -> r.isOk() ? Replies.renameItems(r, new InOrder(to, keys)) : r);
-  }
-
-  /**
-   * Whether each key of a multi-key retrieval holding U+FFFD is that character's UTF-8 on the line,
-   * not bytes that are not UTF-8 (which decode to it, and which the rewritten line would send as
-   * it): checked on each key's own bytes, found from the line's end (the keys are its last tokens,
-   * between spaces, however many), whatever the line spells before them (an exptime {@code +5}).
-   */
-  private static boolean utf8Keys(Request request, List<String> keys) {
-    byte[] line = request.wireLine();
-    int end = line.length - 2; // before the CRLF
-    for (int i = keys.size() - 1; i >= 0; i--) {
-      while (end > 0 && line[end - 1] == ' ') {
-        end--;
-      }
-      int start = end;
-      while (start > 0 && line[start - 1] != ' ') {
-        start--;
-      }
-      String k = keys.get(i);
-      if (k.indexOf('\uFFFD') >= 0) {
-        byte[] utf8 = k.getBytes(StandardCharsets.UTF_8);
-        if (!Arrays.equals(line, start, end, utf8, 0, utf8.length)) {
-          return false;
-        }
-      }
-      end = start;
-    }
-    return true;
   }
 
   /**

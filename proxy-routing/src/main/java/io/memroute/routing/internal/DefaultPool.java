@@ -115,10 +115,7 @@ public final class DefaultPool implements Pool {
     boolean one = true;
     int end = wire.length - 2;
     for (int k = groupOf.length - 1; k >= 0; k--) {
-      int start = end;
-      while (wire[start - 1] != ' ') {
-        start--;
-      }
+      int start = Multiget.keyStart(wire, end);
       int i =
           checked(
               distribution.select(hash.hash(wire, start, end - start, filter), backends.length));

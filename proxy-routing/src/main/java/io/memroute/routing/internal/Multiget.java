@@ -93,25 +93,43 @@ public final class Multiget {
   }
 
   /**
-   * Whether {@code keys}, the request's keys as strings, are its keys' bytes: a key parsed from
-   * bytes that are not UTF-8 decodes to U+FFFD, which a request made from the string would send as
-   * another key. Compared only when a key holds U+FFFD.
+   * Whether {@code keys}, the keys of the multi-key retrieval {@code request} as strings, are its
+   * keys' bytes: a key parsed from bytes that are not UTF-8 decodes to U+FFFD, which a request made
+   * from the string would send as another key. Only a key holding U+FFFD is compared, on its own
+   * bytes, found from the line's end (the keys are its last tokens, between spaces, however many),
+   * whatever the line spells before them (an exptime {@code +5}).
    */
-  private static boolean namesItsKeys(Request request, List<String> keys) {
-    boolean suspect = false;
-    for (String k : keys) {
-      suspect |= k.indexOf('\uFFFD') >= 0;
+  public static boolean namesItsKeys(Request request, List<String> keys) {
+    byte[] line = request.wireLine();
+    int end = line.length - 2; // before the CRLF
+    for (int i = keys.size() - 1; i >= 0; i--) {
+      while (end > 0 && line[end - 1] == ' ') {
+        end--;
+      }
+      int start = keyStart(line, end);
+      String k = keys.get(i);
+      if (k.indexOf('\uFFFD') >= 0) {
+        byte[] utf8 = k.getBytes(StandardCharsets.UTF_8);
+        if (!Arrays.equals(line, start, end, utf8, 0, utf8.length)) {
+          return false;
+        }
+      }
+      end = start;
     }
-    if (!suspect) {
-      return true;
+    return true;
+  }
+
+  /**
+   * Returns where the key that ends at {@code end} of a multi-key retrieval's line sent starts:
+   * after the space before it. The keys are the line's last tokens, before its CRLF; a pool and a
+   * route that place keys read them so, as the bytes a key alone is placed by.
+   */
+  public static int keyStart(byte[] line, int end) {
+    int start = end;
+    while (start > 0 && line[start - 1] != ' ') {
+      start--;
     }
-    // the keys end the line sent, one space before each, then CRLF
-    byte[] joined = String.join(" ", keys).concat("\r\n").getBytes(StandardCharsets.UTF_8);
-    byte[] wire = request.wireLine();
-    int from = wire.length - joined.length;
-    return from > 0
-        && wire[from - 1] == ' '
-        && Arrays.equals(wire, from, wire.length, joined, 0, joined.length);
+    return start;
   }
 
   /**
