@@ -338,31 +338,21 @@ final class L1L2Route implements Route, ParentRoute {
    * delete, arithmetic and their meta forms, and a touch that expires the item.
    */
   private static boolean invalidates(Request request) {
-    switch (request.command()) {
-      case SET:
-      case ADD:
-      case REPLACE:
-      case APPEND:
-      case PREPEND:
-      case CAS:
-      case DELETE:
-      case INCR:
-      case DECR:
-      case MS:
-      case MD:
-      case MA:
-        return true;
-      case TOUCH:
-        return expires(request.token(2));
-      case GAT:
-      case GATS:
-        return expires(request.token(1));
-      case MG:
-        String t = request.flagToken('T');
-        return t != null && expires(t);
-      default:
-        return false;
+    Command c = request.command();
+    if (c == Command.TOUCH) {
+      return expires(request.token(2));
     }
+    if (c.isUpdate()) {
+      return true; // storage, delete, incr, decr, ms, md, ma
+    }
+    if (c.isGetAndTouch()) {
+      return expires(request.token(1));
+    }
+    if (c == Command.MG) {
+      String t = request.flagToken('T');
+      return t != null && expires(t);
+    }
+    return false;
   }
 
   /**
