@@ -40,8 +40,17 @@ import java.util.function.Function;
  * <p>Supported: the text commands (get/gets/gat/gats with several keys, set, add, replace, append,
  * prepend, cas, delete, incr, decr, touch, version, flush_all, verbosity) and the meta commands mg,
  * ms, md, ma, mn with their common flags ({@code v}, {@code k}, {@code f}, {@code s}, {@code c},
- * {@code t}, {@code O}, {@code T}, {@code N}/mode flags are ignored). Items never expire; their
- * last exptime is kept for inspection ({@link #exptime(String)}).
+ * {@code t}, {@code O}, {@code T}, {@code C}, {@code ms} modes; {@code ma}'s {@code N} and other
+ * flags are ignored). Items never expire; their last exptime is kept for inspection ({@link
+ * #exptime(String)}).
+ *
+ * <p>Leases as memcached 1.6 hands them out: {@code mg} with {@code N<ttl>} creates an empty item
+ * on a miss and answers it with {@code W} (won); {@code R<secs>} wins an item whose exptime is
+ * below {@code secs} (time stands still here: the exptime stored is the TTL left); {@code md I}
+ * marks an item stale ({@code X}) and gives it a new CAS, and the first {@code mg} of a stale item
+ * wins it. Once an item's win was handed out, every later {@code mg} sees {@code Z}, until a store
+ * replaces the item or {@code md I} marks it stale again. {@code md} and {@code ms} with {@code
+ * C<cas>} answer {@code EX} when the CAS differs and {@code NF} when the item is absent.
  *
  * <p>Thread-safe. Replies complete on the thread that calls {@link #send} (or that releases held
  * requests, or the scheduler's thread when delayed). Every request is recorded ({@link
@@ -60,12 +69,20 @@ public final class MemoryBackend implements Backend {
     final int flags;
     final long cas;
     final long exptime;
+    final boolean stale; // md I: mg answers X
+    final boolean won; // a W was handed out: mg answers Z
 
     Stored(byte[] value, int flags, long cas, long exptime) {
+      this(value, flags, cas, exptime, false, false);
+    }
+
+    Stored(byte[] value, int flags, long cas, long exptime, boolean stale, boolean won) {
       this.value = value;
       this.flags = flags;
       this.cas = cas;
       this.exptime = exptime;
+      this.stale = stale;
+      this.won = won;
     }
   }
 
@@ -324,9 +341,7 @@ public final class MemoryBackend implements Backend {
       case MS:
         return metaSet(r);
       case MD:
-        return Response.builder(
-                items.remove(r.key()) != null ? ResponseStatus.DELETED : ResponseStatus.NOT_FOUND)
-            .text("");
+        return metaDelete(r);
       case MA:
         return metaArithmetic(r);
       default:
@@ -409,7 +424,7 @@ public final class MemoryBackend implements Backend {
     if (s == null) {
       return false;
     }
-    items.put(key, new Stored(s.value, s.flags, s.cas, exptime));
+    items.put(key, new Stored(s.value, s.flags, s.cas, exptime, s.stale, s.won));
     return true;
   }
 
@@ -441,7 +456,39 @@ public final class MemoryBackend implements Backend {
     if (t != null) {
       touch(key, Long.parseLong(t));
     }
-    Stored s = items.get(key);
+    String vivify = r.flagToken('N');
+    String recache = r.flagToken('R');
+    boolean[] won = new boolean[1];
+    boolean[] wonBefore = new boolean[1];
+    // one atomic step per key: of callers racing for a lease, one wins
+    Stored s =
+        items.compute(
+            key,
+            (k, old) -> {
+              if (old == null) {
+                if (vivify == null) {
+                  return null;
+                }
+                won[0] = true;
+                return new Stored(
+                    new byte[0],
+                    0,
+                    casCounter.incrementAndGet(),
+                    Long.parseLong(vivify),
+                    false,
+                    true);
+              }
+              wonBefore[0] = old.won;
+              won[0] =
+                  !old.won
+                      && (old.stale
+                          || (recache != null
+                              && old.exptime != 0
+                              && old.exptime < Long.parseLong(recache)));
+              return won[0]
+                  ? new Stored(old.value, old.flags, old.cas, old.exptime, old.stale, true)
+                  : old;
+            });
     if (s == null) {
       return Response.builder(ResponseStatus.MISS).text("");
     }
@@ -464,6 +511,16 @@ public final class MemoryBackend implements Backend {
     if (r.hasFlag('O')) {
       ret.append(" O").append(r.flagToken('O'));
     }
+    // in memcached's order: "Z X" for a stale item another client won, "X W" for the winner
+    if (wonBefore[0]) {
+      ret.append(" Z");
+    }
+    if (s.stale) {
+      ret.append(" X");
+    }
+    if (won[0]) {
+      ret.append(" W");
+    }
     Response.Builder b =
         Response.builder(ResponseStatus.HIT)
             .text(ret.length() == 0 ? "" : ret.substring(1))
@@ -475,6 +532,34 @@ public final class MemoryBackend implements Backend {
     return r.hasFlag('v') ? b.value(s.value) : b;
   }
 
+  private Response.Builder metaDelete(Request r) {
+    String cas = r.flagToken('C');
+    String t = r.flagToken('T');
+    boolean invalidate = r.hasFlag('I');
+    ResponseStatus[] status = new ResponseStatus[1];
+    items.compute(
+        r.key(),
+        (k, old) -> {
+          if (old == null) {
+            status[0] = ResponseStatus.NOT_FOUND;
+            return null;
+          }
+          if (cas != null && old.cas != Long.parseUnsignedLong(cas)) {
+            status[0] = ResponseStatus.EXISTS;
+            return old;
+          }
+          status[0] = ResponseStatus.DELETED;
+          if (!invalidate) {
+            return null;
+          }
+          // stale, with a new CAS and a win for the next reader, as memcached's md I
+          long exptime = t == null ? old.exptime : Long.parseLong(t);
+          return new Stored(
+              old.value, old.flags, casCounter.incrementAndGet(), exptime, true, false);
+        });
+    return Response.builder(status[0]).text("");
+  }
+
   private Response.Builder metaSet(Request r) {
     String key = r.key();
     String t = r.flagToken('T');
@@ -484,21 +569,25 @@ public final class MemoryBackend implements Backend {
     String modeToken = r.flagToken('M');
     char m =
         modeToken == null || modeToken.isEmpty() ? 'S' : Character.toUpperCase(modeToken.charAt(0));
-    Stored old = items.get(key);
-    if ((m == 'E' && old != null) || ((m == 'R' || m == 'A' || m == 'P') && old == null)) {
-      return Response.builder(ResponseStatus.NOT_STORED).text("");
-    }
     String cas = r.flagToken('C');
-    if (cas != null) {
-      if (old == null) {
-        return Response.builder(ResponseStatus.NOT_FOUND).text("");
-      }
-      if (old.cas != Long.parseUnsignedLong(cas)) {
-        return Response.builder(ResponseStatus.EXISTS).text("");
-      }
-    }
-    items.put(key, new Stored(r.value(), flags, casCounter.incrementAndGet(), exptime));
-    return Response.builder(ResponseStatus.STORED).text("");
+    ResponseStatus[] status = new ResponseStatus[1];
+    // one atomic step per key: a CAS compared is the CAS replaced
+    items.compute(
+        key,
+        (k, old) -> {
+          if ((m == 'E' && old != null) || ((m == 'R' || m == 'A' || m == 'P') && old == null)) {
+            status[0] = ResponseStatus.NOT_STORED;
+          } else if (cas != null && old == null) {
+            status[0] = ResponseStatus.NOT_FOUND;
+          } else if (cas != null && old.cas != Long.parseUnsignedLong(cas)) {
+            status[0] = ResponseStatus.EXISTS;
+          } else {
+            status[0] = ResponseStatus.STORED;
+            return new Stored(r.value(), flags, casCounter.incrementAndGet(), exptime);
+          }
+          return old;
+        });
+    return Response.builder(status[0]).text("");
   }
 
   private Response.Builder metaArithmetic(Request r) {

@@ -84,6 +84,42 @@ class MemoryBackendTest {
     assertThat(send(Request.metaNoop()).status()).isEqualTo(ResponseStatus.NOOP);
   }
 
+  /** The lease replies memcached 1.6.18 gives, as probed on a real server. */
+  @Test
+  void leasesAsMemcachedHandsThemOut() {
+    Response won = send(Request.metaGet("k", "v", "c", "N30"));
+    assertThat(won.value()).isEmpty();
+    assertThat(won.message()).isEqualTo("c1 W");
+    assertThat(send(Request.metaGet("k", "v", "c", "N30")).message()).isEqualTo("c1 Z");
+    assertThat(send(Request.metaSet("k", v("x"), "C9", "T60")).status())
+        .isEqualTo(ResponseStatus.EXISTS);
+    assertThat(send(Request.metaDelete("k", "C9")).status()).isEqualTo(ResponseStatus.EXISTS);
+    assertThat(send(Request.metaSet("k", v("x"), "C1", "T60")).status())
+        .isEqualTo(ResponseStatus.STORED);
+    assertThat(send(Request.metaGet("k", "v", "c", "N30")).message()).isEqualTo("c2");
+    assertThat(send(Request.metaSet("k", v("y"), "C1")).status()).isEqualTo(ResponseStatus.EXISTS);
+    assertThat(send(Request.metaSet("absent", v("y"), "C1")).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND);
+
+    assertThat(send(Request.metaDelete("k", "I")).status()).isEqualTo(ResponseStatus.DELETED);
+    Response stale = send(Request.metaGet("k", "v", "c"));
+    assertThat(stale.valueAsString()).isEqualTo("x");
+    assertThat(stale.message()).isEqualTo("c3 X W");
+    assertThat(send(Request.metaGet("k", "v", "c")).message()).isEqualTo("c3 Z X");
+    assertThat(send(Request.metaDelete("k", "I", "C3")).status()) // handed back
+        .isEqualTo(ResponseStatus.DELETED);
+    assertThat(send(Request.metaGet("k", "v", "c")).message()).isEqualTo("c4 X W");
+    assertThat(send(Request.metaDelete("k", "C4")).status()).isEqualTo(ResponseStatus.DELETED);
+    assertThat(send(Request.metaDelete("k", "C4")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+
+    send(Request.metaSet("r", v("old"), "T10"));
+    assertThat(send(Request.metaGet("r", "v", "R5")).message()).isEmpty(); // 10 s left
+    assertThat(send(Request.metaGet("r", "v", "R30")).message()).isEqualTo("W");
+    assertThat(send(Request.metaGet("r", "v", "R30")).message()).isEqualTo("Z");
+    send(Request.metaSet("forever", v("v"), "T0"));
+    assertThat(send(Request.metaGet("forever", "v", "R30")).message()).isEmpty();
+  }
+
   @Test
   void failHoldReleaseAndScript() {
     b.failWith(FailureReason.CONNECT_FAILED);
