@@ -1,12 +1,17 @@
 package io.memroute;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.memroute.core.BackendOptions;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -68,5 +73,27 @@ public final class TestRouters implements BeforeEachCallback, AfterEachCallback 
   /** The value of {@code f}, waiting up to 10 s. */
   public static <T> T await(CompletableFuture<T> f) throws Exception {
     return f.get(10, TimeUnit.SECONDS);
+  }
+
+  /** What {@code f} failed with, waiting up to 10 s; fails the test if it completes normally. */
+  public static Throwable failure(CompletableFuture<?> f) throws Exception {
+    try {
+      f.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return e.getCause();
+    }
+    throw new AssertionError("completed without failing: " + f);
+  }
+
+  /**
+   * Waits, at most 15 s, for what a router does in the background against a real server (a
+   * reconnect, a write sent behind the caller's back); fails the test if it does not happen.
+   */
+  public static void eventually(String what, BooleanSupplier condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime() - deadline).as("waiting for %s", what).isNegative();
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.memroute.routing;
 
+import static io.memroute.TestRouters.eventually;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,8 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,15 +74,6 @@ class ReliableDeletesIntegrationTest {
 
   private static <T> T await(CompletionStage<T> f) throws Exception {
     return f.toCompletableFuture().get(10, TimeUnit.SECONDS);
-  }
-
-  /** Waits, at most 15 s, for what a real server and its reconnects make true. */
-  private static void eventually(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - deadline).as("waiting for %s", what).isNegative();
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-    }
   }
 
   /** Whether a get through {@code r} got a reply from the server (a hit or a miss). */
