@@ -35,6 +35,7 @@ import java.util.RandomAccess;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,6 +44,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,6 +89,7 @@ public final class MemcacheRouter implements AutoCloseable {
   private final Executor completionExecutor;
   private final Duration shutdownTimeout;
   private final String name; // null: unnamed
+  private final LeasedLoads loads; // getOrLoad's reads in flight and counts
   // one binder of each kind, made on first use: each keeps a reconfigure listener for good
   private volatile MemrouteMetrics metrics;
   private volatile MemrouteMetrics summedMetrics;
@@ -102,6 +105,15 @@ public final class MemcacheRouter implements AutoCloseable {
     this.name = name;
     this.completionExecutor = completionExecutor == null ? null : orInline(completionExecutor);
     this.shutdownTimeout = shutdownTimeout;
+    this.loads =
+        new LeasedLoads(
+            engine::execute,
+            engine.scheduler(),
+            engine.ticker(),
+            this.completionExecutor,
+            engine::isClosed,
+            engine::maxValueSize);
+    engine.onClose(loads::close);
   }
 
   /**
@@ -356,6 +368,84 @@ public final class MemcacheRouter implements AutoCloseable {
     return typed(Request.gat(key, ttlSeconds), r -> r.isHit() ? r.value() : null);
   }
 
+  /**
+   * Gets a value, loading it with {@code loader} on a miss, and stores what it loads for {@code
+   * ttlSeconds}; without a stampede: of all the clients of the cache that miss the key at once, one
+   * loads it and the others wait for its value. Uses {@link LoadOptions#DEFAULTS}; see {@link
+   * #getOrLoad(String, int, LoadOptions, Function)}.
+   *
+   * <pre>{@code
+   * CompletableFuture<byte[]> user =
+   *     router.getOrLoad("user:42", 300, key -> CompletableFuture.supplyAsync(() -> db.load(key), dbPool));
+   * }</pre>
+   */
+  public CompletableFuture<byte[]> getOrLoad(
+      String key,
+      int ttlSeconds,
+      Function<? super String, ? extends CompletionStage<byte[]>> loader) {
+    return getOrLoad(key, ttlSeconds, LoadOptions.DEFAULTS, loader);
+  }
+
+  /**
+   * Gets a value, loading it with {@code loader} on a miss, and stores what it loads for {@code
+   * ttlSeconds}; of all the clients of the cache that miss the key at once (this router, other
+   * routers, other hosts), one loads it and the others wait for its value. Built on memcached's
+   * leases ({@code mg} with {@code N} and {@code R}, answered with {@code W}, {@code Z}, {@code
+   * X}): the backends must speak the meta protocol (memcached 1.6 or later).
+   *
+   * <ul>
+   *   <li>A hit answers the value; the loader is not called.
+   *   <li>The first client to miss wins a lease: it calls the loader and stores the value with
+   *       {@code ms C<cas>}, only over its lease, so a write or delete made meanwhile wins over the
+   *       load (the caller gets the loaded value all the same). Other clients re-read until the
+   *       value comes (backing off from {@link LoadOptions#retryDelay()}); after {@link
+   *       LoadOptions#maxWait()} they load it themselves, and store it only over the lease they
+   *       waited on.
+   *   <li>A stale value (invalidated with {@code md <key> I}): the first reader loads and answers
+   *       the new value; the others get the stale one meanwhile ({@link LoadOptions#serveStale()}).
+   *   <li>With a {@linkplain LoadOptions#recacheWindow() recache window}, a value about to expire
+   *       is answered at once to the first reader, who reloads it in the background; the others go
+   *       on getting it.
+   *   <li>Calls of this router for a key already being read share that read: at most one {@code mg}
+   *       and one loader call at a time per key and router. Such a call gets the shared result,
+   *       whatever its own loader, TTL and options.
+   * </ul>
+   *
+   * <p><b>Failures.</b> If the loader throws, its stage fails, or it gives {@code null} (a {@link
+   * NullPointerException} then), the future fails with that cause, and a lease it held is given
+   * back (only if the key still holds it) so the next reader wins at once. A loader that has not
+   * completed within {@link LoadOptions#leaseTtl()} fails the future with a {@link
+   * java.util.concurrent.TimeoutException}. If the cache fails (no reply, a timeout, an error
+   * reply), the value is loaded all the same and stored only where the key is absent, that store's
+   * failure ignored: a cache failure never fails the call. On a closed router, or one closed while
+   * the call waits or loads, the future fails with {@link io.memroute.core.RouterClosedException}.
+   *
+   * <p><b>Threads.</b> The loader runs on the {@link Builder#completionExecutor completionExecutor}
+   * if one is set, else on the thread that completed the read: usually an event loop, so it must
+   * not block; return a stage that completes elsewhere ({@code CompletableFuture.supplyAsync(...,
+   * executor)}). The future completes as every future of the router does. The value array is shared
+   * by the calls that shared a read and is the one stored: do not modify it.
+   *
+   * @param ttlSeconds for the stored value: 0 never expires; up to 30 days relative seconds, else a
+   *     unix time
+   * @param loader loads the value of a key; called at most once per call
+   * @throws IllegalArgumentException for an invalid key, as {@link #get(String)}, or a negative TTL
+   * @throws NullPointerException if an argument is null
+   */
+  public CompletableFuture<byte[]> getOrLoad(
+      String key,
+      int ttlSeconds,
+      LoadOptions options,
+      Function<? super String, ? extends CompletionStage<byte[]>> loader) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(loader, "loader");
+    if (ttlSeconds < 0) {
+      throw new IllegalArgumentException("ttlSeconds: " + ttlSeconds + " (expected: >= 0)");
+    }
+    return loads.getOrLoad(key, ttlSeconds, options, loader);
+  }
+
   // ---------------------------------------------------------------- storage
 
   /**
@@ -513,12 +603,13 @@ public final class MemcacheRouter implements AutoCloseable {
    * RouterStats}).
    */
   public RouterStats stats() {
-    RouterStats stats = engine.stats();
-    if (discovery == null) {
-      return stats;
+    Map<String, Long> all = new LinkedHashMap<>(engine.stats().asMap());
+    for (LeasedLoads.Result r : LeasedLoads.Result.values()) {
+      all.put("loads_" + r.tag, loads.count(r));
     }
-    Map<String, Long> all = new LinkedHashMap<>(stats.asMap());
-    discovery.addStats(all);
+    if (discovery != null) {
+      discovery.addStats(all);
+    }
     return RouterStats.of(all);
   }
 
@@ -565,7 +656,12 @@ public final class MemcacheRouter implements AutoCloseable {
       if (m == null) {
         m =
             new MemrouteMetrics(
-                engine, discovery, perBackendTags, name, perBackendTags ? summedMetrics : metrics);
+                engine,
+                discovery,
+                loads,
+                perBackendTags,
+                name,
+                perBackendTags ? summedMetrics : metrics);
         if (perBackendTags) {
           metrics = m;
         } else {
@@ -893,7 +989,7 @@ public final class MemcacheRouter implements AutoCloseable {
       return this;
     }
 
-    /** Sets the clock for request deadlines (tests). */
+    /** Sets the clock for request deadlines and {@link MemcacheRouter#getOrLoad} waits (tests). */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;

@@ -52,6 +52,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.refills</td><td>function counter: values a warm-up route copied into the cache it warms</td><td>result (stored, not_stored, failed, dropped)</td></tr>
  *   <tr><td>memroute.spooled.deletes</td><td>function counter: deletes a reliable-deletes route spooled, and how each left the spool</td><td>result (spooled, replayed, superseded, dropped_full, dropped_expired, dropped_error, dropped_closed)</td></tr>
  *   <tr><td>memroute.l1.fills</td><td>function counter: values and negative-cache sentinels an l1l2 route wrote into its L1</td><td>result (stored, not_stored, failed, dropped)</td></tr>
+ *   <tr><td>memroute.loads</td><td>function counter: {@link MemcacheRouter#getOrLoad getOrLoad} calls, by how each got its value</td><td>result (hit, loaded, waited, stale, refreshed, unleased, joined, failed)</td></tr>
  *   <tr><td>memroute.ncache.hits</td><td>function counter: keys an l1l2 route found as a negative-cache sentinel in its L1</td><td></td></tr>
  *   <tr><td>memroute.discovery.lookups</td><td>function timer: DNS lookups of a discovered pool, and their time</td><td>pool, result (ok, error, timeout, empty, refused)</td></tr>
  *   <tr><td>memroute.discovery.reconfigurations</td><td>function counter: answers that changed the pool's members</td><td>pool</td></tr>
@@ -78,6 +79,7 @@ import java.util.function.ToLongFunction;
 public final class MemrouteMetrics implements MeterBinder {
   private final RouterEngine engine;
   private final DnsWatcher discovery; // null: no pool follows DNS
+  private final LeasedLoads loads;
   private final boolean perBackend;
   private final String routerName; // null: unnamed
   private final Tags routerTags; // router=<name> when the router is named
@@ -100,16 +102,19 @@ public final class MemrouteMetrics implements MeterBinder {
 
   /**
    * @param discovery the router's discovered pools, {@code null} if it has none
+   * @param loads the router's getOrLoad counts
    * @param sibling the router's other binder, {@code null} if it has none yet
    */
   MemrouteMetrics(
       RouterEngine engine,
       DnsWatcher discovery,
+      LeasedLoads loads,
       boolean perBackend,
       String routerName,
       MemrouteMetrics sibling) {
     this.engine = engine;
     this.discovery = discovery;
+    this.loads = loads;
     this.perBackend = perBackend;
     this.routerName = routerName;
     this.routerTags = routerName == null ? Tags.empty() : Tags.of("router", routerName);
@@ -206,6 +211,14 @@ public final class MemrouteMetrics implements MeterBinder {
           FunctionCounter.builder("memroute.spooled.deletes", engine, e -> e.spooledDeletes(result))
               .tag("result", result.tag())
               .description("deletes a reliable-deletes route spooled, and how each left the spool")
+              .tags(routerTags)
+              .register(registry));
+    }
+    for (LeasedLoads.Result result : LeasedLoads.Result.values()) {
+      common.add(
+          FunctionCounter.builder("memroute.loads", loads, l -> l.count(result))
+              .tag("result", result.tag)
+              .description("getOrLoad calls, by how each got its value")
               .tags(routerTags)
               .register(registry));
     }

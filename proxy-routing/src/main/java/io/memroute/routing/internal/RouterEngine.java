@@ -169,6 +169,16 @@ public final class RouterEngine {
     return snapshot.maxValueSize;
   }
 
+  /** Returns the scheduler of the router's own timers: its event loops, as routes get them. */
+  public ScheduledExecutorService scheduler() {
+    return resources.eventLoopGroup();
+  }
+
+  /** Returns the router's clock: the one its request deadlines read. */
+  public Ticker ticker() {
+    return resources.ticker();
+  }
+
   // ------------------------------------------------------------------ requests
 
   /**
