@@ -2,6 +2,7 @@ package io.memroute.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,9 +20,30 @@ class RoutingDocTest {
   private static final List<String> SOURCES = List.of("RoutelibPort.java", "RoutingSnippets.java");
 
   private static Path docs() {
+    return doc("routing.md");
+  }
+
+  /** A page of docs/, found from the examples module or from the repository's root. */
+  static Path doc(String page) {
     Path root = Path.of("").toAbsolutePath();
-    Path doc = root.resolveSibling("docs").resolve("routing.md");
-    return Files.exists(doc) ? doc : root.resolve("docs").resolve("routing.md");
+    Path doc = root.resolveSibling("docs").resolve(page);
+    return Files.exists(doc) ? doc : root.resolve("docs").resolve(page);
+  }
+
+  /**
+   * Asserts that the {@code docs:} regions of an example source are {@code names}, and that docs
+   * page {@code page} shows each of them verbatim in a {@code java} block.
+   */
+  static void assertShowsRegions(String page, String source, String... names) throws IOException {
+    Map<String, String> regions =
+        regions(Files.readAllLines(Path.of("src/main/java/io/memroute/examples").resolve(source)));
+    assertThat(regions).containsOnlyKeys(names);
+    List<String> blocks = javaBlocks(Files.readString(doc(page)));
+    for (Map.Entry<String, String> r : regions.entrySet()) {
+      assertThat(blocks)
+          .as("docs/%s shows region '%s'", page, r.getKey())
+          .contains(r.getValue().stripTrailing()); // the formatter ends a method with a blank
+    }
   }
 
   /** Regions by name, de-indented by the indentation of their first line. */

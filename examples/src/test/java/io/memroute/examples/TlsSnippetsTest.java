@@ -9,8 +9,6 @@ import io.memroute.testkit.CertificateAuthority;
 import io.memroute.testkit.MemcachedProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,20 +61,7 @@ class TlsSnippetsTest {
 
   @Test
   void gettingStartedShowsTheTlsCode() throws Exception {
-    Path root = Path.of("").toAbsolutePath();
-    Path doc = root.resolveSibling("docs").resolve("getting-started.md");
-    if (!Files.exists(doc)) {
-      doc = root.resolve("docs").resolve("getting-started.md");
-    }
-    Map<String, String> regions =
-        RoutingDocTest.regions(
-            Files.readAllLines(Path.of("src/main/java/io/memroute/examples/TlsSnippets.java")));
-    assertThat(regions).containsOnlyKeys("tls-context", "tls-router");
-    List<String> blocks = RoutingDocTest.javaBlocks(Files.readString(doc));
-    for (Map.Entry<String, String> r : regions.entrySet()) {
-      assertThat(blocks)
-          .as("docs/getting-started.md shows region '%s'", r.getKey())
-          .contains(r.getValue().stripTrailing()); // the formatter ends a method with a blank
-    }
+    RoutingDocTest.assertShowsRegions(
+        "getting-started.md", "TlsSnippets.java", "tls-context", "tls-router");
   }
 }
