@@ -178,25 +178,41 @@ public final class Request {
       throw new IllegalArgumentException(
           "command: " + command + " (expected: get, gets, gat or gats)");
     }
-    // One snapshot: a collection changed meanwhile by another thread cannot make the passes below
-    // disagree, and an array is the cheapest to walk twice.
+    String[] given = snapshot(keys);
+    int ttl = command.isGetAndTouch() ? checkTtl(ttlSeconds) : -1;
+    byte[] name = command.wireBytes();
+    return retrieval(command, name, name.length, ttl, given);
+  }
+
+  /**
+   * One snapshot of {@code keys}, not empty: a collection changed meanwhile by another thread
+   * cannot make the passes over it disagree, and an array is the cheapest to walk twice.
+   */
+  private static String[] snapshot(Collection<String> keys) {
     String[] given = keys.toArray(new String[0]);
     if (given.length == 0) {
       throw new IllegalArgumentException("keys: empty (expected: at least one key)");
     }
-    boolean touch = command.isGetAndTouch();
-    int ttl = touch ? checkTtl(ttlSeconds) : 0;
+    return given;
+  }
+
+  /**
+   * The retrieval of {@code given} whose line begins with {@code head[0, headLength)}, then, if
+   * {@code ttl >= 0}, a space and {@code ttl}.
+   */
+  private static Request retrieval(
+      Command command, byte[] head, int headLength, int ttl, String[] given) {
     // Exact for ASCII keys, so the line is neither grown nor trimmed (one array, no copies).
-    int size = command.wireBytes().length + 2;
-    if (touch) {
+    int size = headLength + 2;
+    if (ttl >= 0) {
       size += 1 + LineWriter.unsignedDigits(ttl);
     }
     for (String k : given) {
       size += 1 + (k == null ? 0 : k.length());
     }
     LineWriter w = new LineWriter(size);
-    w.put(command.wireBytes());
-    if (touch) {
+    w.put(head, 0, headLength);
+    if (ttl >= 0) {
       w.space().putLong(ttl);
     }
     int firstOff = -1;
@@ -1283,6 +1299,27 @@ public final class Request {
     System.arraycopy(kb, 0, out, keyOff, kb.length);
     System.arraycopy(line, keyOff + keyLen, out, keyOff + kb.length, line.length - keyOff - keyLen);
     return parse(out, value).decodedBy(decoder);
+  }
+
+  /**
+   * Returns this retrieval ({@code get}, {@code gets}, {@code gat}, {@code gats}) for other keys:
+   * the same command and decoder, and its line up to the first key byte for byte, so that a {@code
+   * gat}'s exptime goes out as the caller wrote it ({@code -1}, {@code +5} and {@code 05} alike),
+   * then {@code keys}, checked as {@link #retrieval} checks them. Routes that rewrite or split a
+   * multiget build its new lines with it.
+   *
+   * @throws IllegalStateException if this request is not a retrieval
+   * @throws IllegalArgumentException if {@code keys} is empty, holds an invalid key, or makes a
+   *     line longer than memcached takes (see {@link #retrieval})
+   */
+  public Request withKeys(Collection<String> keys) {
+    Objects.requireNonNull(keys, "keys");
+    if (!command.isMultiKey()) {
+      throw new IllegalStateException(
+          "withKeys: " + command + " request (expected: get, gets, gat or gats)");
+    }
+    // keyOff counts in line, which is what a retrieval sends: it has no noreply to drop
+    return retrieval(command, line, keyOff - 1, -1, snapshot(keys)).decodedBy(decoder);
   }
 
   /**

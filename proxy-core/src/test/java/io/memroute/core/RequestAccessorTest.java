@@ -6,10 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** key(), keys(), token(), hasFlag(), flagToken(), keyByte(), withKey() and withToken(). */
+/**
+ * key(), keys(), token(), hasFlag(), flagToken(), keyByte(), withKey(), withKeys() and withToken().
+ */
 class RequestAccessorTest {
   private static final byte[] ABC = "abc".getBytes(StandardCharsets.US_ASCII);
 
@@ -283,6 +286,67 @@ class RequestAccessorTest {
         .isThrownBy(() -> Request.metaNoop().withKey("c"))
         .withMessage("withKey: MN request with 0 keys (expected: 1)");
     assertThat(Request.getMulti(List.of("a")).withKey("z").keys()).containsExactly("z");
+  }
+
+  // ---------------------------------------------------------------- withKeys
+
+  @Test
+  void withKeysKeepsAGatsExptimeAsWritten() {
+    // memcached takes each (strtol): -1 expires the items at once, +5 and 05 are 5 seconds
+    for (String exptime : List.of("-1", "+5", "05", "-2147483648", "0")) {
+      Request r = Request.parse("gats " + exptime + " a b c").withKeys(List.of("x", "y"));
+      assertThat(latin1(r.wireLine())).isEqualTo("gats " + exptime + " x y\r\n");
+      assertThat(r.token(1)).isEqualTo(exptime);
+      assertThat(r.command()).isSameAs(Command.GATS);
+      assertThat(r.keys()).containsExactly("x", "y");
+      assertThat(r.key()).isEqualTo("x");
+      assertThat(r.keyCount()).isEqualTo(2);
+    }
+    assertThat(latin1(Request.parse("gat  +5   a  ").withKeys(List.of("b")).wireLine()))
+        .isEqualTo("gat +5 b\r\n");
+    assertThat(latin1(Request.gat("a", 30).withKeys(List.of("b", "c")).wireLine()))
+        .isEqualTo("gat 30 b c\r\n");
+  }
+
+  @Test
+  void withKeysKeepsTheCommandAndDecoder() {
+    ValueDecoder<String> d = (data, flags) -> "x";
+    Request multi = Request.getMulti(List.of("a", "b"), d).withKeys(List.of("ключ", "c"));
+    assertThat(multi.wireLine()).isEqualTo("get ключ c\r\n".getBytes(StandardCharsets.UTF_8));
+    assertThat(multi.decoder()).isSameAs(d);
+    assertThat(multi.key()).isEqualTo("ключ");
+    assertThat(multi.keyLength()).isEqualTo(8);
+    assertThat(Request.get("a", d).withKeys(List.of("b")).decoder()).isSameAs(d);
+    assertThat(latin1(Request.gets("a").withKeys(List.of("b")).wireLine())).isEqualTo("gets b\r\n");
+    Request joined = Request.join(List.of(Request.gat("a", 7), Request.gat("b", 7)));
+    assertThat(latin1(joined.withKeys(List.of("c")).wireLine())).isEqualTo("gat 7 c\r\n");
+  }
+
+  @Test
+  void withKeysChecksTheKeysAndTheLine() {
+    Request gat = Request.parse("gat -1 a");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> gat.withKeys(List.of()))
+        .withMessage("keys: empty (expected: at least one key)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> gat.withKeys(List.of("a b")))
+        .withMessageStartingWith("key: ");
+    assertThatThrownBy(() -> gat.withKeys(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("keys");
+    // "gat -1" and ten keys of 200 bytes with their spaces: 2,016 bytes; one more byte each is over
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      keys.add(i + "k".repeat(199));
+    }
+    assertThat(gat.withKeys(keys).wireLine()).hasSize(2_016 + 2);
+    keys.set(0, keys.get(0) + "k".repeat(32));
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> gat.withKeys(keys))
+        .withMessage("keys: line of 2048 bytes (expected: <= 2047)");
+    assertThatIllegalStateException()
+        .isThrownBy(() -> Request.delete("a").withKeys(List.of("b")))
+        .withMessage("withKeys: DELETE request (expected: get, gets, gat or gats)");
   }
 
   // ---------------------------------------------------------------- withToken

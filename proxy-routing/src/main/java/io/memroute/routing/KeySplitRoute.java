@@ -79,7 +79,7 @@ final class KeySplitRoute implements Route, ParentRoute {
       asked.put(k + suffix, k);
     }
     return child
-        .route(Multiget.withKeys(request, replicaKeys), context)
+        .route(request.withKeys(replicaKeys), context)
         .thenApply(r -> Replies.renameItems(r, k -> asked.getOrDefault(k, k)));
   }
 

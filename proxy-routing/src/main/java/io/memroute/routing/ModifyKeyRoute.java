@@ -152,7 +152,7 @@ final class ModifyKeyRoute implements Route, ParentRoute {
       if (maybeNotUtf8 && !Multiget.namesItsKeys(request, keys)) {
         return clientError("key is not UTF-8 (expected: keys that can be rewritten as text)");
       }
-      rewritten = Multiget.withKeys(request, Arrays.asList(sent));
+      rewritten = request.withKeys(Arrays.asList(sent));
     } catch (IllegalArgumentException e) { // a line over memcached's limit
       return clientError("keys rewritten: " + e.getMessage());
     }

@@ -174,7 +174,7 @@ final class WarmUpRoute implements Route, ParentRoute {
       GuardedFuture<Response> out) {
     Replies.call(
         cold,
-        Multiget.withKeys(request, hits),
+        request.withKeys(hits),
         context,
         r -> {
           if (!r.isHit()) {

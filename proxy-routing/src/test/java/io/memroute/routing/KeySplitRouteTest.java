@@ -85,6 +85,22 @@ class KeySplitRouteTest {
   }
 
   @Test
+  void aMultiKeyGatReadsItsReplicaWithTheExptimeAsTheCallerWroteIt() throws Exception {
+    Route r = Routes.keySplit(2, 1, Routes.pool("a"));
+    a.put("x::1", "1");
+    a.put("y::1", "2");
+    for (String exptime : List.of("-1", "+5", "05")) {
+      for (String gat : List.of("gat", "gats")) {
+        Response reply = run(r, Request.parse(gat + " " + exptime + " x absent y"));
+        List<Request> sent = a.requests();
+        assertThat(new String(sent.get(sent.size() - 1).wireLine(), UTF_8))
+            .isEqualTo(gat + " " + exptime + " x::1 absent::1 y::1\r\n");
+        assertThat(reply.items()).extracting(Item::key).containsExactly("x", "y");
+      }
+    }
+  }
+
+  @Test
   void longKeysMetaAndKeylessCommandsPassAsTheyAre() throws Exception {
     Route r = Routes.keySplit(2, 1, Routes.pool("a"));
     String longKey = "k".repeat(KeySplitRoute.MAX_SPLIT_KEY + 1);

@@ -208,6 +208,25 @@ class MigrateRouteTest {
   }
 
   @Test
+  void aSplitGatSendsEachPartTheExptimeAsTheCallerWroteIt() {
+    String late = keyAt(90);
+    String early = keyAt(10);
+    from.put(late, "L");
+    to.put(early, "E");
+    at(INTERVAL + 50, 0);
+    for (String exptime : List.of("-1", "+5", "05")) {
+      from.clearRequests();
+      to.clearRequests();
+      Response r = run(Request.parse("gats " + exptime + " " + late + " " + early));
+      assertThat(new String(from.requests().get(0).wireLine(), UTF_8))
+          .isEqualTo("gats " + exptime + " " + late + "\r\n");
+      assertThat(new String(to.requests().get(0).wireLine(), UTF_8))
+          .isEqualTo("gats " + exptime + " " + early + "\r\n");
+      assertThat(r.items()).extracting(Item::key).containsExactly(late, early);
+    }
+  }
+
+  @Test
   void aSplitMultigetAnswersARepeatedKeyAsOftenAsItIsAsked() {
     // memcached answers a key asked twice with two VALUE lines; split, it answered one
     String late = keyAt(90);

@@ -15,6 +15,7 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.ValueDecoder;
 import io.memroute.testkit.memory.MemoryBackend;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -46,6 +47,10 @@ class ModifyKeyRouteTest {
 
   private static byte[] b(String s) {
     return s.getBytes(UTF_8);
+  }
+
+  private static String latin1(byte[] line) {
+    return new String(line, StandardCharsets.ISO_8859_1);
   }
 
   private static String b64(String s) {
@@ -147,6 +152,22 @@ class ModifyKeyRouteTest {
     assertThat(sent().line()).isEqualTo("gats 9 t:b t:a");
     assertThat(gats.items()).extracting(Item::key).containsExactly("b", "a");
     assertThat(gats.items()).allMatch(i -> i.cas() != 0);
+  }
+
+  @Test
+  void aRewrittenGatSendsItsExptimeAsTheCallerWroteIt() {
+    // memcached takes each: -1 expires the items at once (after answering them), +5 is 5 seconds
+    a.put("t:a", "1");
+    a.put("t:c", "3");
+    for (String exptime : List.of("-1", "+5", "05")) {
+      for (String gat : List.of("gat", "gats")) {
+        Response r = run(tenant, Request.parse(gat + " " + exptime + " a b c"));
+        assertThat(latin1(sent().wireLine())).isEqualTo(gat + " " + exptime + " t:a t:b t:c\r\n");
+        assertThat(r.items()).extracting(Item::key).containsExactly("a", "c");
+        run(tenant, Request.parse(gat + " " + exptime + " a"));
+        assertThat(latin1(sent().wireLine())).isEqualTo(gat + " " + exptime + " t:a\r\n");
+      }
+    }
   }
 
   @Test

@@ -90,6 +90,28 @@ class PoolMultigetTest {
   }
 
   @Test
+  void gatPartsSendTheExptimeAsTheCallerWroteIt() {
+    // memcached takes each: -1 expires the items at once (after answering them), +5 is 5 seconds
+    List<String> keys = keys(10);
+    for (String k : keys) {
+      all.get(pool.indexOf(k)).put(k, k);
+    }
+    for (String exptime : List.of("-1", "+5", "05")) {
+      for (String gat : List.of("gat", "gats")) {
+        all.forEach(MemoryBackend::clearRequests);
+        String line = gat + " " + exptime + " " + String.join(" ", keys);
+        Response r = pool.send(Request.parse(line)).join();
+        assertThat(r.items()).extracting(Item::key).containsExactlyElementsOf(keys);
+        for (MemoryBackend b : all) {
+          Request part = b.requests().get(0);
+          assertThat(new String(part.wireLine(), UTF_8))
+              .isEqualTo(gat + " " + exptime + " " + String.join(" ", part.keys()) + "\r\n");
+        }
+      }
+    }
+  }
+
+  @Test
   void everyPartCarriesTheDecoder() {
     ValueDecoder<String> d = (data, flags) -> "x";
     List<String> keys = keys(30);

@@ -354,6 +354,20 @@ class WarmUpRouteTest {
     assertThat(lines(cold)).containsExactly("gats 45 k", "add k 0 45 1", "gats 45 k");
   }
 
+  @Test
+  void gatsRereadsWithTheExptimeAsTheCallerWroteIt() {
+    preload(cold, "a", "cold-a", 0, 0);
+    preload(warm, "b", "warm-b", 0, 0);
+
+    Response r = run(route(), Request.parse("gats +5 a b"));
+
+    assertThat(values(r)).containsExactly(Map.entry("a", "cold-a"), Map.entry("b", "warm-b"));
+    List<Request> sent = cold.requests();
+    assertThat(new String(sent.get(sent.size() - 1).wireLine(), UTF_8)).isEqualTo("gats +5 b\r\n");
+    assertThat(lines(cold))
+        .containsExactly("set a 0 0 6", "gats +5 a b", "add b 0 5 6", "gats +5 b");
+  }
+
   // ---------------------------------------------------------------- errors
 
   @Test

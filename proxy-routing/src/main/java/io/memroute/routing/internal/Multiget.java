@@ -1,6 +1,5 @@
 package io.memroute.routing.internal;
 
-import io.memroute.core.Command;
 import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
@@ -76,7 +75,7 @@ public final class Multiget {
         continue;
       }
       int slot = p++;
-      CompletionStage<Response> stage = send.apply(g, withKeys(request, l));
+      CompletionStage<Response> stage = send.apply(g, request.withKeys(l));
       stage.whenComplete(
           (r, e) -> {
             if (e != null) {
@@ -130,19 +129,6 @@ public final class Multiget {
       start--;
     }
     return start;
-  }
-
-  /**
-   * Returns the retrieval {@code request} (same command, exptime of a {@code gat}/{@code gats}, and
-   * decoder) for other keys.
-   */
-  public static Request withKeys(Request request, List<String> keys) {
-    Command cmd = request.command();
-    if (request.decoder() != null) {
-      return Request.getMulti(keys, request.decoder());
-    }
-    int ttl = cmd.isGetAndTouch() ? Integer.parseInt(request.token(1)) : -1;
-    return Request.retrieval(cmd, ttl, keys);
   }
 
   /**
