@@ -136,14 +136,13 @@ final class WarmUpRoute implements Route, ParentRoute {
    */
   private void copyThenReread(
       Request request, Response c, Response w, RouteContext context, GuardedFuture<Response> out) {
-    long ttl = refillTtl;
-    if (request.command() == Command.GATS) {
-      ttl = exptime(request);
-    }
+    // A gats's own exptime, which the reread sets anyway; one that expires the item copies as a
+    // gets does, so that the reread finds the copy, answers it, then expires it, as memcached does.
+    long own = request.command() == Command.GATS ? exptime(request) : -2;
+    long ttl = own >= 0 ? own : refillTtl;
     List<Item> items = w.items();
-    if (!w.isHit() || items.isEmpty() || ttl < -1) {
-      // nothing to copy (no copy would end to start the reread), or the gats expired the item
-      out.complete(c);
+    if (!w.isHit() || items.isEmpty()) {
+      out.complete(c); // nothing to copy: no copy would end to start the reread
       return;
     }
     List<String> hits = new ArrayList<>(items.size());

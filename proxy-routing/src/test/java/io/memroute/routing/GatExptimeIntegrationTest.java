@@ -20,8 +20,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A multi-key {@code gat}/{@code gats} whose line a route rebuilds (a key prefix, a key split, a
- * pool's split over two real memcached servers) does what memcached does with the caller's own
- * line: {@code -1} answers the items, then expires them; {@code +5} is 5 seconds.
+ * pool's split over two real memcached servers, warm-up's reread) does what memcached does with the
+ * caller's own line: {@code -1} answers the items, then expires them; {@code +5} is 5 seconds.
  */
 class GatExptimeIntegrationTest {
   private static final List<String> KEYS = List.of("a", "b", "c", "d", "e", "f", "g", "h");
@@ -122,5 +122,24 @@ class GatExptimeIntegrationTest {
             .isBetween(1L, 5L);
       }
     }
+  }
+
+  @Test
+  void warmUpAnswersAGatsThatExpiresTheItemsWithColdsCasThenExpiresThemOnCold() throws Exception {
+    MemcacheRouter router = router(Routes.warmUp(Routes.pool("cold"), Routes.pool("warm")));
+    MemcacheRouter cold = direct.get(0);
+    MemcacheRouter warm = direct.get(1);
+    await(cold.set("a", "cold-a".getBytes(UTF_8), 0));
+    await(warm.set("b", "warm-b".getBytes(UTF_8), 300));
+    await(warm.set("c", "warm-c".getBytes(UTF_8), 0));
+
+    Response r = await(router.execute(Request.parse("gats -1 a b c d")));
+
+    assertThat(r.items().stream().map(i -> i.key() + "=" + i.valueAsString()))
+        .containsExactly("a=cold-a", "b=warm-b", "c=warm-c");
+    assertThat(r.items()).allMatch(i -> i.cas() != 0);
+    // expired on cold, as memcached expires what a gats -1 answered; warm is never touched
+    assertThat(await(cold.execute(Request.getMulti(List.of("a", "b", "c")))).isMiss()).isTrue();
+    assertThat(await(warm.execute(Request.getMulti(List.of("b", "c")))).items()).hasSize(2);
   }
 }

@@ -368,6 +368,30 @@ class WarmUpRouteTest {
         .containsExactly("set a 0 0 6", "gats +5 a b", "add b 0 5 6", "gats +5 b");
   }
 
+  @Test
+  void gatsThatExpiresTheItemsAnswersWarmsValuesWithColdsCasAsMemcachedWould() {
+    // memcached answers a gats -1 hit, then expires the item: the copy must live until the
+    // reread, which then expires it on cold, so it is made as a gets makes it
+    preload(cold, "a", "cold-a", 0, 0);
+    preload(warm, "b", "warm-b", 0, 300);
+    preload(warm, "c", "warm-c", 0, 0);
+    warm.clearRequests();
+
+    Response r = run(route(), Request.parse("gats -1 a b c d"));
+
+    assertThat(values(r))
+        .containsExactly(
+            Map.entry("a", "cold-a"), Map.entry("b", "warm-b"), Map.entry("c", "warm-c"));
+    assertThat(lines(warm)).containsExactly("get b c d", "mg b t", "mg c t");
+    assertThat(lines(cold))
+        .containsExactly(
+            "set a 0 0 6", "gats -1 a b c d", "add b 0 300 6", "add c 0 0 6", "gats -1 b c");
+    List<Request> sent = cold.requests();
+    assertThat(new String(sent.get(sent.size() - 1).wireLine(), UTF_8))
+        .isEqualTo("gats -1 b c\r\n");
+    assertThat(r.items().get(1).cas()).isEqualTo(cold.send(Request.gets("b")).join().cas());
+  }
+
   // ---------------------------------------------------------------- errors
 
   @Test
