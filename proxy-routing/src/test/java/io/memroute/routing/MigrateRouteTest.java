@@ -207,13 +207,21 @@ class MigrateRouteTest {
     assertThat(to.requests()).containsExactly(bothEarly);
   }
 
+  /**
+   * Stores {@code late} ("L") on from and {@code early} ("E") on to, and sets the clock between
+   * their switch times.
+   */
+  private void oneOnEachSide(String late, String early) {
+    from.put(late, "L");
+    to.put(early, "E");
+    at(INTERVAL + 50, 0);
+  }
+
   @Test
   void aSplitGatSendsEachPartTheExptimeAsTheCallerWroteIt() {
     String late = keyAt(90);
     String early = keyAt(10);
-    from.put(late, "L");
-    to.put(early, "E");
-    at(INTERVAL + 50, 0);
+    oneOnEachSide(late, early);
     for (String exptime : List.of("-1", "+5", "05")) {
       from.clearRequests();
       to.clearRequests();
@@ -231,9 +239,7 @@ class MigrateRouteTest {
     // memcached answers a key asked twice with two VALUE lines; split, it answered one
     String late = keyAt(90);
     String early = keyAt(10);
-    from.put(late, "L");
-    to.put(early, "E");
-    at(INTERVAL + 50, 0);
+    oneOnEachSide(late, early);
     Response r = run(Request.getMulti(List.of(late, early, late, early)));
     assertThat(from.requests())
         .extracting(Request::line)
