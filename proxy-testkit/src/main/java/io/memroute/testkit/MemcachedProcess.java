@@ -492,12 +492,7 @@ public final class MemcachedProcess implements AutoCloseable {
      * @throws IllegalArgumentException if not positive
      */
     public Builder startupTimeout(Duration startupTimeout) {
-      Objects.requireNonNull(startupTimeout, "startupTimeout");
-      if (startupTimeout.isNegative() || startupTimeout.isZero()) {
-        throw new IllegalArgumentException(
-            "startupTimeout: " + startupTimeout + " (expected: > 0)");
-      }
-      this.startupTimeout = startupTimeout;
+      this.startupTimeout = ServerStart.checkTimeout(startupTimeout);
       return this;
     }
 

@@ -28,8 +28,6 @@ final class NativeMemcached implements ServerRuntime {
 
   static final String HOST = "127.0.0.1";
 
-  private static final int BIND_ATTEMPTS = 5;
-  private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
   private static final Path SHELL = Path.of("/bin/sh");
 
@@ -40,6 +38,7 @@ final class NativeMemcached implements ServerRuntime {
   private final TlsFiles tls; // null: plaintext
   private final String host;
   private int plaintextPort;
+  private int launchedPort; // of the last attempt, for the message if every attempt fails
   private Process process;
   private Process watchdog;
   private OutputTail output;
@@ -75,38 +74,36 @@ final class NativeMemcached implements ServerRuntime {
 
   @Override
   public synchronized int start(int port) {
-    long deadline = System.nanoTime() + startupTimeout.toNanos();
-    for (int attempt = 1; ; attempt++) {
-      int candidate = port == 0 ? freePort(host) : port;
-      // a restart keeps the plaintext port too; the first start, or a retry, takes a free one
-      int plain = candidate;
-      if (tls != null) {
-        plain = port != 0 && plaintextPort != 0 ? plaintextPort : 0;
-        while (plain == 0 || plain == candidate) {
-          plain = freePort(host);
-        }
-      }
-      if (launch(candidate, plain, deadline)) {
-        plaintextPort = plain;
-        return candidate;
-      }
-      // memcached could not bind: another process took the port after we probed it
-      boolean retry = attempt < BIND_ATTEMPTS && System.nanoTime() - deadline < 0;
-      if (!retry) {
-        throw new IllegalStateException(
+    return ServerStart.attempts(
+        startupTimeout,
+        (attempt, deadline) -> {
+          if (attempt > 1 && port != 0) {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // give a fixed port a moment
+          }
+          int candidate = port == 0 ? freePort(host) : port;
+          // a restart keeps the plaintext port too; the first start, or a retry, takes a free one
+          int plain = candidate;
+          if (tls != null) {
+            plain = port != 0 && plaintextPort != 0 ? plaintextPort : 0;
+            while (plain == 0 || plain == candidate) {
+              plain = freePort(host);
+            }
+          }
+          if (!launch(candidate, plain, deadline)) {
+            return null; // another process took a port after we probed it
+          }
+          plaintextPort = plain;
+          return candidate;
+        },
+        attempts ->
             "memcached could not listen on "
                 + host
                 + ":"
-                + candidate
+                + launchedPort
                 + " after "
-                + attempt
+                + attempts
                 + " attempt(s); its output: "
                 + output.text());
-      }
-      if (port != 0) {
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // give a fixed port a moment
-      }
-    }
   }
 
   /**
@@ -142,51 +139,19 @@ final class NativeMemcached implements ServerRuntime {
               "notls:" + host + ":" + plain));
     }
     command.addAll(extraArgs);
-    Process started;
-    try {
-      started = new ProcessBuilder(command).redirectErrorStream(true).start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot run " + String.join(" ", command), e);
-    }
+    Process started = ServerStart.spawn(command);
     process = started;
-    Reaper.register(started);
-    TcpServer.closeQuietly(started.getOutputStream());
+    launchedPort = port;
     output = new OutputTail(started.getInputStream(), "memroute-memcached-" + port + "-output");
     watchdog = startWatchdog(started.pid());
-    while (true) {
-      if (!started.isAlive()) {
-        output.awaitEnd();
-        stopWatchdog();
-        String text = output.text();
-        if (text.contains("Address already in use") || text.contains("failed to listen")) {
-          return false;
-        }
-        throw new IllegalStateException(
-            "memcached exited with status "
-                + started.exitValue()
-                + ": "
-                + String.join(" ", command)
-                + "\n"
-                + text);
-      }
-      // "stats" rather than "version": proves that our process, not another server, owns the port
-      if (Probe.statsPid(host, plain, prelude, Duration.ofMillis(500)) == started.pid()) {
-        return true;
-      }
-      if (System.nanoTime() - deadline > 0) {
-        kill();
-        throw new IllegalStateException(
-            "memcached on "
-                + host
-                + ":"
-                + port
-                + " did not answer within "
-                + startupTimeout
-                + "; its output: "
-                + output.text());
-      }
-      LockSupport.parkNanos(POLL_NANOS);
-    }
+    return new ServerStart.Child("memcached", started, output, this::kill)
+        .awaitReady(
+            // "stats" rather than "version": proves that our process, not another server, owns
+            // the port
+            () -> Probe.statsPid(host, plain, prelude, Duration.ofMillis(500)) == started.pid(),
+            deadline,
+            String.join(" ", command) + "\n",
+            "memcached on " + host + ":" + port + " did not answer within " + startupTimeout);
   }
 
   @Override

@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A real twemproxy ({@code nutcracker}, on the {@code PATH}) for integration tests: one process
@@ -46,8 +45,6 @@ public final class NutcrackerProcess implements AutoCloseable {
       "nutcracker not found on PATH: install twemproxy (apt-get install -y nutcracker)";
 
   private static final String HOST = "127.0.0.1";
-  private static final int BIND_ATTEMPTS = 5;
-  private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final Map<String, Integer> ports;
   private final String config;
@@ -214,15 +211,11 @@ public final class NutcrackerProcess implements AutoCloseable {
      * How long {@link #start()} waits for nutcracker to listen; default {@link
      * #DEFAULT_STARTUP_TIMEOUT}.
      *
+     * @throws NullPointerException if {@code startupTimeout} is null
      * @throws IllegalArgumentException if not positive
      */
     public Builder startupTimeout(Duration startupTimeout) {
-      Objects.requireNonNull(startupTimeout, "startupTimeout");
-      if (startupTimeout.isNegative() || startupTimeout.isZero()) {
-        throw new IllegalArgumentException(
-            "startupTimeout: " + startupTimeout + " (expected: > 0)");
-      }
-      this.startupTimeout = startupTimeout;
+      this.startupTimeout = ServerStart.checkTimeout(startupTimeout);
       return this;
     }
 
@@ -242,17 +235,10 @@ public final class NutcrackerProcess implements AutoCloseable {
       if (pools.isEmpty()) {
         throw new IllegalStateException("no pools (expected: pool(...) at least once)");
       }
-      long deadline = System.nanoTime() + startupTimeout.toNanos();
-      for (int attempt = 1; ; attempt++) {
-        NutcrackerProcess started = launch(executable, deadline);
-        if (started != null) {
-          return started;
-        }
-        if (attempt >= BIND_ATTEMPTS || System.nanoTime() - deadline > 0) {
-          throw new IllegalStateException(
-              "nutcracker could not listen after " + attempt + " attempt(s)");
-        }
-      }
+      return ServerStart.attempts(
+          startupTimeout,
+          (attempt, deadline) -> launch(executable, deadline),
+          attempts -> "nutcracker could not listen after " + attempts + " attempt(s)");
     }
 
     /** One attempt; {@code null} if a port was taken. */
@@ -260,10 +246,7 @@ public final class NutcrackerProcess implements AutoCloseable {
       Map<String, Integer> ports = new LinkedHashMap<>();
       StringBuilder yaml = new StringBuilder();
       for (PoolSpec p : pools.values()) {
-        int port;
-        do {
-          port = NativeMemcached.freePort();
-        } while (ports.containsValue(port));
+        int port = freePortBut(ports);
         ports.put(p.name, port);
         yaml.append(p.name).append(":\n  listen: ").append(HOST).append(':').append(port);
         yaml.append('\n');
@@ -275,10 +258,7 @@ public final class NutcrackerProcess implements AutoCloseable {
           yaml.append("   - ").append(s).append('\n');
         }
       }
-      int statsPort;
-      do {
-        statsPort = NativeMemcached.freePort();
-      } while (ports.containsValue(statsPort));
+      int statsPort = freePortBut(ports);
       String config = yaml.toString();
       Path file;
       try {
@@ -296,49 +276,29 @@ public final class NutcrackerProcess implements AutoCloseable {
               Integer.toString(statsPort),
               "-a",
               HOST);
-      Process process;
-      try {
-        process = new ProcessBuilder(command).redirectErrorStream(true).start();
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot run " + String.join(" ", command), e);
-      }
-      Reaper.register(process);
-      TcpServer.closeQuietly(process.getOutputStream());
+      Process process = ServerStart.spawn(command);
       NativeMemcached.OutputTail output =
           new NativeMemcached.OutputTail(
               process.getInputStream(), "memroute-nutcracker-" + statsPort + "-output");
       Process watchdog = NativeMemcached.startWatchdog(process.pid());
       NutcrackerProcess n = new NutcrackerProcess(ports, config, process, watchdog, output, file);
-      while (true) {
-        if (!process.isAlive()) {
-          output.awaitEnd();
-          n.close();
-          String text = output.text();
-          if (text.contains("Address already in use")) {
-            return null;
-          }
-          throw new IllegalStateException(
-              "nutcracker exited with status "
-                  + process.exitValue()
-                  + ": "
-                  + String.join(" ", command)
-                  + "\n"
-                  + config
-                  + text);
-        }
-        if (ready(statsPort, ports)) {
-          return n;
-        }
-        if (System.nanoTime() - deadline > 0) {
-          n.close();
-          throw new IllegalStateException(
-              "nutcracker did not listen within "
-                  + startupTimeout
-                  + "; its output: "
-                  + output.text());
-        }
-        LockSupport.parkNanos(POLL_NANOS);
-      }
+      boolean ready =
+          new ServerStart.Child("nutcracker", process, output, n::close)
+              .awaitReady(
+                  () -> ready(statsPort, ports),
+                  deadline,
+                  String.join(" ", command) + "\n" + config,
+                  "nutcracker did not listen within " + startupTimeout);
+      return ready ? n : null;
+    }
+
+    /** A loopback port that was free a moment ago, none of {@code taken}'s. */
+    private static int freePortBut(Map<String, Integer> taken) {
+      int port;
+      do {
+        port = NativeMemcached.freePort();
+      } while (taken.containsValue(port));
+      return port;
     }
 
     /** Whether the stats port names every pool (our process) and every pool's port connects. */
