@@ -229,7 +229,7 @@ final class BigValueRoute implements Route, ParentRoute {
     }
     String f = request.flagToken('F');
     if (f != null) {
-      long flags = strtoul(f);
+      long flags = MetaNumbers.read(f); // as memcached reads it
       if ((flags & flag) != 0) {
         return Replies.completed(clientError(reservedFlags(flags)));
       }
@@ -244,27 +244,6 @@ final class BigValueRoute implements Route, ParentRoute {
                   + "; set stores larger values in chunks)"));
     }
     return child.route(request, context);
-  }
-
-  /**
-   * An {@code F} token as memcached's strtoul reads it, in the forms Request.parse lets through and
-   * Java's parsers refuse: leading whitespace (a tab), a minus that negates modulo 2^64, anything
-   * after whitespace. Each form carries flags, the reserved bit too.
-   */
-  private static long strtoul(String token) {
-    int i = 0;
-    while (i < token.length() && token.charAt(i) >= '\t' && token.charAt(i) <= '\r') {
-      i++;
-    }
-    boolean negative = i < token.length() && token.charAt(i) == '-';
-    if (i < token.length() && (token.charAt(i) == '-' || token.charAt(i) == '+')) {
-      i++;
-    }
-    long v = 0; // unsigned; Request.parse refused more than 64 bits
-    for (; i < token.length() && token.charAt(i) >= '0' && token.charAt(i) <= '9'; i++) {
-      v = v * 10 + (token.charAt(i) - '0');
-    }
-    return negative ? -v : v;
   }
 
   // ---------------------------------------------------------------- reads

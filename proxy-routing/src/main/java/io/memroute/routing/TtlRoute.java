@@ -89,12 +89,8 @@ final class TtlRoute implements Route, ParentRoute {
     if (t == null && !addIfAbsent) {
       return r;
     }
-    long current;
-    try {
-      current = t == null ? 0 : Long.parseLong(t);
-    } catch (NumberFormatException e) {
-      return r;
-    }
+    // as memcached reads it: "T\t99999" must be capped as T99999 is
+    long current = t == null ? 0 : MetaNumbers.read(t);
     long next = apply(current);
     if (t != null && next == current) {
       return r;

@@ -120,6 +120,20 @@ class SimpleRoutesTest {
   }
 
   @Test
+  void aMetaTtlIsReadAsMemcachedReadsIt() {
+    // memcached's strtol skips leading whitespace and stops at whitespace: it reads each as the
+    // number, so the cap must apply to each, and ttl must replace each
+    Route max = Routes.maxTtl(Duration.ofMinutes(5), Routes.pool("a"));
+    assertThat(sent(max, Request.parse("ms k 1 T\t99999", V)).line()).isEqualTo("ms k 1 T300");
+    assertThat(sent(max, Request.parse("mg k v T99999\tx")).line()).isEqualTo("mg k v T300");
+    assertThat(sent(max, Request.parse("mg k v T+99999")).line()).isEqualTo("mg k v T300");
+    Request within = Request.parse("mg k v T\t30");
+    assertThat(sent(max, within)).isSameAs(within);
+    Route ttl = Routes.ttl(Duration.ofSeconds(60), Routes.pool("a"));
+    assertThat(sent(ttl, Request.parse("mg k v T\f5")).line()).isEqualTo("mg k v T60");
+  }
+
+  @Test
   void ttlValidation() {
     assertThatThrownBy(() -> Routes.ttl(Duration.ofMillis(1500), Routes.nullRoute()))
         .isInstanceOf(IllegalArgumentException.class)
