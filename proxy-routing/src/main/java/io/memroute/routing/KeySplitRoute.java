@@ -78,8 +78,14 @@ final class KeySplitRoute implements Route, ParentRoute {
       replicaKeys.add(k + suffix);
       asked.put(k + suffix, k);
     }
+    Request replicas;
+    try {
+      replicas = request.withKeys(replicaKeys);
+    } catch (IllegalArgumentException e) { // the suffixes take the line past memcached's limit
+      return child.route(request, context); // not split: the keys as given, replica 0
+    }
     return child
-        .route(request.withKeys(replicaKeys), context)
+        .route(replicas, context)
         .thenApply(r -> Replies.renameItems(r, k -> asked.getOrDefault(k, k)));
   }
 

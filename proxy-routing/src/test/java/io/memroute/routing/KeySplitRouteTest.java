@@ -11,7 +11,9 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.testkit.memory.MemoryBackend;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -118,6 +120,22 @@ class KeySplitRouteTest {
     assertThat(a.requests().stream().map(Request::toString).collect(Collectors.toList()))
         .hasSize(2)
         .allMatch(s -> !s.contains("::"));
+  }
+
+  @Test
+  void aMultigetWhoseReplicaKeysWouldPassTheLineLimitReadsReplicaZero() throws Exception {
+    // "gat 0" and ten keys of 203 bytes: 2,045 bytes, within memcached's 2,047 for gat; with "::1"
+    // on each key the line would be 2,075, which memcached closes the connection on
+    Route r = Routes.keySplit(2, 1, Routes.pool("a"));
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      keys.add(i + "k".repeat(202));
+      a.put(keys.get(i), "v" + i);
+    }
+    Request gat = Request.retrieval(Command.GAT, 0, keys);
+    CompletableFuture<Response> reply = fx.run(r, gat);
+    assertThat(a.requests().get(a.requests().size() - 1)).isSameAs(gat);
+    assertThat(reply.get().items()).extracting(Item::key).containsExactlyElementsOf(keys);
   }
 
   @Test
