@@ -40,7 +40,10 @@ final class KeySplitRoute implements Route, ParentRoute {
   @Override
   public CompletionStage<Response> route(Request request, RouteContext context) {
     Command c = request.command();
-    if (c.isMeta() || request.keyCount() == 0 || !splittable(request.keys())) {
+    if (c.isMeta()
+        || request.keyCount() == 0
+        || !splittable(request.keys())
+        || !utf8Keys(request)) {
       return child.route(request, context); // not split: the key as given, replica 0
     }
     switch (c) {
@@ -87,6 +90,16 @@ final class KeySplitRoute implements Route, ParentRoute {
     return child
         .route(replicas, context)
         .thenApply(r -> Replies.renameItems(r, k -> asked.getOrDefault(k, k)));
+  }
+
+  /**
+   * Whether the keys' strings are their bytes: replica keys are made from the strings, and bytes
+   * that are not UTF-8 decode to U+FFFD, so that {@code a\xff} and {@code a\xfe} would share one.
+   */
+  private static boolean utf8Keys(Request request) {
+    return request.keyCount() == 1
+        ? BigValueRoute.utf8Key(request)
+        : Multiget.namesItsKeys(request, request.keys());
   }
 
   /** Whether every key leaves room for the longest suffix within memcached's key limit. */

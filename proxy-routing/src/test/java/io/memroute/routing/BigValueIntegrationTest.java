@@ -1,5 +1,6 @@
 package io.memroute.routing;
 
+import static io.memroute.routing.Fixture.line;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -185,17 +186,6 @@ class BigValueIntegrationTest {
     assertThat(await(router.touch("k", 2_592_001))).as("a unix time in 1970").isTrue();
     assertThat(await(router.get("k"))).isNull();
     assertThat(await(router.touch("k", 10))).isFalse();
-  }
-
-  /** {@code head}, the key's bytes, then {@code tail}: a line with a key that need not be UTF-8. */
-  private static byte[] line(String head, byte[] key, String tail) {
-    byte[] h = head.getBytes(StandardCharsets.US_ASCII);
-    byte[] t = tail.getBytes(StandardCharsets.US_ASCII);
-    byte[] out = new byte[h.length + key.length + t.length];
-    System.arraycopy(h, 0, out, 0, h.length);
-    System.arraycopy(key, 0, out, h.length, key.length);
-    System.arraycopy(t, 0, out, h.length + key.length, t.length);
-    return out;
   }
 
   @Test

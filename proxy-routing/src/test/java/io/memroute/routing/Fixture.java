@@ -68,6 +68,20 @@ final class Fixture {
     return b.requests().stream().map(Request::line).collect(Collectors.toList());
   }
 
+  /**
+   * {@code head}, {@code key}'s bytes and {@code tail}, for a line whose key is not UTF-8, which
+   * only {@link Request#parse(byte[], byte[])} takes.
+   */
+  static byte[] line(String head, byte[] key, String tail) {
+    byte[] h = head.getBytes(StandardCharsets.UTF_8);
+    byte[] t = tail.getBytes(StandardCharsets.UTF_8);
+    byte[] out = new byte[h.length + key.length + t.length];
+    System.arraycopy(h, 0, out, 0, h.length);
+    System.arraycopy(key, 0, out, h.length, key.length);
+    System.arraycopy(t, 0, out, h.length + key.length, t.length);
+    return out;
+  }
+
   /** A reply's values by key, in the reply's order. */
   static Map<String, String> values(Response r) {
     return r.items().stream()

@@ -1,5 +1,6 @@
 package io.memroute.routing;
 
+import static io.memroute.routing.Fixture.line;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -136,6 +137,31 @@ class KeySplitRouteTest {
     CompletableFuture<Response> reply = fx.run(r, gat);
     assertThat(a.requests().get(a.requests().size() - 1)).isSameAs(gat);
     assertThat(reply.get().items()).extracting(Item::key).containsExactlyElementsOf(keys);
+  }
+
+  @Test
+  void keysWhoseBytesAreNotUtf8PassAsTheyAre() throws Exception {
+    // such a key decodes to U+FFFD: a replica key made from the string named another item, the
+    // same for a\xff and a\xfe (the in-memory backend keys by string too: the bytes tell)
+    Route r = Routes.keySplit(2, 1, Routes.pool("a"));
+    byte[] ff = {'a', (byte) 0xff};
+    for (Request q :
+        List.of(
+            Request.parse(line("set ", ff, " 0 0 1"), b("1")),
+            Request.parse(line("get ", ff, ""), null),
+            Request.parse(line("gets ", ff, " a"), null),
+            Request.parse(line("touch ", ff, " 5"), null))) {
+      a.clearRequests();
+      run(r, q);
+      assertThat(a.requests()).as(q.line()).containsExactly(q);
+    }
+    // a key that holds U+FFFD itself is UTF-8: split as any other
+    run(r, Fixture.set("b\uFFFD", "3"));
+    assertThat(a.keys()).contains("b\uFFFD", "b\uFFFD::1");
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(UTF_8);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.memroute.routing;
 
 import static io.memroute.TestRouters.await;
+import static io.memroute.routing.Fixture.line;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -171,6 +172,30 @@ class RoutingIntegrationTest {
     assertThat(await(split.delete("hot:7"))).isTrue();
     await(split.get("sync/barrier"));
     assertThat(await(plain.getMulti(List.of("hot:7", "hot:7::1", "hot:7::2")))).isEmpty();
+  }
+
+  @Test
+  void keySplitKeepsKeysWhoseBytesAreNotUtf8Apart() throws Exception {
+    // memcached keys items by bytes: a\xff and a\xfe are two items, which replica keys made from
+    // the keys' strings (both a\uFFFD) made one
+    MemcacheRouter split = router(config().route(Routes.keySplit(2, 1, Routes.pool("p0"))).build());
+    byte[] ff = {'a', (byte) 0xff};
+    byte[] fe = {'a', (byte) 0xfe};
+    for (byte[] key : List.of(ff, fe)) {
+      Request set = Request.parse(line("set ", key, " 0 0 1"), key[1] == ff[1] ? b("1") : b("2"));
+      assertThat(await(split.execute(set)).status()).isEqualTo(ResponseStatus.STORED);
+    }
+    assertThat(await(split.execute(Request.parse(line("get ", ff, ""), null))).valueAsString())
+        .isEqualTo("1");
+    assertThat(await(split.execute(Request.parse(line("get ", fe, " a"), null))).valueAsString())
+        .isEqualTo("2");
+    // stored under the caller's own bytes
+    assertThat(await(direct(0).execute(Request.parse(line("get ", ff, ""), null))).valueAsString())
+        .isEqualTo("1");
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(UTF_8);
   }
 
   @Test
