@@ -10,6 +10,7 @@ import io.memroute.routing.RouteContext.SpooledDelete;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -705,12 +706,16 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
   }
 
   /**
-   * The spool's key for a request: its key's bytes as sent (a meta base64 key apart from a plain
-   * one with the same text), one char per byte so that keys that are not UTF-8 stay distinct.
+   * The spool's key for a request: the key memcached stores the item under, its bytes as sent or,
+   * for a meta key in base64, the bytes it stands for ({@code md Zm9v b} deletes {@code foo}), one
+   * char per byte so that keys that are not UTF-8 stay distinct.
    */
   private static String id(Request request) {
-    String bytes = new String(request.keyBytes(), StandardCharsets.ISO_8859_1);
-    return request.hasFlag('b') ? "\0" + bytes : bytes;
+    byte[] key = request.keyBytes();
+    if (request.hasFlag('b')) {
+      key = Base64.getDecoder().decode(key); // Request checked it is base64
+    }
+    return new String(key, StandardCharsets.ISO_8859_1);
   }
 
   @Override

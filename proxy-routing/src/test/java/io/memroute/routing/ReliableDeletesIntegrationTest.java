@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -76,6 +77,10 @@ class ReliableDeletesIntegrationTest {
     return f.toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
+  private static byte[] b(String s) {
+    return s.getBytes(UTF_8);
+  }
+
   /** Whether a get through {@code r} got a reply from the server (a hit or a miss). */
   private static boolean reaches(MemcacheRouter r, String key) {
     try {
@@ -87,8 +92,13 @@ class ReliableDeletesIntegrationTest {
 
   /** Kills the server, deletes {@code key} through {@code r}: answered NOT_FOUND, spooled. */
   private void deleteWhileDown(MemcacheRouter r, String key) throws Exception {
+    deleteWhileDown(r, Request.delete(key));
+  }
+
+  /** Kills the server, sends {@code delete} through {@code r}: answered NOT_FOUND, spooled. */
+  private void deleteWhileDown(MemcacheRouter r, Request delete) throws Exception {
     server.kill();
-    Response reply = await(r.execute(Request.delete(key)));
+    Response reply = await(r.execute(delete));
     assertThat(reply.status()).as("%s", reply).isEqualTo(ResponseStatus.NOT_FOUND);
     assertThat(r.stats().get("spooled_deletes_spooled")).isEqualTo(1);
   }
@@ -146,6 +156,24 @@ class ReliableDeletesIntegrationTest {
     assertThat(new String(await(direct().get("user:2")), UTF_8)).isEqualTo("new");
     assertThat(router.stats().get("spooled_deletes_superseded")).isEqualTo(1);
     assertThat(router.stats().get("spooled_deletes_replayed")).isZero();
+    assertThat(retries.pending()).isZero();
+  }
+
+  @Test
+  void aSetOfTheKeyABase64DeleteStandsForKeepsItsValue() throws Exception {
+    // memcached deletes the item user:5 for md dXNlcjo1 b: a later set of user:5 must win
+    MemcacheRouter router = router();
+    assertThat(await(router.set("user:5", b("old"), 0))).isTrue();
+    String base64 = Base64.getEncoder().encodeToString(b("user:5"));
+    deleteWhileDown(router, Request.metaDelete(base64, "b"));
+
+    server.restart();
+    eventually("the router to reconnect", () -> reaches(router, "user:5"));
+    assertThat(await(router.set("user:5", b("new"), 0))).isTrue();
+    retries.advance(Duration.ofMinutes(1));
+
+    assertThat(await(direct().get("user:5"))).as("not deleted by the replay").isEqualTo(b("new"));
+    assertThat(router.stats().get("spooled_deletes_superseded")).isEqualTo(1);
     assertThat(retries.pending()).isZero();
   }
 
