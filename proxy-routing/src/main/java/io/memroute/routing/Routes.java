@@ -277,8 +277,9 @@ public final class Routes {
    * others are sent in the background. Other text commands ({@code add}, {@code replace}, {@code
    * append}, {@code prepend}, {@code cas}, {@code incr}, {@code decr}) change this replica only, as
    * in mcrouter: the others keep their value until a set or a delete. Meta commands, keyless
-   * commands and requests with a key over 245 bytes (no room for the suffix) pass unchanged: they
-   * reach the key as given, replica 0.
+   * commands, requests with a key over 245 bytes (no room for the suffix) or a key whose bytes are
+   * not UTF-8, and a multiget whose line the suffixes would take past memcached's limit pass
+   * unchanged: they reach the keys as given, replica 0.
    *
    * @param replicas 2 to 1000
    * @param replica this router's replica, 0 to {@code replicas - 1}
@@ -328,7 +329,9 @@ public final class Routes {
    * from warm as above, added to cold <em>before</em> the reply, and read again from cold with the
    * caller's command; the reply carries cold's CAS values (as mcrouter's gets does). Such a miss
    * costs the caller three more round trips (four when the TTL is read; the keys of a multiget are
-   * copied at once). A key whose copy fails is a miss.
+   * copied at once). A key whose copy fails is a miss. A {@code gats} copies with its own exptime;
+   * one that expires the item ({@code gats -1}) copies as a {@code gets} does, and the reread
+   * answers the items, then expires them on cold, as memcached does.
    *
    * <p><b>mg</b> with only the flags {@code v f t s k O q u}: to cold; on a miss, to warm with
    * {@code v f t} added, and a hit is answered with the flags asked for and copied into cold as for
@@ -451,19 +454,19 @@ public final class Routes {
    *
    * <p><b>Writes after the failed delete.</b> A replayed delete must not delete a value written
    * after the delete it stands for. So, while a key has a spooled delete, writes of that key
-   * through this route are watched: a {@code set}, {@code add}, {@code replace}, {@code cas},
-   * {@code ms} (not in append or prepend mode) that stores, or a {@code delete} or {@code md} that
-   * reaches the server, ends the entry: the server holds what the caller wrote last (not one sent
-   * before a later failed delete of the key took the entry over: that delete still has to go).
-   * While such a write is in flight no replay starts; one that arrives while a replay is in flight
-   * waits for the replay's reply (one round trip, at most the read timeout), so that the server
-   * sees the delete first. {@code append}, {@code prepend}, {@code incr}, {@code decr} and {@code
-   * touch} keep the old value and do not end the entry. What remains: a write that does not pass
-   * through this route (another router, another client, a route around this one) can still be
-   * deleted by a replay, as with mcrouter's replays; and a write sent while the failing delete was
-   * still in flight, before its failure was known, is not watched (it would have to reach the
-   * server over another connection while the delete's failed). Deleting a newer value costs a miss,
-   * never a stale value.
+   * through this route (a meta key in base64: the key it stands for) are watched: a {@code set},
+   * {@code add}, {@code replace}, {@code cas}, {@code ms} (not in append or prepend mode) that
+   * stores, or a {@code delete} or {@code md} that reaches the server, ends the entry: the server
+   * holds what the caller wrote last (not one sent before a later failed delete of the key took the
+   * entry over: that delete still has to go). While such a write is in flight no replay starts; one
+   * that arrives while a replay is in flight waits for the replay's reply (one round trip, at most
+   * the read timeout), so that the server sees the delete first. {@code append}, {@code prepend},
+   * {@code incr}, {@code decr} and {@code touch} keep the old value and do not end the entry. What
+   * remains: a write that does not pass through this route (another router, another client, a route
+   * around this one) can still be deleted by a replay, as with mcrouter's replays; and a write sent
+   * while the failing delete was still in flight, before its failure was known, is not watched (it
+   * would have to reach the server over another connection while the delete's failed). Deleting a
+   * newer value costs a miss, never a stale value.
    *
    * <p><b>In memory only.</b> Unlike mcrouter's spool on disk, the spool dies with the process: a
    * crash or a restart loses the deletes in it, and closing the router drops them (counted). Put
@@ -578,8 +581,9 @@ public final class Routes {
    * Sets the expiry of every request that carries one to {@code ttl}, then passes it to {@code
    * child}: {@code set}, {@code add}, {@code replace}, {@code cas}, {@code touch}, {@code gat},
    * {@code gats}, {@code ms} (its {@code T} flag, added when absent) and {@code mg} with a {@code
-   * T} flag. Other requests pass unchanged. routelib's {@code route_ttl} (the "gutter" pattern),
-   * mcrouter's ModifyExptimeRoute with {@code action: set}.
+   * T} flag, read as memcached reads it (a tab before or after the number too). Other requests pass
+   * unchanged. routelib's {@code route_ttl} (the "gutter" pattern), mcrouter's ModifyExptimeRoute
+   * with {@code action: set}.
    *
    * @param ttl whole seconds, 0 (never expires) to 30 days
    */
