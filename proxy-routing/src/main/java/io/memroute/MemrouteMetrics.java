@@ -4,6 +4,7 @@ import io.memroute.core.BackendState;
 import io.memroute.core.Command;
 import io.memroute.core.FailureReason;
 import io.memroute.core.Outcome;
+import io.memroute.routing.RouteContext.NearCacheEvent;
 import io.memroute.routing.RouteContext.SpooledDelete;
 import io.memroute.routing.internal.RouterEngine;
 import io.memroute.transport.ManagedBackend;
@@ -54,6 +55,10 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.l1.fills</td><td>function counter: values and negative-cache sentinels an l1l2 route wrote into its L1</td><td>result (stored, not_stored, failed, dropped)</td></tr>
  *   <tr><td>memroute.loads</td><td>function counter: {@link MemcacheRouter#getOrLoad getOrLoad} calls, by how each got its value</td><td>result (hit, loaded, waited, stale, refreshed, unleased, joined, failed)</td></tr>
  *   <tr><td>memroute.ncache.hits</td><td>function counter: keys an l1l2 route found as a negative-cache sentinel in its L1</td><td></td></tr>
+ *   <tr><td>memroute.near.cache.gets</td><td>function counter: keys near-cache routes answered from their cache, or read from their child</td><td>result (hit, miss)</td></tr>
+ *   <tr><td>memroute.near.cache.admissions</td><td>function counter: values near-cache routes put into their cache</td><td></td></tr>
+ *   <tr><td>memroute.near.cache.evictions</td><td>function counter: values removed before they expired to make room</td><td></td></tr>
+ *   <tr><td>memroute.near.cache.invalidations</td><td>function counter: values removed before they expired by a write (or flush_all) through the route</td><td></td></tr>
  *   <tr><td>memroute.discovery.lookups</td><td>function timer: DNS lookups of a discovered pool, and their time</td><td>pool, result (ok, error, timeout, empty, refused)</td></tr>
  *   <tr><td>memroute.discovery.reconfigurations</td><td>function counter: answers that changed the pool's members</td><td>pool</td></tr>
  *   <tr><td>memroute.discovery.members</td><td>gauge: the pool's backends</td><td>pool</td></tr>
@@ -227,6 +232,30 @@ public final class MemrouteMetrics implements MeterBinder {
             .description("keys an l1l2 route found as a negative-cache sentinel in its L1")
             .tags(routerTags)
             .register(registry));
+    String gets = "keys near-cache routes answered from their cache (hit) or their child (miss)";
+    common.add(nearCacheCounter(registry, "gets", NearCacheEvent.HIT, "hit", gets));
+    common.add(nearCacheCounter(registry, "gets", NearCacheEvent.MISS, "miss", gets));
+    common.add(
+        nearCacheCounter(
+            registry,
+            "admissions",
+            NearCacheEvent.ADMISSION,
+            null,
+            "values near-cache routes put into their cache"));
+    common.add(
+        nearCacheCounter(
+            registry,
+            "evictions",
+            NearCacheEvent.EVICTION,
+            null,
+            "values near-cache routes removed before they expired, to make room"));
+    common.add(
+        nearCacheCounter(
+            registry,
+            "invalidations",
+            NearCacheEvent.INVALIDATION,
+            null,
+            "values near-cache routes removed before they expired, for a write or flush_all"));
     for (BackendState s : BackendState.values()) {
       common.add(
           Gauge.builder("memroute.backends", engine, e -> count(e, s))
@@ -251,6 +280,20 @@ public final class MemrouteMetrics implements MeterBinder {
       bound.computeIfAbsent(registry, r -> new HashMap<>());
       rebindLocked();
     }
+  }
+
+  /** The counter {@code memroute.near.cache.<name>} of {@code event}, tagged {@code result}. */
+  private Meter nearCacheCounter(
+      MeterRegistry registry,
+      String name,
+      NearCacheEvent event,
+      String result,
+      String description) {
+    FunctionCounter.Builder<RouterEngine> b =
+        FunctionCounter.builder("memroute.near.cache." + name, engine, e -> e.nearCache(event))
+            .description(description)
+            .tags(routerTags);
+    return (result == null ? b : b.tag("result", result)).register(registry);
   }
 
   /** Registers the meters of each discovered pool, tagged with its name: a few per pool. */

@@ -123,6 +123,16 @@ public interface RouteContext {
   default void countNcacheHit() {}
 
   /**
+   * Counts one event of a {@link Routes#nearCache} route's cache: a key read from it or past it, a
+   * value taken in, or one removed before it expired. Reported as {@code memroute.near.cache.gets}
+   * (tag {@code result}: {@code hit}, {@code miss}), {@code memroute.near.cache.admissions}, {@code
+   * memroute.near.cache.evictions} and {@code memroute.near.cache.invalidations}, and the {@code
+   * near_cache_hits}, {@code near_cache_misses}, {@code near_cache_admissions}, {@code
+   * near_cache_evictions} and {@code near_cache_invalidations} stats.
+   */
+  default void countNearCache(NearCacheEvent event) {}
+
+  /**
    * Sends {@code request} to every pool in {@code pools} (in order) and completes by the rule of
    * {@code mode}: the proxy's {@code mcp.await(request, pools, count, mode)}. See {@link AwaitMode}
    * for the modes and {@link Await} for the details.
@@ -199,6 +209,23 @@ public interface RouteContext {
     public String tag() {
       return tag;
     }
+  }
+
+  /** What a {@link Routes#nearCache} route counts; see {@link RouteContext#countNearCache}. */
+  enum NearCacheEvent {
+    /** A key the cache could answer was answered from it, with no request to the child. */
+    HIT,
+    /** A key the cache could answer was not in it (or had expired): the child was asked. */
+    MISS,
+    /** A value read from the child was put into the cache. */
+    ADMISSION,
+    /** A value was removed before it expired, to make room for another (entries or bytes). */
+    EVICTION,
+    /**
+     * A value was removed before it expired by a write of its key, or a flush_all, through the
+     * route.
+     */
+    INVALIDATION
   }
 
   /** Returns a builder for a context over explicit pools (tests, routes run outside a router). */

@@ -2,14 +2,15 @@ package io.memroute.routing;
 
 import io.memroute.core.Outcome;
 import io.memroute.core.Ticker;
+import io.memroute.routing.RouteContext.NearCacheEvent;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A context over another that counts what routes report: warm-up refills, L1 fills and negative
- * cache hits.
+ * A context over another that counts what routes report: warm-up refills, L1 fills, negative cache
+ * hits and near-cache events.
  */
 class CountingContext implements RouteContext {
   /** The outcomes of one kind of background write. */
@@ -44,9 +45,18 @@ class CountingContext implements RouteContext {
   final Tally refills = new Tally();
   final Tally l1Fills = new Tally();
   final AtomicInteger ncacheHits = new AtomicInteger();
+  private final Map<NearCacheEvent, AtomicInteger> nearCache = new EnumMap<>(NearCacheEvent.class);
 
   CountingContext(RouteContext base) {
     this.base = base;
+    for (NearCacheEvent e : NearCacheEvent.values()) {
+      nearCache.put(e, new AtomicInteger());
+    }
+  }
+
+  /** How many {@code event}s near-cache routes counted. */
+  int nearCache(NearCacheEvent event) {
+    return nearCache.get(event).get();
   }
 
   @Override
@@ -87,5 +97,10 @@ class CountingContext implements RouteContext {
   @Override
   public void countNcacheHit() {
     ncacheHits.incrementAndGet();
+  }
+
+  @Override
+  public void countNearCache(NearCacheEvent event) {
+    nearCache.get(event).incrementAndGet();
   }
 }

@@ -15,6 +15,7 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RequestLogOptions;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouteContext;
+import io.memroute.routing.RouteContext.NearCacheEvent;
 import io.memroute.routing.RouteContext.SpooledDelete;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.RouterStats;
@@ -75,6 +76,8 @@ public final class RouterEngine {
   // writes of l1l2 routes into their L1, by the refill results
   private final LongAdder[] l1Fills = adders(REFILL_RESULTS.size());
   private final LongAdder ncacheHits = new LongAdder();
+  // the events of near-cache routes, by RouteContext.NearCacheEvent ordinal
+  private final LongAdder[] nearCache = adders(NearCacheEvent.values().length);
   private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
   private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
   private final List<Runnable> closeListeners = new CopyOnWriteArrayList<>();
@@ -368,6 +371,20 @@ public final class RouterEngine {
     return ncacheHits.sum();
   }
 
+  /** The stat names of near-cache events, by {@link NearCacheEvent} ordinal. */
+  public static final List<String> NEAR_CACHE_STATS =
+      List.of(
+          "near_cache_hits",
+          "near_cache_misses",
+          "near_cache_admissions",
+          "near_cache_evictions",
+          "near_cache_invalidations");
+
+  /** Returns how many events {@code event} the router's near-cache routes counted. */
+  public long nearCache(NearCacheEvent event) {
+    return nearCache[event.ordinal()].sum();
+  }
+
   /**
    * Returns how many requests of {@code command} with {@code outcome} the router's backends
    * completed, those removed by a reconfiguration included: a total that never goes back.
@@ -483,6 +500,9 @@ public final class RouterEngine {
       m.put("l1_fills_" + REFILL_RESULTS.get(i), l1Fills[i].sum());
     }
     m.put("ncache_hits", ncacheHits.sum());
+    for (NearCacheEvent e : NearCacheEvent.values()) {
+      m.put(NEAR_CACHE_STATS.get(e.ordinal()), nearCache[e.ordinal()].sum());
+    }
     for (Command c : Command.values()) {
       m.put("cmd_" + c.wireName(), commands[c.ordinal()].sum());
     }
@@ -849,6 +869,11 @@ public final class RouterEngine {
     @Override
     public void countNcacheHit() {
       engine.ncacheHits.increment();
+    }
+
+    @Override
+    public void countNearCache(NearCacheEvent event) {
+      engine.nearCache[event.ordinal()].increment();
     }
   }
 }
