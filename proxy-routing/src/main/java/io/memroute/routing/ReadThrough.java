@@ -111,8 +111,8 @@ final class ReadThrough {
 
   /**
    * An mg hit asked with more flags than {@code request} has, answered with only the return flags,
-   * value and fields {@code request} asked for, and the state flags ({@code W X Z}) memcached adds
-   * unasked.
+   * value and fields (client flags, key, CAS value) {@code request} asked for, and the state flags
+   * ({@code W X Z}) memcached adds unasked.
    */
   static Response asAsked(Request request, Response r) {
     String text = r.message() == null ? "" : r.message();
@@ -136,6 +136,9 @@ final class ReadThrough {
     }
     if (request.hasFlag('k')) {
       b.key(r.key());
+    }
+    if (request.hasFlag('c')) {
+      b.cas(r.cas());
     }
     return b.build();
   }

@@ -555,6 +555,93 @@ public final class Routes {
     return new L1L2Builder();
   }
 
+  // ---------------------------------------------------------------- near cache
+
+  /**
+   * Keeps the values of hot keys in this JVM for a short time, so that their reads never leave the
+   * process, with the default options: a key is kept from its third read within about a second, for
+   * 1 second, in at most 10,000 entries and 16 MiB. See {@link #nearCache()}.
+   */
+  public static Route nearCache(Route child) {
+    return nearCache().build(child);
+  }
+
+  /**
+   * A near cache with options: the values of the keys read most, kept in this JVM for a short TTL
+   * in front of {@code child} (EVCache's in-memory near cache), so that their reads cost no network
+   * hop and no server's work. It is for hot keys, the few keys that take most of the reads and
+   * would overload the one server each hashes to (see also {@link #keySplit}); no proxy can serve
+   * from the application's own memory. The price is staleness, bounded by the TTL, for writes that
+   * do not pass through the route.
+   *
+   * <p><b>Reads answered from the cache</b>: {@code get} and {@code gets}, of one key or many, and
+   * {@code mg} with no flags but {@code v f k s c O q u}. A multi-key read is answered with the
+   * cached keys and one request to the child for the others, merged in the order asked (a key asked
+   * twice is answered twice). {@code gets} and {@code mg c} are answered from an entry only if it
+   * was read with its CAS value ({@code gets}, {@code mg c}); such a CAS may be stale when a write
+   * elsewhere changed the item, and a {@code cas} with it then fails with {@code EXISTS}, as with
+   * any stale CAS; since that {@code cas} drops the entry (below), the next {@code gets} reads the
+   * server. Everything else goes to the child as it is: {@code gat}, {@code gats}, an {@code mg}
+   * with any other flag ({@code t}, since the cache does not know the item's TTL, {@code h}, {@code
+   * l}, a base64 key, ...), {@code me}, {@code mn}, {@code version}, {@code verbosity}.
+   *
+   * <p><b>Which keys</b> (admission): each read the cache does not answer counts its key in a small
+   * frequency sketch (a count-min sketch of 4-bit counters, after Caffeine's TinyLFU) whose counts
+   * halve every TTL; the read that brings a key's count to {@link NearCacheBuilder#admitAfter
+   * admitAfter} keeps its reply. A key whose entry expired less than a TTL ago is kept again on its
+   * next read, so that a hot key reaches the child once per TTL. With {@code admitAfter(1)} every
+   * key read is kept. Misses are never kept, nor values over {@link NearCacheBuilder#maxValueSize
+   * maxValueSize}, nor an mg value the server marks stale or being recached ({@code X}, {@code W},
+   * {@code Z}).
+   *
+   * <p><b>Bounds.</b> At most {@link NearCacheBuilder#maxEntries maxEntries} entries, in buckets of
+   * four picked by the key's hash (a full bucket makes room by dropping its entry closest to
+   * expiry, an expired one first), and {@link NearCacheBuilder#maxBytes maxBytes} bytes, each entry
+   * counting its value, twice its key and 144 bytes for its objects (over the limit, the entries
+   * closest to expiry in a few buckets sampled from a random one on are evicted; a value that does
+   * not fit after 32 evictions is not kept). No lock is taken.
+   *
+   * <p><b>TTL.</b> An entry is served for at most {@link NearCacheBuilder#ttl ttl}, measured on the
+   * context's ticker from when its read was sent. A text {@code get} does not tell the item's TTL
+   * on the server, so an item that expires there sooner may still be served for up to the TTL. An
+   * {@code mg} does: the route adds {@code v f t} to the mg it sends for a key it will keep (the
+   * reply shows only the flags asked), and the entry never outlives the item (kept for one second
+   * less than {@code t}, which memcached counts in whole seconds).
+   *
+   * <p><b>Writes through the route</b> are seen at once: {@code set}, {@code add}, {@code replace},
+   * {@code append}, {@code prepend}, {@code cas}, {@code delete}, {@code incr}, {@code decr},
+   * {@code touch}, {@code gat}, {@code gats}, {@code ms}, {@code md}, {@code ma} and {@code mg T}
+   * drop their keys' entries before they are sent and again before they are answered, and a read
+   * that overlapped such a write in any way keeps nothing (its value may be the one from before the
+   * write): once a write is answered, no read through the route finds the value before it. {@code
+   * flush_all} empties the cache, before it is sent and before it is answered. A write that fails
+   * or times out may still reach the server later; a value read before it lands may then be served
+   * for up to the TTL.
+   *
+   * <p><b>Writes elsewhere</b> (another router or host, another client, a route around this one)
+   * and items that expire or are evicted on the server are seen only when the entry expires: for up
+   * to the TTL, reads return the old value. That is the price of a near cache: choose the TTL by
+   * the staleness the data can bear, and put the route where every write of its keys passes it.
+   *
+   * <p><b>Replies</b> from the cache carry a copy of the value (callers may change the arrays they
+   * get), no backend and no elapsed time, and complete on the calling thread. They reach no
+   * backend, so {@code memroute.requests} does not count them; the route counts hits, misses,
+   * admissions, evictions and invalidations through {@link RouteContext#countNearCache} ({@code
+   * memroute.near.cache.*} meters, {@code near_cache_*} stats).
+   *
+   * <p><b>Cost.</b> A read the cache does not answer costs a hash of the key, a look into its
+   * bucket, a read of the ticker and a count in the sketch, and allocates nothing; when its key is
+   * hot, a callback to keep the reply. A hit allocates the reply and the copy of the value. A write
+   * replaces its key's bucket twice and has a future of its own. Built, the route takes 8 to 16
+   * bytes per {@code maxEntries} for its sketch (at most 8 MiB), and 1 for its table.
+   *
+   * <p>Each route built has a cache of its own, which lives as long as the route: a reconfiguration
+   * that builds a new route starts with an empty cache.
+   */
+  public static NearCacheBuilder nearCache() {
+    return new NearCacheBuilder();
+  }
+
   // ---------------------------------------------------------------- failover
 
   /**
@@ -1606,6 +1693,119 @@ public final class Routes {
       Objects.requireNonNull(l1, "l1");
       Objects.requireNonNull(l2, "l2");
       return new L1L2Route(l1, l2, l1Ttl, ncacheTtl, refreshEvery, maxFills);
+    }
+  }
+
+  /**
+   * Builds a {@link Routes#nearCache()} route. Not thread-safe; each route it builds has a cache of
+   * its own.
+   */
+  public static final class NearCacheBuilder {
+    /** The default TTL of an entry: 1 second. */
+    public static final Duration DEFAULT_TTL = Duration.ofSeconds(1);
+
+    /** The default number of reads that makes a key worth keeping: 3. */
+    public static final int DEFAULT_ADMIT_AFTER = 3;
+
+    /** The default largest number of entries: 10,000. */
+    public static final int DEFAULT_MAX_ENTRIES = 10_000;
+
+    /** The default largest number of bytes the entries take: 16 MiB. */
+    public static final long DEFAULT_MAX_BYTES = 16L << 20;
+
+    /** The default largest value kept: 64 KiB. */
+    public static final int DEFAULT_MAX_VALUE_SIZE = 64 << 10;
+
+    private static final Duration MIN_TTL = Duration.ofMillis(1);
+    private static final Duration MAX_TTL = Duration.ofDays(1);
+    private static final long MAX_BYTES = 1L << 40;
+
+    private Duration ttl = DEFAULT_TTL;
+    private int admitAfter = DEFAULT_ADMIT_AFTER;
+    private int maxEntries = DEFAULT_MAX_ENTRIES;
+    private long maxBytes = DEFAULT_MAX_BYTES;
+    private int maxValueSize = DEFAULT_MAX_VALUE_SIZE;
+
+    private NearCacheBuilder() {}
+
+    /**
+     * Sets how long an entry is served (default 1 second), 1 millisecond to 1 day: the bound on how
+     * stale a read is after a write the route does not see. The frequency sketch halves its counts
+     * as often.
+     */
+    public NearCacheBuilder ttl(Duration ttl) {
+      Objects.requireNonNull(ttl, "ttl");
+      if (ttl.compareTo(MIN_TTL) < 0 || ttl.compareTo(MAX_TTL) > 0) {
+        throw new IllegalArgumentException("ttl: " + ttl + " (expected: 1 ms - 1 day)");
+      }
+      this.ttl = ttl;
+      return this;
+    }
+
+    /**
+     * Sets the read of a key, counted within about one TTL, that keeps its value (default {@value
+     * #DEFAULT_ADMIT_AFTER}), 1 to 15; 1 keeps every key read.
+     */
+    public NearCacheBuilder admitAfter(int reads) {
+      if (reads < 1 || reads > FrequencySketch.MAX_COUNT) {
+        throw new IllegalArgumentException(
+            "admitAfter: " + reads + " (expected: 1-" + FrequencySketch.MAX_COUNT + ")");
+      }
+      this.admitAfter = reads;
+      return this;
+    }
+
+    /**
+     * Sets how many entries the cache holds at most (default {@value #DEFAULT_MAX_ENTRIES}), 1 to
+     * 1,000,000. Above 4 it holds a multiple of 4 of them: {@code maxEntries} rounded down.
+     */
+    public NearCacheBuilder maxEntries(int maxEntries) {
+      if (maxEntries < 1 || maxEntries > 1_000_000) {
+        throw new IllegalArgumentException("maxEntries: " + maxEntries + " (expected: 1-1000000)");
+      }
+      this.maxEntries = maxEntries;
+      return this;
+    }
+
+    /**
+     * Sets how many bytes the entries take at most (default 16 MiB), 1 KiB to 1 TiB; each counts
+     * its value, twice its key and 144 bytes.
+     */
+    public NearCacheBuilder maxBytes(long maxBytes) {
+      if (maxBytes < 1024 || maxBytes > MAX_BYTES) {
+        throw new IllegalArgumentException(
+            "maxBytes: " + maxBytes + " (expected: 1024-" + MAX_BYTES + ")");
+      }
+      this.maxBytes = maxBytes;
+      return this;
+    }
+
+    /**
+     * Sets the largest value kept (default 64 KiB), 1 byte to 1 GiB; larger ones are read from the
+     * child every time.
+     */
+    public NearCacheBuilder maxValueSize(int bytes) {
+      if (bytes < 1 || bytes > 1 << 30) {
+        throw new IllegalArgumentException(
+            "maxValueSize: " + bytes + " (expected: 1-" + (1 << 30) + ")");
+      }
+      this.maxValueSize = bytes;
+      return this;
+    }
+
+    /**
+     * Builds the route over {@code child}, with an empty cache of its own.
+     *
+     * @throws IllegalArgumentException if the largest value kept is larger than the byte limit
+     */
+    public Route build(Route child) {
+      Objects.requireNonNull(child, "child");
+      if (maxValueSize > maxBytes) {
+        throw new IllegalArgumentException(
+            "maxValueSize: " + maxValueSize + " (expected: <= maxBytes " + maxBytes + ")");
+      }
+      return new NearCacheRoute(
+          child, ttl.toNanos(), admitAfter, maxEntries, maxBytes, maxValueSize);
     }
   }
 

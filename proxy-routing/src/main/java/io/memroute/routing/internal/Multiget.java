@@ -132,6 +132,27 @@ public final class Multiget {
   }
 
   /**
+   * Returns where each key of a multi-key retrieval's line sent lies, in the order asked: key
+   * {@code i} is {@code line[out[2i], out[2i + 1])}. The keys are the line's last {@code count}
+   * tokens, between spaces, however many, before its CRLF; a route that looks keys up by their
+   * bytes reads them so, as a pool places them.
+   */
+  public static int[] keyBounds(byte[] line, int count) {
+    int[] out = new int[2 * count];
+    int end = line.length - 2; // before the CRLF
+    for (int i = count - 1; i >= 0; i--) {
+      while (end > 0 && line[end - 1] == ' ') {
+        end--;
+      }
+      int start = keyStart(line, end);
+      out[2 * i] = start;
+      out[2 * i + 1] = end;
+      end = start;
+    }
+    return out;
+  }
+
+  /**
    * Splits {@code keys} into runs, in order, each of whose keys with a space before each take at
    * most {@code limit} bytes in UTF-8 (a key longer than that alone makes a run): the lines of a
    * multi-key retrieval that memcached reads. A {@code null} key counts as empty, left to fail

@@ -1,0 +1,115 @@
+package io.memroute.routing;
+
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * How often keys were read lately, roughly: a count-min sketch of 4-bit counters (Caffeine's
+ * TinyLFU frequency sketch, made lock-free), for {@link Routes#nearCache}'s admission. A key's
+ * reads are counted in four counters picked by its hash; its estimate is the least of them, which
+ * other keys can only raise. Counts halve every window, and also once about ten reads per 16
+ * counters were counted, so that much traffic of many keys cannot drive every counter up.
+ *
+ * <p>Thread-safe and allocation-free. A count raced by another thread may be lost: the estimate
+ * only decides whether a key is worth caching.
+ */
+final class FrequencySketch {
+  /** The largest count a counter holds. */
+  static final int MAX_COUNT = 15;
+
+  private static final long[] SEEDS = { // Caffeine's, from FNV and CityHash
+    0xc3a5c85c97cb3127L, 0xb492b66fbe98f273L, 0x9ae16a3b2f90404fL, 0xcbf29ce484222325L
+  };
+
+  private static final long HALF = 0x7777777777777777L; // each counter's top bit shifted out
+
+  /** One read in this many is counted towards the volume that halves the counts. */
+  private static final int VOLUME_SAMPLE = 16;
+
+  private static final long UNSET = Long.MIN_VALUE;
+
+  private final AtomicLongArray table; // 16 counters of 4 bits in each long
+  private final int mask;
+  private final long windowNanos;
+  private final long volumeLimit;
+  private final AtomicLong volume = new AtomicLong();
+  private final AtomicLong halveAt = new AtomicLong(UNSET); // set on first use, by its ticker
+
+  /**
+   * @param keys about how many keys the sketch tells apart: 16 counters each (at most 2^20 keys, 8
+   *     MiB)
+   * @param windowNanos how often the counts halve, at the latest
+   */
+  FrequencySketch(int keys, long windowNanos) {
+    int longs = Integer.highestOneBit(Math.max(64, Math.min(keys, 1 << 20)) * 2 - 1);
+    this.table = new AtomicLongArray(longs);
+    this.mask = longs - 1;
+    this.windowNanos = windowNanos;
+    this.volumeLimit = 10L * longs;
+  }
+
+  /**
+   * Counts one read of the key whose hash is {@code hash} at {@code now} (nanoseconds) and returns
+   * its estimate, this read included: 1 to {@value #MAX_COUNT}.
+   */
+  int increment(long hash, long now) {
+    halveIfDue(now);
+    int min = MAX_COUNT;
+    for (int i = 0; i < 4; i++) {
+      min = Math.min(min, count(hash, i));
+    }
+    if (min == MAX_COUNT) {
+      return MAX_COUNT;
+    }
+    for (int i = 0; i < 4; i++) { // only the least: the others count other keys too
+      long x = spread(hash, i);
+      int slot = (int) x & mask;
+      int shift = shift(x);
+      long v = table.get(slot);
+      if (((v >>> shift) & 0xf) == min) {
+        table.compareAndSet(slot, v, v + (1L << shift)); // one try: a lost count is harmless
+      }
+    }
+    if (ThreadLocalRandom.current().nextInt(VOLUME_SAMPLE) == 0
+        && volume.addAndGet(VOLUME_SAMPLE) >= volumeLimit) {
+      volume.set(0);
+      halve();
+    }
+    return min + 1;
+  }
+
+  private int count(long hash, int i) {
+    long x = spread(hash, i);
+    return (int) ((table.get((int) x & mask) >>> shift(x)) & 0xf);
+  }
+
+  private static long spread(long hash, int i) {
+    long x = (hash + SEEDS[i]) * SEEDS[i];
+    return x + (x >>> 32);
+  }
+
+  /** The bit offset of the counter {@code x} picks within its long. */
+  private static int shift(long x) {
+    return (int) ((x >>> 40) & 0xf) << 2;
+  }
+
+  private void halveIfDue(long now) {
+    long at = halveAt.get();
+    if (at == UNSET) {
+      halveAt.compareAndSet(UNSET, now + windowNanos);
+    } else if (now - at >= 0 && halveAt.compareAndSet(at, now + windowNanos)) {
+      halve();
+    }
+  }
+
+  /** Halves every counter: what was counted a window ago weighs half as much as what is now. */
+  private void halve() {
+    for (int i = 0, n = table.length(); i < n; i++) {
+      long v;
+      do {
+        v = table.get(i);
+      } while (v != 0 && !table.compareAndSet(i, v, (v >>> 1) & HALF));
+    }
+  }
+}

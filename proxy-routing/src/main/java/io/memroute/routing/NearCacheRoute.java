@@ -1,0 +1,729 @@
+package io.memroute.routing;
+
+import io.memroute.core.Command;
+import io.memroute.core.Item;
+import io.memroute.core.KeyHash;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.GuardedFuture;
+import io.memroute.routing.RouteContext.NearCacheEvent;
+import io.memroute.routing.internal.Multiget;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link Routes#nearCache}: the values of hot keys kept in this JVM for a short time, so that their
+ * reads never leave the process; everything else goes to the child. See {@link Routes#nearCache()}
+ * for the rules.
+ *
+ * <p>The cache is a table of buckets of at most four entries, a key's bucket picked by the XXH3
+ * hash of its bytes. A bucket is an array never changed once published: every change (a value put
+ * in, one removed by a write or to make room) swaps in a new array with one compare-and-set, so no
+ * lock is taken and readers see a bucket whole. That swap is also what keeps a read's old value out
+ * of the cache after a write: a read remembers the bucket it looked in before asking the child, and
+ * puts the value it got only if that very array is still there; a write swaps its key's bucket
+ * (always for a new array, whether or not the key was in it) before it is sent and again before it
+ * is answered, so a read that overlapped it in any way puts nothing, or puts a value the write's
+ * second swap takes out before its caller hears of the write.
+ */
+final class NearCacheRoute implements Route, ParentRoute {
+  private static final Logger log = LoggerFactory.getLogger(Routes.class);
+
+  /**
+   * The bytes an entry is counted for besides its value and (twice, as bytes and as a string) its
+   * key: the entry, the headers of its three arrays and string, its slot in the bucket.
+   */
+  static final int ENTRY_OVERHEAD = 144;
+
+  private static final int WAYS = 4;
+  private static final KeyHash HASH = KeyHash.xxh3();
+
+  /**
+   * The mg flags a flag other than these makes the route pass on: the TTL left ({@code t}) and
+   * access times ({@code h l}), which the cache does not know; a base64 key ({@code b}); what
+   * changes the item or asks to ({@code T N R I E}, the mode and size flags).
+   */
+  private static final String UNSERVED_MG_FLAGS = "bhltxCDEFIJLMNPRT";
+
+  /** Buckets an eviction for bytes looks at for its victim, from a random one on. */
+  private static final int SAMPLED_BUCKETS = 4;
+
+  /** The most entries one admission evicts to make room for its bytes. */
+  private static final int MAX_EVICTIONS = 32;
+
+  private final Route child;
+  private final long ttlNanos;
+  private final int admitAfter;
+  private final int maxEntries;
+  private final long maxBytes;
+  private final int maxValueSize;
+  private final int ways;
+  private final AtomicReferenceArray<Entry[]> buckets;
+  private final AtomicLong bytes = new AtomicLong(); // of the entries in, and those about to be
+  private final FrequencySketch sketch; // null: every key read is admitted
+
+  NearCacheRoute(
+      Route child, long ttlNanos, int admitAfter, int maxEntries, long maxBytes, int maxValueSize) {
+    this.child = child;
+    this.ttlNanos = ttlNanos;
+    this.admitAfter = admitAfter;
+    this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
+    this.maxValueSize = maxValueSize;
+    this.ways = Math.min(WAYS, maxEntries);
+    this.buckets = new AtomicReferenceArray<>(maxEntries / ways);
+    this.sketch = admitAfter > 1 ? new FrequencySketch(maxEntries, ttlNanos) : null;
+  }
+
+  @Override
+  public CompletionStage<Response> route(Request request, RouteContext context) {
+    Command c = request.command();
+    if (c == Command.GET || c == Command.GETS) {
+      return request.keyCount() == 1 ? get(request, context) : getMulti(request, context);
+    }
+    if (c == Command.MG) {
+      if (servable(request)) {
+        return metaGet(request, context);
+      }
+      return request.hasFlag('T') ? write(request, context) : child.route(request, context);
+    }
+    if (c.isUpdate() || c.isGetAndTouch()) {
+      return write(request, context);
+    }
+    if (c == Command.FLUSH_ALL) {
+      return flush(request, context);
+    }
+    return child.route(request, context); // version, verbosity, mn, me
+  }
+
+  /** Whether an mg asks only for what a cached value tells: {@code v f k s c O q u}. */
+  private static boolean servable(Request mg) {
+    for (int i = 0; i < UNSERVED_MG_FLAGS.length(); i++) {
+      if (mg.hasFlag(UNSERVED_MG_FLAGS.charAt(i))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  private CompletionStage<Response> get(Request request, RouteContext context) {
+    long hash = HASH.hash(request, null);
+    int b = bucketOf(hash);
+    Entry[] seen = buckets.get(b);
+    Entry e = find(seen, hash, request);
+    long now = context.ticker().nanoTime();
+    boolean gets = request.command() == Command.GETS;
+    if (e != null && e.liveAt(now) && (!gets || e.cas != 0)) {
+      context.countNearCache(NearCacheEvent.HIT);
+      return Replies.completed(e.hit(gets));
+    }
+    context.countNearCache(NearCacheEvent.MISS);
+    if (!hot(e, hash, now)) {
+      return child.route(request, context); // the usual read: nothing added
+    }
+    Request ask = request;
+    if (request.decoder() != null) { // it may read the value in place, leaving no bytes to keep
+      if (!ReadThrough.namesItsKeys(request)) {
+        return child.route(request, context);
+      }
+      ask = gets ? Request.gets(request.key()) : Request.get(request.key());
+    }
+    Pending p = new Pending(hash, b, seen);
+    CompletionStage<Response> reply = child.route(ask, context);
+    if (reply != null) { // null is the engine's to report
+      GuardedFuture.whenDone( // perhaps after the caller's own actions: see the class comment
+          reply,
+          (r, x) -> {
+            if (r != null && r.isHit() && r.items().size() == 1) {
+              Item it = r.items().get(0);
+              if (it.key().equals(request.key())) { // a custom child may answer another
+                long cas = gets ? it.cas() : 0;
+                long until = now + ttlNanos;
+                keep(p, request.keyBytes(), it.key(), it.value(), it.flags(), cas, until, context);
+              }
+            }
+          });
+    }
+    return reply;
+  }
+
+  private CompletionStage<Response> metaGet(Request request, RouteContext context) {
+    long hash = HASH.hash(request, null);
+    int b = bucketOf(hash);
+    Entry[] seen = buckets.get(b);
+    Entry e = find(seen, hash, request);
+    long now = context.ticker().nanoTime();
+    boolean withCas = request.hasFlag('c');
+    if (e != null && e.liveAt(now) && (!withCas || e.cas != 0)) {
+      context.countNearCache(NearCacheEvent.HIT);
+      return Replies.completed(e.metaHit(request));
+    }
+    context.countNearCache(NearCacheEvent.MISS);
+    if (!hot(e, hash, now)) {
+      return child.route(request, context);
+    }
+    Request ask;
+    try {
+      ask = ReadThrough.withFlags(request, "v", "f", "t"); // what to keep, and for how long
+    } catch (IllegalArgumentException x) {
+      return child.route(request, context); // no room for ours (repeated flags): not kept
+    }
+    Pending p = new Pending(hash, b, seen);
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    Replies.call(
+        child,
+        ask,
+        context,
+        r -> {
+          try {
+            // not a value stale (X), being recached (Z) or to be recached by this caller (W)
+            if (r.isHit() && ReadThrough.settled(r) && !r.hasFlag('W')) {
+              long life = lifetime(r.flagToken('t'));
+              if (life > 0) {
+                long cas = withCas ? r.cas() : 0;
+                String key = request.key();
+                keep(p, request.keyBytes(), key, r.value(), r.flags(), cas, now + life, context);
+              }
+            }
+          } finally {
+            out.complete(r.isHit() ? ReadThrough.asAsked(request, r) : r);
+          }
+        });
+    return out;
+  }
+
+  /**
+   * How long a value an mg read with its remaining TTL {@code t} may be kept: the route's TTL, or
+   * less when the item expires sooner (memcached's {@code t} counts whole seconds from the start of
+   * the current one, so one less is what is sure); 0 when {@code t} is not a number.
+   */
+  private long lifetime(String t) {
+    long left;
+    try {
+      left = t == null ? -1 : Long.parseLong(t);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+    return left < 0 ? ttlNanos : Math.min(ttlNanos, Duration.ofSeconds(left - 1).toNanos());
+  }
+
+  /** A key a read is about to ask the child for, remembered to keep its value. */
+  private static final class Pending {
+    final long hash;
+    final int bucket;
+    final Entry[] seen;
+
+    Pending(long hash, int bucket, Entry[] seen) {
+      this.hash = hash;
+      this.bucket = bucket;
+      this.seen = seen;
+    }
+  }
+
+  /**
+   * A multi-key get or gets: the keys the cache holds answered from it, the others read from the
+   * child in one request, and the replies merged in the order of the keys asked.
+   */
+  private CompletionStage<Response> getMulti(Request request, RouteContext context) {
+    List<String> keys = request.keys();
+    if (!Multiget.namesItsKeys(request, keys)) {
+      return child.route(request, context); // the strings the child's reply names are not the keys
+    }
+    boolean gets = request.command() == Command.GETS;
+    byte[] line = request.wireLine();
+    int[] at = Multiget.keyBounds(line, keys.size());
+    long now = context.ticker().nanoTime();
+    Map<String, Item> hits = null; // each key once: merge answers a repeated key again
+    Map<String, Pending> missed = new LinkedHashMap<>(); // hot ones with their bucket, else null
+    boolean anyHot = false;
+    for (int i = 0; i < keys.size(); i++) {
+      String k = keys.get(i);
+      int from = at[2 * i];
+      int to = at[2 * i + 1];
+      long hash = HASH.hash(line, from, to - from);
+      int b = bucketOf(hash);
+      Entry[] seen = buckets.get(b);
+      Entry e = find(seen, hash, line, from, to);
+      if (e != null && e.liveAt(now) && (!gets || e.cas != 0)) {
+        context.countNearCache(NearCacheEvent.HIT);
+        hits = hits == null ? new LinkedHashMap<>() : hits;
+        if (!hits.containsKey(k)) {
+          hits.put(k, e.item(gets));
+        }
+      } else {
+        context.countNearCache(NearCacheEvent.MISS);
+        if (!missed.containsKey(k)) {
+          boolean hot = hot(e, hash, now);
+          missed.put(k, hot ? new Pending(hash, b, seen) : null);
+          anyHot |= hot;
+        }
+      }
+    }
+    if (hits == null && !anyHot) {
+      return child.route(request, context);
+    }
+    Response cached = hits == null ? null : Multiget.hit(List.copyOf(hits.values()), 0);
+    if (missed.isEmpty()) {
+      return Replies.completed(Multiget.merge(keys, new Response[] {cached}));
+    }
+    List<String> asked = hits == null ? keys : new ArrayList<>(missed.keySet());
+    Request ask =
+        anyHot && request.decoder() != null // values to keep: as bytes
+            ? Request.retrieval(request.command(), -1, asked)
+            : hits == null ? request : request.withKeys(asked);
+    boolean keep = anyHot;
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    Replies.call(
+        child,
+        ask,
+        context,
+        r -> {
+          try {
+            if (keep && r.isHit()) {
+              for (Item it : r.items()) {
+                Pending p = missed.remove(it.key()); // once each, and only keys asked
+                if (p != null) { // its bytes are its string's: the keys passed namesItsKeys
+                  byte[] key = it.key().getBytes(StandardCharsets.UTF_8);
+                  long cas = gets ? it.cas() : 0;
+                  keep(p, key, it.key(), it.value(), it.flags(), cas, now + ttlNanos, context);
+                }
+              }
+            }
+          } finally {
+            out.complete(cached == null ? r : Multiget.merge(keys, new Response[] {cached, r}));
+          }
+        });
+    return out;
+  }
+
+  /**
+   * Whether a key the cache could not answer is worth keeping: it was in the cache until less than
+   * a TTL ago (still read, and its entry a proof it was hot), or the sketch has counted enough
+   * reads of it.
+   */
+  private boolean hot(Entry e, long hash, long now) {
+    if (e != null && now - e.expiresAt < ttlNanos) {
+      return true;
+    }
+    return sketch == null || sketch.increment(hash, now) >= admitAfter;
+  }
+
+  // ---------------------------------------------------------------- admission
+
+  /**
+   * Keeps {@code value} (a copy) as the value of {@code key} until {@code expiresAt}, if the bucket
+   * {@code p} saw is still there and the value is not too large. A failure is logged, never thrown
+   * at the reply's caller.
+   */
+  private void keep(
+      Pending p,
+      byte[] key,
+      String keyString,
+      byte[] value,
+      int flags,
+      long cas,
+      long expiresAt,
+      RouteContext context) {
+    if (value == null || value.length > maxValueSize) {
+      return; // none: decoded in place by a custom route
+    }
+    try {
+      admit(p, new Entry(p.hash, key, keyString, value.clone(), flags, cas, expiresAt), context);
+    } catch (RuntimeException x) {
+      log.warn("nearCache: keeping the value of {} failed", keyString, x);
+    }
+  }
+
+  /**
+   * Puts {@code e} into its bucket if that still holds the array the read looked in before it asked
+   * the child ({@code p}), over an entry of the same key, else into a free slot, else over the
+   * entry closest to its expiry (an expired one first). Its bytes are reserved first, evicting
+   * elsewhere to make room.
+   */
+  private void admit(Pending p, Entry e, RouteContext context) {
+    int b = p.bucket;
+    Entry[] seen = p.seen;
+    long now = context.ticker().nanoTime();
+    if (!reserve(e.weight, b, now, context)) {
+      return;
+    }
+    Entry same = find(seen, e.hash, e.key, 0, e.key.length);
+    Entry victim = same != null ? same : seen != null && seen.length >= ways ? oldest(seen) : null;
+    if (!buckets.compareAndSet(b, seen, with(seen, victim, e))) {
+      bytes.addAndGet(-e.weight); // a write, or another admission, since the read was sent
+      return;
+    }
+    context.countNearCache(NearCacheEvent.ADMISSION);
+    if (victim != null) {
+      released(victim, victim == same ? null : NearCacheEvent.EVICTION, now, context);
+    }
+  }
+
+  /**
+   * Reserves {@code weight} bytes for an entry going into bucket {@code into}, evicting sampled
+   * entries of other buckets (a change to that one would keep the entry out) while the cache is
+   * over its limit; false (nothing reserved) if that did not make room.
+   */
+  private boolean reserve(int weight, int into, long now, RouteContext context) {
+    if (bytes.addAndGet(weight) <= maxBytes) {
+      return true;
+    }
+    for (int i = 0; i < MAX_EVICTIONS && bytes.get() > maxBytes; i++) {
+      if (!evictOne(into, now, context)) {
+        break;
+      }
+    }
+    if (bytes.get() <= maxBytes) {
+      return true;
+    }
+    bytes.addAndGet(-weight);
+    return false;
+  }
+
+  /**
+   * Evicts the entry closest to its expiry among those of the first few buckets in use (but {@code
+   * spared}) from a random one on; false if the others hold none.
+   */
+  private boolean evictOne(int spared, long now, RouteContext context) {
+    int n = buckets.length();
+    int b = ThreadLocalRandom.current().nextInt(n);
+    int victimBucket = -1;
+    Entry[] victimSeen = null;
+    Entry victim = null;
+    for (int i = 0, found = 0; i < n && found < SAMPLED_BUCKETS; i++, b = b + 1 == n ? 0 : b + 1) {
+      Entry[] bucket = buckets.get(b);
+      if (b != spared && bucket != null && bucket.length > 0) {
+        found++;
+        Entry o = oldest(bucket);
+        if (victim == null || o.expiresAt - victim.expiresAt < 0) {
+          victim = o;
+          victimBucket = b;
+          victimSeen = bucket;
+        }
+      }
+    }
+    if (victim == null) {
+      return false;
+    }
+    if (buckets.compareAndSet(victimBucket, victimSeen, without(victimSeen, victim))) {
+      released(victim, NearCacheEvent.EVICTION, now, context);
+    }
+    return true; // or another thread changed that bucket: look again
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Drops the keys of a write, sends it, and drops them again before answering: what a read that
+   * overlapped the write kept meanwhile never outlives it.
+   */
+  private CompletionStage<Response> write(Request request, RouteContext context) {
+    invalidate(request, context);
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    Replies.call(
+        child,
+        request,
+        context,
+        r -> {
+          try {
+            invalidate(request, context);
+          } finally {
+            out.complete(r);
+          }
+        });
+    return out;
+  }
+
+  private void invalidate(Request request, RouteContext context) {
+    long now = context.ticker().nanoTime();
+    if (request.keyCount() == 1) {
+      // a base64 key is looked up as its bytes, as a text command names them (Request checked it)
+      byte[] key =
+          request.command().isMeta() && request.hasFlag('b')
+              ? Base64.getDecoder().decode(request.key())
+              : request.keyBytes();
+      drop(key, 0, key.length, now, context);
+      return;
+    }
+    byte[] line = request.wireLine(); // gat, gats
+    int[] at = Multiget.keyBounds(line, request.keyCount());
+    for (int i = 0; i < request.keyCount(); i++) {
+      drop(line, at[2 * i], at[2 * i + 1], now, context);
+    }
+  }
+
+  /** Swaps the key's bucket for a new array without it, whether or not it held the key. */
+  private void drop(byte[] key, int from, int to, long now, RouteContext context) {
+    long hash = HASH.hash(key, from, to - from);
+    int b = bucketOf(hash);
+    Entry[] cur;
+    Entry gone;
+    do {
+      cur = buckets.get(b);
+      gone = find(cur, hash, key, from, to);
+    } while (!buckets.compareAndSet(b, cur, without(cur, gone)));
+    if (gone != null) {
+      released(gone, NearCacheEvent.INVALIDATION, now, context);
+    }
+  }
+
+  /** Empties the cache before a flush_all is sent and again before it is answered. */
+  private CompletionStage<Response> flush(Request request, RouteContext context) {
+    clear(context);
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    Replies.call(
+        child,
+        request,
+        context,
+        r -> {
+          try {
+            clear(context);
+          } finally {
+            out.complete(r);
+          }
+        });
+    return out;
+  }
+
+  private void clear(RouteContext context) {
+    long now = context.ticker().nanoTime();
+    for (int b = 0; b < buckets.length(); b++) {
+      Entry[] gone = buckets.getAndSet(b, new Entry[0]); // a new array: see drop
+      if (gone != null) {
+        for (Entry e : gone) {
+          released(e, NearCacheEvent.INVALIDATION, now, context);
+        }
+      }
+    }
+  }
+
+  /** Frees a removed entry's bytes; counts {@code why} if it had not expired. */
+  private void released(Entry e, NearCacheEvent why, long now, RouteContext context) {
+    bytes.addAndGet(-e.weight);
+    if (why != null && e.liveAt(now)) {
+      context.countNearCache(why);
+    }
+  }
+
+  // ---------------------------------------------------------------- buckets
+
+  private int bucketOf(long hash) {
+    return (int) (((hash >>> 32) * buckets.length()) >>> 32);
+  }
+
+  private static Entry find(Entry[] bucket, long hash, Request request) {
+    if (bucket != null) {
+      for (Entry e : bucket) {
+        if (e.hash == hash && e.isKeyOf(request)) {
+          return e;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static Entry find(Entry[] bucket, long hash, byte[] key, int from, int to) {
+    if (bucket != null) {
+      for (Entry e : bucket) {
+        if (e.hash == hash && Arrays.equals(e.key, 0, e.key.length, key, from, to)) {
+          return e;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The entry that expires first: an expired one, if any. */
+  private static Entry oldest(Entry[] bucket) {
+    Entry o = bucket[0];
+    for (Entry e : bucket) {
+      if (e.expiresAt - o.expiresAt < 0) {
+        o = e;
+      }
+    }
+    return o;
+  }
+
+  /** A new array: {@code bucket} without {@code gone} (if not {@code null}). */
+  private static Entry[] without(Entry[] bucket, Entry gone) {
+    if (bucket == null) {
+      return new Entry[0];
+    }
+    Entry[] out = new Entry[gone == null ? bucket.length : bucket.length - 1];
+    int i = 0;
+    for (Entry e : bucket) {
+      if (e != gone) {
+        out[i++] = e;
+      }
+    }
+    return out;
+  }
+
+  /** A new array: {@code bucket} with {@code e} in the place of {@code victim}, or added. */
+  private static Entry[] with(Entry[] bucket, Entry victim, Entry e) {
+    Entry[] kept = without(bucket, victim);
+    Entry[] out = Arrays.copyOf(kept, kept.length + 1);
+    out[kept.length] = e;
+    return out;
+  }
+
+  /** The entries in the cache, expired ones included (tests). */
+  int size() {
+    int n = 0;
+    for (int b = 0; b < buckets.length(); b++) {
+      Entry[] bucket = buckets.get(b);
+      n += bucket == null ? 0 : bucket.length;
+    }
+    return n;
+  }
+
+  /** The bytes the entries in the cache count for (tests). */
+  long bytes() {
+    return bytes.get();
+  }
+
+  /** How many entries the cache holds at most: buckets of four, whole (tests). */
+  int capacity() {
+    return buckets.length() * ways;
+  }
+
+  @Override
+  public List<Route> children() {
+    return List.of(child);
+  }
+
+  @Override
+  public String toString() {
+    return "nearCache("
+        + child
+        + ", ttl "
+        + Duration.ofNanos(ttlNanos)
+        + ", admitAfter "
+        + admitAfter
+        + ", maxEntries "
+        + maxEntries
+        + ", maxBytes "
+        + maxBytes
+        + ", maxValueSize "
+        + maxValueSize
+        + ")";
+  }
+
+  /** One cached value: immutable; its arrays are never handed out, only copies of its value. */
+  static final class Entry {
+    final long hash;
+    final byte[] key;
+    final String keyString; // as replies name it
+    final byte[] value; // a private copy
+    final int flags;
+    final long cas; // 0: not known (read with get, or mg without c)
+    final long expiresAt; // on the context's ticker
+    final int weight;
+
+    Entry(
+        long hash,
+        byte[] key,
+        String keyString,
+        byte[] value,
+        int flags,
+        long cas,
+        long expiresAt) {
+      this.hash = hash;
+      this.key = key;
+      this.keyString = keyString;
+      this.value = value;
+      this.flags = flags;
+      this.cas = cas;
+      this.expiresAt = expiresAt;
+      this.weight = value.length + 2 * key.length + ENTRY_OVERHEAD;
+    }
+
+    boolean liveAt(long now) {
+      return now - expiresAt < 0;
+    }
+
+    boolean isKeyOf(Request request) {
+      int n = key.length;
+      if (request.keyLength() != n) {
+        return false;
+      }
+      for (int i = 0; i < n; i++) {
+        if (request.keyByte(i) != key[i]) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** The reply to a {@code get} ({@code gets}: with the CAS) of this key. */
+    Response hit(boolean withCas) {
+      return Response.hit(keyString, value.clone(), flags, withCas ? cas : 0, null, 0);
+    }
+
+    /** This value as an item of a multi-key {@code get} ({@code gets}: with the CAS). */
+    Item item(boolean withCas) {
+      return Item.of(keyString, value.clone(), flags, withCas ? cas : 0);
+    }
+
+    /**
+     * The reply to {@code mg}, as memcached gives it: the return flags in the order asked ({@code q
+     * u v} return none), the value if {@code v} asked for it.
+     */
+    Response metaHit(Request mg) {
+      StringBuilder text = new StringBuilder();
+      for (int i = 2, n = mg.tokenCount(); i < n; i++) {
+        String f = mg.token(i);
+        String ret;
+        switch (f.charAt(0)) {
+          case 'f':
+            ret = "f" + Integer.toUnsignedString(flags);
+            break;
+          case 'k':
+            ret = "k" + keyString;
+            break;
+          case 's':
+            ret = "s" + value.length;
+            break;
+          case 'c':
+            ret = "c" + Long.toUnsignedString(cas);
+            break;
+          case 'O':
+            ret = f;
+            break;
+          default: // v q u
+            continue;
+        }
+        text.append(text.length() == 0 ? "" : " ").append(ret);
+      }
+      Response.Builder r = Response.builder(ResponseStatus.HIT).text(text.toString());
+      if (mg.hasFlag('v')) {
+        r.value(value.clone());
+      }
+      if (mg.hasFlag('f')) {
+        r.flags(flags);
+      }
+      if (mg.hasFlag('k')) {
+        r.key(keyString);
+      }
+      if (mg.hasFlag('c')) {
+        r.cas(cas);
+      }
+      return r.build();
+    }
+  }
+}
