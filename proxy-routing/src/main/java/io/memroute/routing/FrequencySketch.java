@@ -5,11 +5,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * How often keys were read lately, roughly: a count-min sketch of 4-bit counters (Caffeine's
+ * How often keys were read lately, roughly: a count-min sketch of 4-bit counters (after Caffeine's
  * TinyLFU frequency sketch, made lock-free), for {@link Routes#nearCache}'s admission. A key's
  * reads are counted in four counters picked by its hash; its estimate is the least of them, which
- * other keys can only raise. Counts halve every window, and also once about ten reads per 16
- * counters were counted, so that much traffic of many keys cannot drive every counter up.
+ * other keys can only raise. Counts halve every window, and also once it has counted about two
+ * reads per 16 counters: with many more keys than counters, each counter then carries about one
+ * count of other keys, so that a threshold of a few reads still tells the hot keys (at least about
+ * one read in {@code keys} of those counted) from the rest.
  *
  * <p>Thread-safe and allocation-free. A count raced by another thread may be lost: the estimate
  * only decides whether a key is worth caching.
@@ -46,7 +48,7 @@ final class FrequencySketch {
     this.table = new AtomicLongArray(longs);
     this.mask = longs - 1;
     this.windowNanos = windowNanos;
-    this.volumeLimit = 10L * longs;
+    this.volumeLimit = 2L * longs;
   }
 
   /**

@@ -203,4 +203,48 @@ class RouteAllocationTest {
     System.out.printf("L1 hit: l1l2 %.1f, bigValue %.1f bytes/op%n", l1l2Bytes, bigValueBytes);
     assertThat(l1l2Bytes).as("bytes per L1 hit").isLessThanOrEqualTo(bigValueBytes + 1);
   }
+
+  /**
+   * {@link Routes#nearCache}: a read of a key it does not keep (one of 10,000 read in turn, never
+   * hot) costs what the child's read costs, and a hit costs its reply, the copy of its value and a
+   * completed future.
+   */
+  @Test
+  void aNearCachePassesAColdReadAtTheChildsCostAndAHitCostsItsReplyAndValue() {
+    RouteContext ctx =
+        RouteContext.builder()
+            .pool(pool("main"))
+            .pool(
+                Pool.of(
+                    "hot",
+                    List.of(
+                        new Stub(
+                            "hot",
+                            CompletableFuture.completedFuture(
+                                Fixture.hit("v").withOrigin("hot", 1))))))
+            .build();
+    Route child = Routes.pool("main");
+    Route cold = Routes.nearCache().maxEntries(64).build(child);
+    Request[] gets = new Request[10_000];
+    for (int i = 0; i < gets.length; i++) {
+      gets[i] = Request.get(String.format("user:profile:%015d:abc", i));
+    }
+    double childBytes =
+        PlacementAllocation.bytesPerCall(
+            1_000_000, i -> child.route(gets[i % gets.length], ctx).hashCode());
+    double coldBytes =
+        PlacementAllocation.bytesPerCall(
+            1_000_000, i -> cold.route(gets[i % gets.length], ctx).hashCode());
+    Route hot = Routes.nearCache().admitAfter(1).build(Routes.pool("hot"));
+    Request get = Request.get("k");
+    double hitBytes =
+        PlacementAllocation.bytesPerCall(
+            300_000, i -> hot.route(get, ctx).toCompletableFuture().join().flags());
+    System.out.printf(
+        "nearCache: cold read %.3f bytes/op (child alone %.3f), hit %.1f bytes/op%n",
+        coldBytes, childBytes, hitBytes);
+    assertThat(coldBytes).as("bytes per cold read").isLessThanOrEqualTo(childBytes + 1);
+    // a completed future (24), the reply (72) and a 1-byte value's copy (24)
+    assertThat(hitBytes).as("bytes per hit").isLessThanOrEqualTo(128);
+  }
 }
