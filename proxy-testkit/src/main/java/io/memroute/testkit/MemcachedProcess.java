@@ -148,6 +148,18 @@ public final class MemcachedProcess implements AutoCloseable {
   }
 
   /**
+   * Returns one of the server's general statistics as {@code stats} reports it, e.g. {@code
+   * "cmd_get"} or {@code "get_hits"}, read over a new connection: what reached the server, for
+   * tests of what a client answers without asking it.
+   *
+   * @throws java.io.UncheckedIOException if the server cannot be reached within 5 seconds
+   * @throws IllegalArgumentException if the server reports no such statistic, or not as a number
+   */
+  public long stat(String name) {
+    return Probe.stat(host(), runtime.plaintextPort(), prelude, name, ADMIN_TIMEOUT);
+  }
+
+  /**
    * The port that answers in plaintext: {@link #port()}, or with TLS the server's second, plaintext
    * listener (for tests of this class).
    */

@@ -74,6 +74,33 @@ final class Probe {
     }
   }
 
+  /**
+   * The statistic {@code name} of {@code stats}.
+   *
+   * @throws UncheckedIOException if the server cannot be reached
+   * @throws IllegalArgumentException if it reports no such statistic, or not as a number
+   */
+  static long stat(String host, int port, String prelude, String name, Duration timeout) {
+    List<String> lines;
+    try {
+      lines = exchangeLines(host, port, prelude, "stats\r\n", "END", timeout);
+    } catch (IOException e) {
+      throw new UncheckedIOException("stats failed on " + host + ":" + port, e);
+    }
+    String prefix = "STAT " + name + " ";
+    for (String line : lines) {
+      if (line.startsWith(prefix)) {
+        try {
+          return Long.parseLong(line.substring(prefix.length()).trim());
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("stat: '" + line + "' (expected: a number)", e);
+        }
+      }
+    }
+    throw new IllegalArgumentException(
+        "name: '" + name + "' (expected: a statistic " + host + ":" + port + " reports)");
+  }
+
   /** Sends {@code request} and returns the first reply line without its CRLF. */
   static String exchange(String host, int port, String prelude, String request, Duration timeout)
       throws IOException {

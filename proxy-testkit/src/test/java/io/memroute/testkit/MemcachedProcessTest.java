@@ -82,6 +82,24 @@ class MemcachedProcessTest {
   }
 
   @Test
+  void statReadsWhatTheServerCounted() {
+    try (MemcachedProcess memcached = MemcachedProcess.start();
+        RawClient client = RawClient.connect(memcached.port())) {
+      long before = memcached.stat("cmd_get");
+      client.send("set k 0 0 1\r\nx\r\nget k\r\nget absent\r\n").readUntil("END\r\nEND\r\n");
+
+      assertThat(memcached.stat("cmd_get")).isEqualTo(before + 2);
+      assertThat(memcached.stat("get_hits")).isEqualTo(1);
+      assertThatThrownBy(() -> memcached.stat("no_such_stat"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("name: 'no_such_stat'");
+      assertThatThrownBy(() -> memcached.stat("version"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("stat: 'STAT version ");
+    }
+  }
+
+  @Test
   void passesExtraArguments() {
     try (MemcachedProcess memcached = MemcachedProcess.builder().extraArgs("-I", "2m").start();
         RawClient client = RawClient.connect(memcached.port())) {
