@@ -144,12 +144,14 @@ final class NearCacheRoute implements Route, ParentRoute {
       ask = gets ? Request.gets(request.key()) : Request.get(request.key());
     }
     Pending p = new Pending(hash, b, seen);
-    CompletionStage<Response> reply = child.route(ask, context);
-    if (reply != null) { // null is the engine's to report
-      GuardedFuture.whenDone( // perhaps after the caller's own actions: see the class comment
-          reply,
-          (r, x) -> {
-            if (r != null && r.isHit() && r.items().size() == 1) {
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    Replies.call( // kept before it is answered: the caller's next read finds it
+        child,
+        ask,
+        context,
+        r -> {
+          try {
+            if (r.isHit() && r.items().size() == 1) {
               Item it = r.items().get(0);
               if (it.key().equals(request.key())) { // a custom child may answer another
                 long cas = gets ? it.cas() : 0;
@@ -157,9 +159,11 @@ final class NearCacheRoute implements Route, ParentRoute {
                 keep(p, request.keyBytes(), it.key(), it.value(), it.flags(), cas, until, context);
               }
             }
-          });
-    }
-    return reply;
+          } finally {
+            out.complete(r);
+          }
+        });
+    return out;
   }
 
   private CompletionStage<Response> metaGet(Request request, RouteContext context) {

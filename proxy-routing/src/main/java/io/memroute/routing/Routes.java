@@ -631,9 +631,10 @@ public final class Routes {
    *
    * <p><b>Cost.</b> A read the cache does not answer costs a hash of the key, a look into its
    * bucket, a read of the ticker and a count in the sketch, and allocates nothing; when its key is
-   * hot, a callback to keep the reply. A hit allocates the reply and the copy of the value. A write
-   * replaces its key's bucket twice and has a future of its own. Built, the route takes 8 to 16
-   * bytes per {@code maxEntries} for its sketch (at most 8 MiB), and 1 for its table.
+   * hot, a future of its own and a callback, to keep the value before the reply is answered (so
+   * that the caller's next read finds it). A hit allocates the reply and the copy of the value. A
+   * write replaces its key's bucket twice and has a future of its own. Built, the route takes 8 to
+   * 16 bytes per {@code maxEntries} for its sketch (at most 8 MiB), and 1 for its table.
    *
    * <p>Each route built has a cache of its own, which lives as long as the route: a reconfiguration
    * that builds a new route starts with an empty cache.

@@ -1,6 +1,7 @@
 package io.memroute.routing;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.core.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -20,12 +21,22 @@ final class IntegrationRouters implements AutoCloseable {
    * {@code s<i>}), with {@code route} as its root; ready when returned.
    */
   MemcacheRouter router(Route route, List<String> addresses, String... pools) throws Exception {
+    return router(route, Ticker.system(), addresses, pools);
+  }
+
+  /** As {@link #router(Route, List, String...)}, on {@code ticker} (deadlines, route timing). */
+  MemcacheRouter router(Route route, Ticker ticker, List<String> addresses, String... pools)
+      throws Exception {
     RouterConfig.Builder config = RouterConfig.builder();
     for (int i = 0; i < pools.length; i++) {
       config.backend("s" + i, addresses.get(i)).pool(PoolConfig.of(pools[i], "s" + i));
     }
     MemcacheRouter r =
-        MemcacheRouter.builder().config(config.route(route).build()).eventLoopThreads(2).build();
+        MemcacheRouter.builder()
+            .config(config.route(route).build())
+            .eventLoopThreads(2)
+            .ticker(ticker)
+            .build();
     return ready(r);
   }
 
