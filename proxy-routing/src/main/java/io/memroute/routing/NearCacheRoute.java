@@ -19,8 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,9 +55,9 @@ final class NearCacheRoute implements Route, ParentRoute {
   private static final KeyHash HASH = KeyHash.xxh3();
 
   /**
-   * The mg flags a flag other than these makes the route pass on: the TTL left ({@code t}) and
-   * access times ({@code h l}), which the cache does not know; a base64 key ({@code b}); what
-   * changes the item or asks to ({@code T N R I E}, the mode and size flags).
+   * The mg flags the cache cannot answer, which send an mg on to the child as it is: the TTL left
+   * ({@code t}) and access times ({@code h l}), which it does not know; a base64 key ({@code b});
+   * what changes the item or asks to ({@code T N R I E}, the mode and size flags).
    */
   private static final String UNSERVED_MG_FLAGS = "bhltxCDEFIJLMNPRT";
 
@@ -92,11 +95,11 @@ final class NearCacheRoute implements Route, ParentRoute {
   public CompletionStage<Response> route(Request request, RouteContext context) {
     Command c = request.command();
     if (c == Command.GET || c == Command.GETS) {
-      return request.keyCount() == 1 ? get(request, context) : getMulti(request, context);
+      return request.keyCount() == 1 ? getOne(request, context) : getMulti(request, context);
     }
     if (c == Command.MG) {
       if (servable(request)) {
-        return metaGet(request, context);
+        return getOne(request, context);
       }
       return request.hasFlag('T') ? write(request, context) : child.route(request, context);
     }
@@ -121,21 +124,29 @@ final class NearCacheRoute implements Route, ParentRoute {
 
   // ---------------------------------------------------------------- reads
 
-  private CompletionStage<Response> get(Request request, RouteContext context) {
+  /** A get, a gets or an mg of one key: from the cache, else from the child, kept if hot. */
+  private CompletionStage<Response> getOne(Request request, RouteContext context) {
+    boolean meta = request.command() == Command.MG;
+    boolean withCas = meta ? request.hasFlag('c') : request.command() == Command.GETS;
     long hash = HASH.hash(request, null);
     int b = bucketOf(hash);
     Entry[] seen = buckets.get(b);
     Entry e = find(seen, hash, request);
     long now = context.ticker().nanoTime();
-    boolean gets = request.command() == Command.GETS;
-    if (e != null && e.liveAt(now) && (!gets || e.cas != 0)) {
+    if (e != null && e.liveAt(now) && (!withCas || e.cas != 0)) {
       context.countNearCache(NearCacheEvent.HIT);
-      return Replies.completed(e.hit(gets));
+      return Replies.completed(meta ? e.metaHit(request) : e.hit(withCas));
     }
     context.countNearCache(NearCacheEvent.MISS);
     if (!hot(e, hash, now)) {
       return child.route(request, context); // the usual read: nothing added
     }
+    Pending p = new Pending(hash, b, seen);
+    return meta ? metaGet(request, p, now, context) : get(request, p, withCas, now, context);
+  }
+
+  private CompletionStage<Response> get(
+      Request request, Pending p, boolean gets, long now, RouteContext context) {
     Request ask = request;
     if (request.decoder() != null) { // it may read the value in place, leaving no bytes to keep
       if (!ReadThrough.namesItsKeys(request)) {
@@ -143,70 +154,77 @@ final class NearCacheRoute implements Route, ParentRoute {
       }
       ask = gets ? Request.gets(request.key()) : Request.get(request.key());
     }
-    Pending p = new Pending(hash, b, seen);
-    GuardedFuture<Response> out = new GuardedFuture<>();
-    Replies.call( // kept before it is answered: the caller's next read finds it
-        child,
+    return ask(
         ask,
         context,
         r -> {
-          try {
-            if (r.isHit() && r.items().size() == 1) {
-              Item it = r.items().get(0);
-              if (it.key().equals(request.key())) { // a custom child may answer another
-                long cas = gets ? it.cas() : 0;
-                long until = now + ttlNanos;
-                keep(p, request.keyBytes(), it.key(), it.value(), it.flags(), cas, until, context);
-              }
+          if (r.isHit() && r.items().size() == 1) {
+            Item it = r.items().get(0);
+            if (it.key().equals(request.key())) { // a custom child may answer another
+              long cas = gets ? it.cas() : 0;
+              long until = now + ttlNanos;
+              keep(p, request.keyBytes(), it.key(), it.value(), it.flags(), cas, until, context);
             }
-          } finally {
-            out.complete(r);
           }
-        });
-    return out;
+        },
+        r -> r);
   }
 
-  private CompletionStage<Response> metaGet(Request request, RouteContext context) {
-    long hash = HASH.hash(request, null);
-    int b = bucketOf(hash);
-    Entry[] seen = buckets.get(b);
-    Entry e = find(seen, hash, request);
-    long now = context.ticker().nanoTime();
-    boolean withCas = request.hasFlag('c');
-    if (e != null && e.liveAt(now) && (!withCas || e.cas != 0)) {
-      context.countNearCache(NearCacheEvent.HIT);
-      return Replies.completed(e.metaHit(request));
-    }
-    context.countNearCache(NearCacheEvent.MISS);
-    if (!hot(e, hash, now)) {
-      return child.route(request, context);
-    }
+  private CompletionStage<Response> metaGet(
+      Request request, Pending p, long now, RouteContext context) {
     Request ask;
     try {
       ask = ReadThrough.withFlags(request, "v", "f", "t"); // what to keep, and for how long
     } catch (IllegalArgumentException x) {
       return child.route(request, context); // no room for ours (repeated flags): not kept
     }
-    Pending p = new Pending(hash, b, seen);
-    GuardedFuture<Response> out = new GuardedFuture<>();
-    Replies.call(
-        child,
+    return ask(
         ask,
         context,
         r -> {
-          try {
-            // not a value stale (X), being recached (Z) or to be recached by this caller (W)
-            if (r.isHit() && ReadThrough.settled(r) && !r.hasFlag('W')) {
-              long life = lifetime(r.flagToken('t'));
-              if (life > 0) {
-                long cas = withCas ? r.cas() : 0;
-                String key = request.key();
-                keep(p, request.keyBytes(), key, r.value(), r.flags(), cas, now + life, context);
-              }
+          // not a value stale (X), being recached (Z) or to be recached by this caller (W)
+          if (r.isHit() && ReadThrough.settled(r) && !r.hasFlag('W')) {
+            long life = lifetime(r.flagToken('t'));
+            if (life > 0) {
+              long cas = request.hasFlag('c') ? r.cas() : 0;
+              String key = request.key();
+              keep(p, request.keyBytes(), key, r.value(), r.flags(), cas, now + life, context);
             }
-          } finally {
-            out.complete(r.isHit() ? ReadThrough.asAsked(request, r) : r);
           }
+        },
+        r -> r.isHit() ? ReadThrough.asAsked(request, r) : r);
+  }
+
+  /**
+   * Sends {@code request} to the child and, when it answers, runs {@code first} (keeps a value,
+   * drops keys) and then answers what {@code answer} makes of the reply: what {@code first} did is
+   * done before the caller hears of the reply. Neither can keep the caller from an answer: an
+   * exception {@code first} throws is logged, one {@code answer} throws answered as {@code
+   * SERVER_ERROR}.
+   */
+  private CompletionStage<Response> ask(
+      Request request,
+      RouteContext context,
+      Consumer<Response> first,
+      UnaryOperator<Response> answer) {
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    Replies.call(
+        child,
+        request,
+        context,
+        r -> {
+          try {
+            first.accept(r);
+          } catch (RuntimeException x) {
+            log.warn("nearCache: after {} failed", request.command().wireName(), x);
+          }
+          Response a;
+          try {
+            a = answer.apply(r);
+          } catch (RuntimeException x) {
+            a = Replies.failed(x, this);
+          }
+          out.complete(a);
         });
     return out;
   }
@@ -223,7 +241,7 @@ final class NearCacheRoute implements Route, ParentRoute {
     } catch (NumberFormatException e) {
       return 0;
     }
-    return left < 0 ? ttlNanos : Math.min(ttlNanos, Duration.ofSeconds(left - 1).toNanos());
+    return left < 0 ? ttlNanos : Math.min(ttlNanos, TimeUnit.SECONDS.toNanos(left - 1));
   }
 
   /** A key a read is about to ask the child for, remembered to keep its value. */
@@ -291,28 +309,22 @@ final class NearCacheRoute implements Route, ParentRoute {
             ? Request.retrieval(request.command(), -1, asked)
             : hits == null ? request : request.withKeys(asked);
     boolean keep = anyHot;
-    GuardedFuture<Response> out = new GuardedFuture<>();
-    Replies.call(
-        child,
+    return ask(
         ask,
         context,
         r -> {
-          try {
-            if (keep && r.isHit()) {
-              for (Item it : r.items()) {
-                Pending p = missed.remove(it.key()); // once each, and only keys asked
-                if (p != null) { // its bytes are its string's: the keys passed namesItsKeys
-                  byte[] key = it.key().getBytes(StandardCharsets.UTF_8);
-                  long cas = gets ? it.cas() : 0;
-                  keep(p, key, it.key(), it.value(), it.flags(), cas, now + ttlNanos, context);
-                }
+          if (keep && r.isHit()) {
+            for (Item it : r.items()) {
+              Pending p = missed.remove(it.key()); // once each, and only keys asked
+              if (p != null) { // its bytes are its string's: the keys passed namesItsKeys
+                byte[] key = it.key().getBytes(StandardCharsets.UTF_8);
+                long cas = gets ? it.cas() : 0;
+                keep(p, key, it.key(), it.value(), it.flags(), cas, now + ttlNanos, context);
               }
             }
-          } finally {
-            out.complete(cached == null ? r : Multiget.merge(keys, new Response[] {cached, r}));
           }
-        });
-    return out;
+        },
+        r -> cached == null ? r : Multiget.merge(keys, new Response[] {cached, r}));
   }
 
   /**
@@ -438,19 +450,7 @@ final class NearCacheRoute implements Route, ParentRoute {
    */
   private CompletionStage<Response> write(Request request, RouteContext context) {
     invalidate(request, context);
-    GuardedFuture<Response> out = new GuardedFuture<>();
-    Replies.call(
-        child,
-        request,
-        context,
-        r -> {
-          try {
-            invalidate(request, context);
-          } finally {
-            out.complete(r);
-          }
-        });
-    return out;
+    return ask(request, context, r -> invalidate(request, context), r -> r);
   }
 
   private void invalidate(Request request, RouteContext context) {
@@ -489,19 +489,7 @@ final class NearCacheRoute implements Route, ParentRoute {
   /** Empties the cache before a flush_all is sent and again before it is answered. */
   private CompletionStage<Response> flush(Request request, RouteContext context) {
     clear(context);
-    GuardedFuture<Response> out = new GuardedFuture<>();
-    Replies.call(
-        child,
-        request,
-        context,
-        r -> {
-          try {
-            clear(context);
-          } finally {
-            out.complete(r);
-          }
-        });
-    return out;
+    return ask(request, context, r -> clear(context), r -> r);
   }
 
   private void clear(RouteContext context) {

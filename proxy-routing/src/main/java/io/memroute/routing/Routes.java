@@ -691,6 +691,17 @@ public final class Routes {
     return new TtlRoute(seconds("max", max, 1), true, Objects.requireNonNull(child, "child"));
   }
 
+  /**
+   * Returns {@code value}, or throws naming {@code what} if it is not {@code min} to {@code max}.
+   */
+  private static long inRange(String what, long value, long min, long max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(
+          what + ": " + value + " (expected: " + min + "-" + max + ")");
+    }
+    return value;
+  }
+
   private static int seconds(String what, Duration d, int min) {
     Objects.requireNonNull(d, what);
     if (d.getNano() != 0 || d.getSeconds() < min || d.getSeconds() > MAX_TTL_SECONDS) {
@@ -1748,11 +1759,7 @@ public final class Routes {
      * #DEFAULT_ADMIT_AFTER}), 1 to 15; 1 keeps every key read.
      */
     public NearCacheBuilder admitAfter(int reads) {
-      if (reads < 1 || reads > FrequencySketch.MAX_COUNT) {
-        throw new IllegalArgumentException(
-            "admitAfter: " + reads + " (expected: 1-" + FrequencySketch.MAX_COUNT + ")");
-      }
-      this.admitAfter = reads;
+      this.admitAfter = (int) inRange("admitAfter", reads, 1, FrequencySketch.MAX_COUNT);
       return this;
     }
 
@@ -1761,10 +1768,7 @@ public final class Routes {
      * 1,000,000. Above 4 it holds a multiple of 4 of them: {@code maxEntries} rounded down.
      */
     public NearCacheBuilder maxEntries(int maxEntries) {
-      if (maxEntries < 1 || maxEntries > 1_000_000) {
-        throw new IllegalArgumentException("maxEntries: " + maxEntries + " (expected: 1-1000000)");
-      }
-      this.maxEntries = maxEntries;
+      this.maxEntries = (int) inRange("maxEntries", maxEntries, 1, 1_000_000);
       return this;
     }
 
@@ -1773,11 +1777,7 @@ public final class Routes {
      * its value, twice its key and 144 bytes.
      */
     public NearCacheBuilder maxBytes(long maxBytes) {
-      if (maxBytes < 1024 || maxBytes > MAX_BYTES) {
-        throw new IllegalArgumentException(
-            "maxBytes: " + maxBytes + " (expected: 1024-" + MAX_BYTES + ")");
-      }
-      this.maxBytes = maxBytes;
+      this.maxBytes = inRange("maxBytes", maxBytes, 1024, MAX_BYTES);
       return this;
     }
 
@@ -1786,11 +1786,7 @@ public final class Routes {
      * child every time.
      */
     public NearCacheBuilder maxValueSize(int bytes) {
-      if (bytes < 1 || bytes > 1 << 30) {
-        throw new IllegalArgumentException(
-            "maxValueSize: " + bytes + " (expected: 1-" + (1 << 30) + ")");
-      }
-      this.maxValueSize = bytes;
+      this.maxValueSize = (int) inRange("maxValueSize", bytes, 1, 1 << 30);
       return this;
     }
 
@@ -1965,11 +1961,7 @@ public final class Routes {
      * RouterConfig#maxValueSize()}).
      */
     public BigValueBuilder maxValueSize(int bytes) {
-      if (bytes < 1 || bytes > 1 << 30) {
-        throw new IllegalArgumentException(
-            "maxValueSize: " + bytes + " (expected: 1-" + (1 << 30) + ")");
-      }
-      this.maxValueSize = bytes;
+      this.maxValueSize = (int) inRange("maxValueSize", bytes, 1, 1 << 30);
       return this;
     }
 

@@ -589,12 +589,18 @@ class NearCacheRouteTest {
 
   // ---------------------------------------------------------------- gets, cas, decoders
 
-  @Test
-  void getsIsAnsweredOnlyFromAnEntryReadWithItsCas() {
+  /** A route that holds {@code k}, read with {@code get}: without its CAS. */
+  private NearCacheRoute keptWithoutCas() {
     preload(main, "k", "v", 0, 0);
     NearCacheRoute route = everyKey();
-    get(route, "k"); // kept without a CAS
+    get(route, "k");
     main.clearRequests();
+    return route;
+  }
+
+  @Test
+  void getsIsAnsweredOnlyFromAnEntryReadWithItsCas() {
+    NearCacheRoute route = keptWithoutCas();
 
     Response fromChild = run(route, Request.gets("k"));
     Response fromCache = run(route, Request.gets("k"));
@@ -723,11 +729,27 @@ class NearCacheRouteTest {
   }
 
   @Test
+  void anMgTtlPastAnyDurationKeepsTheValueForTheRoutesTtl() {
+    Response far =
+        Response.builder(ResponseStatus.HIT)
+            .value("v".getBytes(UTF_8))
+            .text("f0 t" + Long.MAX_VALUE)
+            .build();
+    NearCacheRoute route =
+        (NearCacheRoute) Routes.nearCache().admitAfter(1).build(new Fixture.Fixed(far));
+
+    run(route, Request.metaGet("k", "v"));
+    f.time.advance(TTL.minusNanos(1));
+    assertThat(run(route, Request.metaGet("k", "v")).valueAsString()).isEqualTo("v");
+    f.time.advance(Duration.ofNanos(1));
+    run(route, Request.metaGet("k", "v"));
+
+    assertThat(count(NearCacheEvent.HIT)).isOne();
+  }
+
+  @Test
   void anMgWithCasIsAnsweredOnlyFromAnEntryReadWithItsCas() {
-    preload(main, "k", "v", 0, 0);
-    NearCacheRoute route = everyKey();
-    get(route, "k"); // kept without a CAS
-    main.clearRequests();
+    NearCacheRoute route = keptWithoutCas();
 
     Response withCas = run(route, Request.metaGet("k", "c"));
     Response again = run(route, Request.metaGet("k", "c"));
