@@ -151,6 +151,22 @@ final class RoutingSnippets {
     return twoLevel;
   }
 
+  static Route nearCache() {
+    // docs:begin near-cache
+    Route hotKeys =
+        Routes.nearCache()
+            // a value is served from this JVM for at most 500 ms: how stale a read may be after
+            // a write made elsewhere (a write through this route is seen at once)
+            .ttl(Duration.ofMillis(500))
+            // kept from a key's fifth read within about 500 ms
+            .admitAfter(5)
+            .maxEntries(1_000)
+            .maxBytes(8 << 20)
+            .build(Routes.pool("main"));
+    // docs:end
+    return hotKeys;
+  }
+
   static RouterConfig fromTwemproxy() {
     // docs:begin placement-twemproxy
     // nutcracker.yml had:  distribution: ketama

@@ -113,6 +113,7 @@ class RoutingDocTest {
             "migrate",
             "reliable-deletes",
             "l1l2",
+            "near-cache",
             "placement-twemproxy",
             "placement-java-clients",
             "placement-mcrouter");

@@ -217,6 +217,34 @@ class RoutingSnippetsTest {
     assertThat(near.valueOf("a")).isNull();
   }
 
+  @Test
+  void nearCacheServesAHotKeyFromTheJvmUntilAWriteOrItsTtl() {
+    MemoryBackend main = MemoryBackend.create("main").put("k", "v1");
+    ManualScheduler time = ManualScheduler.create();
+    RouteContext ctx =
+        RouteContext.builder().pool(Pool.of("main", List.of(main))).ticker(time).build();
+    Route route = RoutingSnippets.nearCache();
+
+    for (int i = 0; i < 10; i++) {
+      Response r = route.route(Request.get("k"), ctx).toCompletableFuture().join();
+      assertThat(r.valueAsString()).isEqualTo("v1");
+    }
+    assertThat(main.requestCount()).as("five reads to become hot").isEqualTo(5);
+    route.route(Request.set("k", "v2".getBytes(UTF_8), 0), ctx).toCompletableFuture().join();
+    assertThat(route.route(Request.get("k"), ctx).toCompletableFuture().join().valueAsString())
+        .isEqualTo("v2");
+    main.put("k", "v3"); // behind the route's back
+    assertThat(route.route(Request.get("k"), ctx).toCompletableFuture().join().valueAsString())
+        .isEqualTo("v2");
+    time.advance(Duration.ofMillis(500));
+    assertThat(route.route(Request.get("k"), ctx).toCompletableFuture().join().valueAsString())
+        .isEqualTo("v3");
+    assertThat(route)
+        .hasToString(
+            "nearCache(pool(main), ttl PT0.5S, admitAfter 5, maxEntries 1000, maxBytes 8388608,"
+                + " maxValueSize 65536)");
+  }
+
   private static Map<String, Backend> memory(String... labels) {
     Map<String, Backend> out = new LinkedHashMap<>();
     for (String l : labels) {
