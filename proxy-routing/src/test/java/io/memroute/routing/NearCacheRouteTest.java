@@ -532,6 +532,116 @@ class NearCacheRouteTest {
     assertThat(overHeld.size()).isZero();
   }
 
+  /**
+   * A child over a concurrent map that answers get, set and flush_all at once on the caller's
+   * thread (the memory backend records every request, too slow for many threads' many requests).
+   */
+  private static Route mapChild(Map<String, String> store) {
+    return (q, c) -> {
+      Response r;
+      if (q.command() == io.memroute.core.Command.SET) {
+        store.put(q.key(), new String(q.value(), UTF_8));
+        r = Response.of(ResponseStatus.STORED);
+      } else if (q.command() == io.memroute.core.Command.FLUSH_ALL) {
+        store.clear();
+        r = Response.of(ResponseStatus.OK);
+      } else {
+        String v = store.get(q.key());
+        r =
+            v == null
+                ? Response.of(ResponseStatus.MISS)
+                : Response.hit(q.key(), bytes(v), 0, 0, "m", 0);
+      }
+      return CompletableFuture.completedFuture(r);
+    };
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(UTF_8);
+  }
+
+  /**
+   * Many threads at once over a small table (keys share buckets, entries are evicted all the time):
+   * one writer per key writes 1, 2, 3, ... and says which it has finished; a read begun after a
+   * write finished must see that value or a later one, never an older value kept by a read that
+   * overlapped the write.
+   */
+  @Test
+  void underConcurrentReadsAndWritesNoReadSeesAValueOlderThanTheLastFinishedWrite()
+      throws Exception {
+    Map<String, String> store = new java.util.concurrent.ConcurrentHashMap<>();
+    NearCacheRoute route =
+        (NearCacheRoute)
+            Routes.nearCache()
+                .admitAfter(1)
+                .maxEntries(2) // one bucket of two for four keys
+                .maxBytes(2048)
+                .maxValueSize(64)
+                .build(mapChild(store));
+    int keys = 4;
+    java.util.concurrent.atomic.AtomicIntegerArray finished =
+        new java.util.concurrent.atomic.AtomicIntegerArray(keys);
+    java.util.concurrent.atomic.AtomicBoolean stop =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(2 * keys);
+    try {
+      List<java.util.concurrent.Future<Integer>> readers = new ArrayList<>();
+      for (int t = 0; t < keys; t++) {
+        int seed = t;
+        readers.add(
+            pool.submit(
+                () -> {
+                  int older = 0;
+                  java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+                  while (!stop.get()) {
+                    int k = random.nextInt(keys);
+                    int atLeast = finished.get(k);
+                    String v = run(route, Request.get("k" + k)).valueAsString();
+                    if ((v == null ? 0 : Integer.parseInt(v)) < atLeast) {
+                      older++;
+                    }
+                  }
+                  return older;
+                }));
+      }
+      List<java.util.concurrent.Future<?>> writers = new ArrayList<>();
+      for (int k = 0; k < keys; k++) {
+        int key = k;
+        writers.add(
+            pool.submit(
+                () -> {
+                  for (int n = 1; n <= 20_000; n++) {
+                    run(route, Fixture.set("k" + key, Integer.toString(n)));
+                    finished.set(key, n);
+                  }
+                }));
+      }
+      for (java.util.concurrent.Future<?> w : writers) {
+        w.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      }
+      stop.set(true);
+      for (java.util.concurrent.Future<Integer> r : readers) {
+        assertThat(r.get(60, java.util.concurrent.TimeUnit.SECONDS))
+            .as("reads older than the last finished write")
+            .isZero();
+      }
+    } finally {
+      stop.set(true);
+      pool.shutdownNow();
+    }
+    assertThat(count(NearCacheEvent.HIT)).as("the cache was used").isPositive();
+    assertThat(count(NearCacheEvent.EVICTION)).isPositive();
+    for (int k = 0; k < keys; k++) { // no write in flight now: the cache agrees with the child
+      assertThat(run(route, Request.get("k" + k)).valueAsString()).isEqualTo("20000");
+    }
+    assertThat(route.size()).isLessThanOrEqualTo(route.capacity());
+    assertThat(route.bytes()).isLessThanOrEqualTo(2048);
+    run(route, Request.flushAll());
+    assertThat(route.size()).isZero();
+    assertThat(route.bytes()).as("every entry's bytes given back once").isZero();
+  }
+
   // ---------------------------------------------------------------- multigets
 
   @Test
