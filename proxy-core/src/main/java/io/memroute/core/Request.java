@@ -620,8 +620,9 @@ public final class Request {
    * signed, {@code F}, {@code C}, {@code E}, {@code J} and {@code D} an unsigned 64-bit number as
    * C's strtol / strtoull read it (a sign and leading whitespace are taken, whatever follows
    * whitespace is ignored); {@code M} and one mode character ({@code ms}: {@code E A P R S}, {@code
-   * ma}: {@code I + D -}); {@code O} and at most 31 bytes. {@code me} reads no flags. The line, as
-   * sent (single spaces, no {@code noreply} or {@code q}), may take 65,534 bytes for {@code get}
+   * ma}: {@code I + D -}); {@code O} and at most 31 bytes. {@code me} reads no flags but a {@code
+   * b} token right after the key, which makes the key base64 (so does {@link #hasFlag}). The line,
+   * as sent (single spaces, no {@code noreply} or {@code q}), may take 65,534 bytes for {@code get}
    * and {@code gets} and 2,047 bytes for every other command: memcached closes the connection on a
    * longer one.
    *
@@ -870,6 +871,11 @@ public final class Request {
                   + ", q not counted)");
         }
         noreply = (metaFlags & bit('q')) != 0;
+        if (cmd == Command.ME && (metaFlags & bit('b')) != 0 && !is(2, "b")) {
+          // memcached's me decodes its key only with a b token right after it: me Zm9v x b and me
+          // Zm9v bb name the item Zm9v
+          metaFlags &= ~bit('b');
+        }
       }
       for (int k = 0; k < keyCount; k++) {
         key(keyToken + k, Keys.MAX_KEY_LENGTH);
@@ -1242,7 +1248,12 @@ public final class Request {
     return str(line, tk[2 * i], tk[2 * i + 1]);
   }
 
-  /** Returns whether a meta request carries flag {@code flag} (always false for text commands). */
+  /**
+   * Returns whether a meta request carries flag {@code flag} (always false for text commands). For
+   * {@code me}, whose flags memcached does not read, {@code b} only as memcached reads it: a token
+   * {@code b} right after the key ({@code me Zm9v b} asks about the item {@code foo}, {@code me
+   * Zm9v x b} about {@code Zm9v}).
+   */
   public boolean hasFlag(char flag) {
     return isLetter(flag) && (metaFlags & bit(flag)) != 0;
   }

@@ -140,14 +140,16 @@ class RequestAccessorTest {
       if (!Character.isLetter(c)) {
         continue;
       }
-      // me, as memcached reads none of its flags: mg takes only the flags memcached knows
-      Request r = Request.parse("me kkkk " + c + "1"); // base64 too, for the b flag
+      // me, as memcached reads none of its flags: mg takes only the flags memcached knows. A
+      // base64 key for b, which me reads as a bare b right after the key
+      String flag = c == 'b' ? "b" : c + "1";
+      Request r = Request.parse("me kkkk " + flag);
       for (char d = 'A'; d <= 'z'; d++) {
         if (Character.isLetter(d)) {
           assertThat(r.hasFlag(d)).as("flag %s in request with %s", d, c).isEqualTo(c == d);
         }
       }
-      assertThat(r.flagToken(c)).isEqualTo("1");
+      assertThat(r.flagToken(c)).isEqualTo(flag.substring(1));
     }
   }
 

@@ -334,6 +334,22 @@ class RequestKeyTest {
   }
 
   @Test
+  void aMeKeyIsBase64OnlyWithABRightAfterIt() {
+    // memcached 1.6.18's me decodes its key only when the token after it is b: me Zm9v b asks
+    // about foo, me Zm9v x b and me Zm9v bb about Zm9v, and me a_b x b answers EN, not an error
+    assertThat(Request.parse("me Zm9v b").hasFlag('b')).isTrue();
+    assertThat(Request.parse("me Zm9v b x").hasFlag('b')).isTrue();
+    assertThat(Request.parse("me Zm9v x b").hasFlag('b')).isFalse();
+    assertThat(Request.parse("me Zm9v bb").hasFlag('b')).isFalse();
+    assertThat(Request.parse("me a_b x b").key()).isEqualTo("a_b");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.parse("me a_b b"))
+        .withMessage("key: not base64 at index 1 (expected: base64 with the b flag)");
+    // mg, ms, md and ma read b wherever it is, with any token
+    assertThat(Request.parse("mg Zm9v v bb").hasFlag('b')).isTrue();
+  }
+
+  @Test
   void withoutBFlagTheSameKeyIsFine() {
     assertThat(Request.parse("mg a_b v").key()).isEqualTo("a_b");
   }
