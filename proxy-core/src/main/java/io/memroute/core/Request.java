@@ -3,6 +3,7 @@ package io.memroute.core;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -1145,7 +1146,7 @@ public final class Request {
   /**
    * Returns the first key, or {@code null} for keyless commands ({@code version}, {@code
    * flush_all}, {@code verbosity}, {@code mn}). With the meta {@code b} flag this is the base64
-   * text as sent.
+   * text as sent; {@link #itemKeyBytes()} is the key of the item it names.
    */
   public String key() {
     if (keyOff < 0) {
@@ -1200,6 +1201,18 @@ public final class Request {
     byte[] out = new byte[keyLen];
     System.arraycopy(line, keyOff, out, 0, keyLen);
     return out;
+  }
+
+  /**
+   * Returns the bytes of the item the first key names, the key memcached stores it under: the key's
+   * bytes as sent or, for a meta key in base64 ({@link #hasFlag hasFlag('b')}), the bytes it stands
+   * for ({@code mg Zm9v b v} reads the item {@code foo}, as {@code get foo} does). Routes that
+   * place, match or remember a request by its item use these bytes; {@link #key()} is the key as
+   * sent. A new array each call; empty for keyless commands.
+   */
+  public byte[] itemKeyBytes() {
+    byte[] key = keyBytes();
+    return hasFlag('b') ? Base64.getDecoder().decode(key) : key; // parse checked it is base64
   }
 
   byte[] lineArray() {

@@ -350,6 +350,22 @@ class RequestKeyTest {
   }
 
   @Test
+  void itemKeyBytesAreTheBytesABase64KeyStandsFor() {
+    // memcached stores mg/ms/md/ma <base64> b under the decoded bytes: mg Zm9v b reads foo
+    assertThat(Request.parse("mg Zm9v b v").itemKeyBytes()).containsExactly('f', 'o', 'o');
+    assertThat(Request.parse("ms AP8gCg== 2 T0 b", new byte[2]).itemKeyBytes())
+        .containsExactly(0, 0xff, ' ', '\n');
+    assertThat(Request.parse("md Zg== q b").itemKeyBytes()).containsExactly('f');
+    assertThat(Request.parse("me Zm9v b").itemKeyBytes()).containsExactly('f', 'o', 'o');
+    // text keys, and base64 text without the b flag, are the item's key as sent
+    assertThat(Request.parse("me Zm9v x b").itemKeyBytes()).containsExactly('Z', 'm', '9', 'v');
+    assertThat(Request.parse("mg Zm9v v").itemKeyBytes()).containsExactly('Z', 'm', '9', 'v');
+    assertThat(Request.get("foo").itemKeyBytes()).containsExactly('f', 'o', 'o');
+    assertThat(Request.getMulti(List.of("a", "b")).itemKeyBytes()).containsExactly('a');
+    assertThat(Request.version().itemKeyBytes()).isEmpty();
+  }
+
+  @Test
   void withoutBFlagTheSameKeyIsFine() {
     assertThat(Request.parse("mg a_b v").key()).isEqualTo("a_b");
   }

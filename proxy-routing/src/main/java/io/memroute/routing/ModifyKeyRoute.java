@@ -91,7 +91,7 @@ final class ModifyKeyRoute implements Route, ParentRoute {
    */
   private CompletionStage<Response> base64(Request request, RouteContext context) {
     String key = request.key();
-    byte[] raw = Base64.getDecoder().decode(key); // Request checked it is base64
+    byte[] raw = request.itemKeyBytes();
     int rule =
         rule(replacedBytes != null && startsWith(raw, replacedBytes), startsWith(raw, prefixBytes));
     if (rule == KEEP) {

@@ -10,7 +10,6 @@ import io.memroute.routing.RouteContext.SpooledDelete;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -711,11 +710,7 @@ final class ReliableDeleteRoute implements Route, ParentRoute {
    * char per byte so that keys that are not UTF-8 stay distinct.
    */
   private static String id(Request request) {
-    byte[] key = request.keyBytes();
-    if (request.hasFlag('b')) {
-      key = Base64.getDecoder().decode(key); // Request checked it is base64
-    }
-    return new String(key, StandardCharsets.ISO_8859_1);
+    return new String(request.itemKeyBytes(), StandardCharsets.ISO_8859_1);
   }
 
   @Override
