@@ -31,7 +31,9 @@ public interface KeyHash {
   }
 
   /**
-   * Hashes the first key of a request (its filtered part, when {@code filter} is not {@code null}).
+   * Hashes the key of the item a request's first key names (its filtered part, when {@code filter}
+   * is not {@code null}): the key's bytes as sent or, for a meta key in base64, the bytes it stands
+   * for ({@link Request#itemKeyBytes()}), so that {@code mg Zm9v b v} hashes as {@code get foo}.
    */
   default long hash(Request request, KeyFilter filter) {
     byte[] line = Objects.requireNonNull(request, "request").lineArray();
@@ -39,6 +41,10 @@ public interface KeyHash {
     if (off < 0) {
       throw new IllegalArgumentException(
           "request: '" + request.line() + "' has no key (expected: a keyed request)");
+    }
+    if (request.hasFlag('b')) { // a bit test: only a base64 key is decoded
+      byte[] item = request.itemKeyBytes();
+      return hash(item, 0, item.length, filter);
     }
     return hash(line, off, request.keyLength(), filter);
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -183,6 +184,11 @@ class KeyFilterTest {
       assertThat(h.hash(Request.set(key, new byte[] {1, 2}, 0), f)).isEqualTo(expected);
       assertThat(h.hash(Request.metaGet(key, "v"), f)).isEqualTo(expected);
       assertThat(h.hash(Request.getMulti(List.of(key, "other")), f)).isEqualTo(expected);
+      // a meta key in base64: the filter reads the bytes it stands for, the item's key
+      String b64 = Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8));
+      if (b64.length() <= 250) {
+        assertThat(h.hash(Request.metaGet(b64, "b", "v"), f)).isEqualTo(expected);
+      }
       byte[] b = sel.getBytes(StandardCharsets.UTF_8);
       assertThat(h.hash(b, 0, b.length)).isEqualTo(expected);
     }

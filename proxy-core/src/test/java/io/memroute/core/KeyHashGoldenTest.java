@@ -9,6 +9,7 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -104,6 +105,16 @@ class KeyHashGoldenTest {
     assertThat(h.hash(Request.gat(row.key(), 30), null)).isEqualTo(row.hash());
     assertThat(h.hash(Request.set(row.key(), new byte[] {1}, 0), null)).isEqualTo(row.hash());
     assertThat(h.hash(Request.parse("mg " + row.key() + " v"), null)).isEqualTo(row.hash());
+    // a meta key in base64 names the item of the bytes it stands for: hashed as those bytes
+    String b64 = Base64.getEncoder().encodeToString(key);
+    if (b64.length() <= 250) {
+      assertThat(h.hash(Request.parse("mg " + b64 + " b v"), null)).isEqualTo(row.hash());
+      assertThat(h.hash(Request.parse("ms " + b64 + " 1 b", new byte[1]), null))
+          .isEqualTo(row.hash());
+      assertThat(h.hash(Request.parse("md " + b64 + " q b"), null)).isEqualTo(row.hash());
+      assertThat(h.hash(Request.parse("ma " + b64 + " b"), null)).isEqualTo(row.hash());
+      assertThat(h.hash(Request.parse("me " + b64 + " b"), null)).isEqualTo(row.hash());
+    }
   }
 
   @ParameterizedTest(name = "{0}")
@@ -153,6 +164,22 @@ class KeyHashGoldenTest {
         .isEqualTo(0xab6e5f64077e7d8aL);
     assertThat(KeyHash.xxh3().hash(Request.retrieval(Command.GATS, 5, List.of("a", "foo")), null))
         .isEqualTo(0xe6c632b61e964e1fL);
+  }
+
+  @Test
+  void aBase64KeyHashesAsTheBytesItStandsFor() {
+    // mg Zm9v b v reads the item foo: "foo" hashes to ab6e5f64077e7d8a in the C reference
+    assertThat(KeyHash.xxh3().hash(Request.parse("mg Zm9v b v"), null))
+        .isEqualTo(0xab6e5f64077e7d8aL);
+    // without the b flag (me reads b only right after the key) Zm9v is a key of its own
+    long text = KeyHash.xxh3().hash("Zm9v", null);
+    assertThat(text).isNotEqualTo(0xab6e5f64077e7d8aL);
+    assertThat(KeyHash.xxh3().hash(Request.parse("mg Zm9v v"), null)).isEqualTo(text);
+    assertThat(KeyHash.xxh3().hash(Request.parse("me Zm9v x b"), null)).isEqualTo(text);
+    // bytes no text key can hold
+    byte[] raw = {0, (byte) 0xff, ' ', '\n'};
+    assertThat(KeyHash.xxh3().hash(Request.parse("mg AP8gCg== b"), null))
+        .isEqualTo(LongHashFunction.xx3().hashBytes(raw));
   }
 
   @Test

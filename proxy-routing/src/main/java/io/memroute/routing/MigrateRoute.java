@@ -7,7 +7,6 @@ import io.memroute.core.Response;
 import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.internal.Multiget;
 import java.time.Clock;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -77,7 +76,8 @@ final class MigrateRoute implements Route, ParentRoute {
       return to.route(request, context); // keyless: as a key switching first
     }
     if (n == 1) {
-      long hash = request.hasFlag('b') ? base64Hash(request.key()) : KEY_HASH.hash(request, null);
+      // a meta key in base64 is hashed as the bytes it stands for, the server's key
+      long hash = KEY_HASH.hash(request, null);
       return (moved(hash, intoSecond) ? to : from).route(request, context);
     }
     return split(request, context, intoSecond);
@@ -86,12 +86,6 @@ final class MigrateRoute implements Route, ParentRoute {
   /** Whether a key with {@code hash} has switched {@code intoSecond} ms into the interval. */
   private boolean moved(long hash, long intoSecond) {
     return intoSecond >= (hash % intervalSeconds) * 1000;
-  }
-
-  /** A meta key in base64 ({@code b}) is hashed as the bytes it stands for, the server's key. */
-  private static long base64Hash(String key) {
-    byte[] raw = Base64.getDecoder().decode(key); // Request checked it is base64
-    return KEY_HASH.hash(raw, 0, raw.length);
   }
 
   /** A multiget whose keys switch at different times: each part to its route, merged in order. */

@@ -36,7 +36,9 @@ public interface Pool {
 
   /**
    * Returns the backend a request's (first) key is placed on; keyless requests get the first
-   * backend.
+   * backend. A meta key in base64 ({@code mg Zm9v b v}) is placed by the bytes it stands for, the
+   * key memcached stores the item under ({@link Request#itemKeyBytes()}): where {@code get foo}
+   * goes.
    */
   Backend backendFor(Request request);
 

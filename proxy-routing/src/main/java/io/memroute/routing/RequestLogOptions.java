@@ -138,7 +138,10 @@ public final class RequestLogOptions {
       return this;
     }
 
-    /** Logs keys as their XXH3 hash (for keys holding personal data). */
+    /**
+     * Logs keys as their XXH3 hash (for keys holding personal data): the hash of the item's key, so
+     * that a meta key in base64 logs as the key it stands for does. Off, a key is logged as sent.
+     */
     public Builder hashKeys(boolean hashKeys) {
       this.hashKeys = hashKeys;
       return this;

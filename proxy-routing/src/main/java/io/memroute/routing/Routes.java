@@ -239,9 +239,9 @@ public final class Routes {
 
   /**
    * Answers from {@code main}; requests whose key falls in {@code fraction} of the key space (by a
-   * seeded hash of the key: always the same keys) are also sent to {@code shadow}, whose replies
-   * are ignored (mcrouter's shadowing with a key fraction range). Keyless requests are not
-   * shadowed.
+   * seeded hash of the key: always the same keys; a meta key in base64 is the key it stands for)
+   * are also sent to {@code shadow}, whose replies are ignored (mcrouter's shadowing with a key
+   * fraction range). Keyless requests are not shadowed.
    *
    * @param fraction 0 (nothing) to 1 (everything)
    */

@@ -7,8 +7,10 @@ import io.memroute.core.Command;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.memroute.testkit.memory.MemoryBackend;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -252,6 +254,28 @@ class SimpleRoutesTest {
       again.add(q.key());
     }
     assertThat(again).isEqualTo(shadowed); // the same keys every time
+  }
+
+  @Test
+  void shadowPicksABase64KeyByTheKeyItStandsFor() {
+    // mg <base64> b names the item of the bytes it stands for: shadowed as that key's text is
+    Route r = Routes.shadow(Routes.pool("a"), Routes.pool("shadow"), 0.5);
+    MemoryBackend shadow = fx.backend("shadow");
+    int elsewhereAsText = 0;
+    for (int i = 0; i < 400; i++) {
+      String key = "key:" + i;
+      String b64 = Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8));
+      shadow.clearRequests();
+      fx.run(r, Request.get(key)).join();
+      boolean text = shadow.requestCount() == 1;
+      shadow.clearRequests();
+      fx.run(r, Request.metaGet(b64, "b", "v")).join();
+      assertThat(shadow.requestCount() == 1).as(key).isEqualTo(text);
+      shadow.clearRequests();
+      fx.run(r, Request.get(b64)).join(); // the base64 text as a key of its own
+      elsewhereAsText += (shadow.requestCount() == 1) != text ? 1 : 0;
+    }
+    assertThat(elsewhereAsText).as("keys whose base64 text is picked otherwise").isPositive();
   }
 
   @Test

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A pool: hash, optional key filter, distribution, backends. Immutable and thread-safe; placing a
- * single-key request allocates nothing.
+ * single-key request allocates nothing but for a meta key in base64, decoded to the bytes it stands
+ * for (see {@link KeyHash#hash(Request, KeyFilter)}).
  */
 public final class DefaultPool implements Pool {
   private static final Logger log = LoggerFactory.getLogger(DefaultPool.class);

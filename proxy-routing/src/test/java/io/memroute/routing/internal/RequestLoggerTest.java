@@ -79,6 +79,11 @@ class RequestLoggerTest {
     assertThat(
             hashed.line("error", Request.getMulti(java.util.List.of("user:42", "b")), FAILED, null))
         .startsWith("rule=error command=get key=" + hash + " keys=2 ");
+    // a meta key in base64 names the item of the bytes it stands for: logged as that item's hash
+    assertThat(hashed.line("error", Request.metaGet("dXNlcjo0Mg==", "b", "v"), FAILED, null))
+        .startsWith("rule=error command=mg key=" + hash + " backend=");
+    assertThat(clear.line("error", Request.metaGet("dXNlcjo0Mg==", "b", "v"), FAILED, null))
+        .startsWith("rule=error command=mg key=dXNlcjo0Mg== backend="); // as sent
   }
 
   @Test
