@@ -11,7 +11,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * {@link Routes#prefix()}: picks a child by the key's prefix with a byte trie walked over the
- * request's key bytes: no allocation for single-key requests.
+ * request's key bytes (a meta key in base64: the bytes it stands for): no allocation for other
+ * single-key requests.
  */
 final class PrefixRoute implements Route, ParentRoute {
   enum Mode {
@@ -105,11 +106,23 @@ final class PrefixRoute implements Route, ParentRoute {
     if (n == 0) {
       return otherwise.route(request, context);
     }
+    if (request.hasFlag('b')) { // a bit test: only a base64 key is decoded
+      return base64(request).route(request, context);
+    }
     Route r = match(request, null, request.keyLength());
     if (n == 1) {
       return r.route(request, context);
     }
     return splitMulti(request, context, r);
+  }
+
+  /**
+   * The route of a meta request with a base64 key: by the bytes it stands for, the key of the item
+   * memcached stores ({@code mg dXNlcjox b} is {@code user:1}).
+   */
+  private Route base64(Request request) {
+    byte[] key = request.itemKeyBytes();
+    return match(null, key, key.length);
   }
 
   /**

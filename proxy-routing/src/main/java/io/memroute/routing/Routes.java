@@ -141,7 +141,9 @@ public final class Routes {
    *
    * <p>A key that matches nothing, and a request without a key, go to the default route ({@link
    * #noRoute()} if none). A multi-key get is split: each key is routed by its own prefix, one
-   * multi-key request per route, and the replies merged in key order.
+   * multi-key request per route, and the replies merged in key order. A meta key in base64 ({@code
+   * mg dXNlcjox b v}) is matched by the bytes it stands for ({@code user:1}), the item's key, as
+   * its text spelling is (decoding it is the one allocation).
    */
   public static PrefixBuilder prefix() {
     return new PrefixBuilder();

@@ -7,6 +7,8 @@ import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -15,10 +17,14 @@ class PrefixRouteTest {
   private final Fixture fx = new Fixture("foo", "foobar", "bar", "user", "u", "main");
 
   private String target(Route r, String key) {
+    return target(r, Request.get(key));
+  }
+
+  private String target(Route r, Request request) {
     for (var b : fx.backends.values()) {
       b.clearRequests();
     }
-    Response reply = fx.run(r, Request.get(key)).join();
+    Response reply = fx.run(r, request).join();
     for (var e : fx.backends.entrySet()) {
       if (e.getValue().requestCount() > 0) {
         return e.getKey();
@@ -45,6 +51,64 @@ class PrefixRouteTest {
     assertThat(target(r, "foo:1")).isEqualTo("main");
     assertThat(target(r, "/foo/1")).isEqualTo("main"); // empty prefix
     assertThat(target(r, "zzz/1")).isEqualTo("main");
+  }
+
+  private static String b64(byte[] key) {
+    return Base64.getEncoder().encodeToString(key);
+  }
+
+  private static String b64(String key) {
+    return b64(key.getBytes(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void aBase64KeyIsRoutedByThePrefixOfTheBytesItStandsFor() {
+    // mg <base64 of user:1> b names the item user:1 (memcached stores it so): it goes where get
+    // user:1 goes, whatever its base64 text starts with
+    Route stop =
+        Routes.prefix()
+            .stop(":")
+            .route("user", Routes.pool("user"))
+            .route("dXNlcjox", Routes.pool("foo")) // the base64 text of user:1
+            .defaultRoute(Routes.pool("main"))
+            .build();
+    Route anchor =
+        Routes.prefix()
+            .anchor("/")
+            .stop(":")
+            .route("user", Routes.pool("user"))
+            .defaultRoute(Routes.pool("main"))
+            .build();
+    Route longest =
+        Routes.prefix()
+            .longestMatch()
+            .route("u", Routes.pool("u"))
+            .route("user:", Routes.pool("user"))
+            .route("dXNl", Routes.pool("foo")) // the base64 text of use...
+            .defaultRoute(Routes.pool("main"))
+            .build();
+    for (String key : List.of("user:1", "/user:1", "u1", "zz", "user", "dXNlcjox:1")) {
+      for (Route r : List.of(stop, anchor, longest)) {
+        String text = target(r, key);
+        for (Request q :
+            List.of(
+                Request.metaGet(b64(key), "b", "v"),
+                Request.metaSet(b64(key), new byte[] {1}, "b"),
+                Request.metaDelete(b64(key), "b"),
+                Request.metaArithmetic(b64(key), "b"),
+                Request.parse("me " + b64(key) + " b"))) {
+          assertThat(target(r, q)).as("%s in %s", q, r).isEqualTo(text);
+        }
+      }
+    }
+    assertThat(target(stop, Request.metaGet(b64("user:1"), "b", "v"))).isEqualTo("user");
+    assertThat(target(longest, Request.metaGet(b64("user:1"), "b", "v"))).isEqualTo("user");
+    // bytes no text key can hold after the prefix
+    byte[] binary = {'u', 's', 'e', 'r', ':', 0, ' ', '\n', (byte) 0xff};
+    assertThat(target(stop, Request.metaGet(b64(binary), "b", "v"))).isEqualTo("user");
+    assertThat(target(longest, Request.metaGet(b64(binary), "b", "v"))).isEqualTo("user");
+    // without b, base64 text is a key of its own
+    assertThat(target(stop, Request.metaGet(b64("user:1") + ":1", "v"))).isEqualTo("foo");
   }
 
   @Test
