@@ -15,6 +15,10 @@ import java.util.concurrent.CompletionStage;
  *     : ctx.pool("main").send(req);
  * }</pre>
  *
+ * <p>{@link Request#key()} is the key as sent, a meta key in base64 ({@code mg c2Vzc2lvbjox b v},
+ * the item {@code session:1}) as its base64 text; {@link Request#itemKeyBytes()} is the key of the
+ * item, which the built-in routes place and match by.
+ *
  * <p>Routes must not block: compose futures instead. A route reports a backend failure as a {@link
  * Response} with status {@code BACKEND_FAILURE} (so that a parent route can fail over). An
  * exception thrown by a route, or a stage it completes exceptionally, is a bug in the route: the
