@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -456,11 +455,7 @@ final class NearCacheRoute implements Route, ParentRoute {
   private void invalidate(Request request, RouteContext context) {
     long now = context.ticker().nanoTime();
     if (request.keyCount() == 1) {
-      // a base64 key is looked up as its bytes, as a text command names them (Request checked it)
-      byte[] key =
-          request.command().isMeta() && request.hasFlag('b')
-              ? Base64.getDecoder().decode(request.key())
-              : request.keyBytes();
+      byte[] key = request.itemKeyBytes(); // a base64 meta key names the item of its bytes
       drop(key, 0, key.length, now, context);
       return;
     }
