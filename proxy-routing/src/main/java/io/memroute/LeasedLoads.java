@@ -124,9 +124,9 @@ final class LeasedLoads {
     Read running = reads.putIfAbsent(key, read);
     if (running != null) {
       counts[Result.JOINED.ordinal()].increment();
-      return forCaller(running.result);
+      return forCaller(running.result, true);
     }
-    CompletableFuture<byte[]> out = forCaller(read.result);
+    CompletableFuture<byte[]> out = forCaller(read.result, false);
     read.send();
     return out;
   }
@@ -150,15 +150,19 @@ final class LeasedLoads {
     return new RouterClosedException("router closed");
   }
 
-  /** The caller's own future of a shared result, completed as the router completes futures. */
-  private CompletableFuture<byte[]> forCaller(GuardedFuture<byte[]> shared) {
+  /**
+   * The caller's own future of a shared result, completed as the router completes futures. A call
+   * that joined another's read gets a copy of its value: every caller owns the array it gets, as
+   * with {@link MemcacheRouter#get(String)}, and may change it without changing another's.
+   */
+  private CompletableFuture<byte[]> forCaller(GuardedFuture<byte[]> shared, boolean joined) {
     GuardedFuture<byte[]> out = new GuardedFuture<>();
     BiConsumer<byte[], Throwable> relay =
         (v, e) -> {
           if (e != null) {
             out.completeExceptionally(GuardedFuture.unwrap(e));
           } else {
-            out.complete(v);
+            out.complete(joined ? v.clone() : v);
           }
         };
     if (completionExecutor != null) {
@@ -417,7 +421,8 @@ final class LeasedLoads {
               fail(e, Result.FAILED);
               return;
             }
-            if (!store(key, v, ttlSeconds, cas) && leased) {
+            // a copy: the caller owns v, and the ms may be written after the caller has it
+            if (!store(key, v.clone(), ttlSeconds, cas) && leased) {
               release(cas, stale); // too large to store: others need not wait for it
             }
             finish(v, outcome);

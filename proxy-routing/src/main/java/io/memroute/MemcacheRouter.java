@@ -423,8 +423,9 @@ public final class MemcacheRouter implements AutoCloseable {
    * <p><b>Threads.</b> The loader runs on the {@link Builder#completionExecutor completionExecutor}
    * if one is set, else on the thread that completed the read: usually an event loop, so it must
    * not block; return a stage that completes elsewhere ({@code CompletableFuture.supplyAsync(...,
-   * executor)}). The future completes as every future of the router does. The value array is shared
-   * by the calls that shared a read and is the one stored: do not modify it.
+   * executor)}). The future completes as every future of the router does. Each call gets an array
+   * of its own, which it may modify: a call that shared a read gets a copy, and what is stored is a
+   * copy of what the loader gave.
    *
    * @param ttlSeconds for the stored value: 0 never expires; up to 30 days relative seconds, else a
    *     unix time

@@ -577,6 +577,34 @@ class LeasedLoadsTest {
     assertThat(s(b)).isEqualTo("v");
   }
 
+  @Test
+  void aLoadedValueIsTheCallersOwnArrayAndNotTheOneStored() {
+    CompletableFuture<byte[]> first = get("k");
+    CompletableFuture<byte[]> joined = get("k");
+    loader.complete(0, "loaded");
+
+    first.join()[0] = 'X'; // a caller may reuse its array, as the typed API allows
+    joined.join()[1] = 'Y';
+
+    assertThat(s(first)).isEqualTo("Xoaded");
+    assertThat(s(joined)).isEqualTo("lYaded");
+    assertThat(cache.valueOf("k")).isEqualTo("loaded"); // the ms holds an array of its own
+  }
+
+  @Test
+  void callsThatShareAHitEachGetTheirOwnArray() {
+    cache.put("k", "cached");
+    cache.hold();
+    CompletableFuture<byte[]> first = get("k");
+    CompletableFuture<byte[]> joined = get("k");
+    cache.heal().releaseHeld();
+
+    joined.join()[0] = 'X';
+
+    assertThat(s(first)).isEqualTo("cached");
+    assertThat(s(joined)).isEqualTo("Xached");
+  }
+
   // ---------------------------------------------------------------- threads
 
   @Test
