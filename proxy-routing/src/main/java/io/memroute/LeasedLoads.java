@@ -199,8 +199,13 @@ final class LeasedLoads {
     sendQuietly(
         cas == 0
             ? Request.metaSet(key, value, ttl, "ME")
-            : Request.metaSet(key, value, ttl, "C" + cas));
+            : Request.metaSet(key, value, ttl, casFlag(cas)));
     return true;
+  }
+
+  /** {@code C<cas>}: a CAS is an unsigned 64-bit number. */
+  private static String casFlag(long cas) {
+    return "C" + Long.toUnsignedString(cas);
   }
 
   /**
@@ -236,21 +241,19 @@ final class LeasedLoads {
         };
     Runnable call =
         () -> {
-          CompletionStage<byte[]> stage;
           try {
-            stage = loader.apply(key);
+            CompletionStage<byte[]> stage = loader.apply(key);
+            if (stage == null) {
+              once.accept(
+                  null,
+                  new NullPointerException(
+                      "loader: returned null for key '" + key + "' (expected: a CompletionStage)"));
+              return;
+            }
+            stage.whenComplete(once);
           } catch (Throwable e) {
             once.accept(null, e); // an Error too: thrown on, it would leave the callers hanging
-            return;
           }
-          if (stage == null) {
-            once.accept(
-                null,
-                new NullPointerException(
-                    "loader: returned null for key '" + key + "' (expected: a CompletionStage)"));
-            return;
-          }
-          stage.whenComplete(once);
         };
     try {
       timeout[0] =
@@ -305,7 +308,20 @@ final class LeasedLoads {
     }
 
     void send() {
-      GuardedFuture.whenDone(cache.apply(mg), this::onReply);
+      GuardedFuture.whenDone(cache.apply(mg), (r, e) -> guarded(() -> onReply(r, e)));
+    }
+
+    /**
+     * Runs a step of this read. One that throws (a bug) fails the read's calls: they would wait for
+     * good, and with them every later call of the key, which would join them. Thrown on, it would
+     * reach the thread that completed the step before, or vanish in a stage that swallows it.
+     */
+    void guarded(Runnable step) {
+      try {
+        step.run();
+      } catch (Throwable e) {
+        fail(e, Result.FAILED);
+      }
     }
 
     void onReply(Response r, Throwable err) {
@@ -410,29 +426,35 @@ final class LeasedLoads {
           key,
           loader,
           options.leaseTtl().toNanos(),
-          (v, e) -> {
-            if (result.isDone()) {
-              return; // failed by close(): nothing more to send
-            }
-            if (e != null) {
-              if (leased) {
-                release(cas, stale);
-              }
-              fail(e, Result.FAILED);
-              return;
-            }
-            // a copy: the caller owns v, and the ms may be written after the caller has it
-            if (!store(key, v.clone(), ttlSeconds, cas) && leased) {
-              release(cas, stale); // too large to store: others need not wait for it
-            }
-            finish(v, outcome);
-          });
+          (v, e) -> guarded(() -> loaded(v, e, outcome, cas, stale, leased)));
+    }
+
+    /** What {@link #load} does with the loader's value {@code v} or failure {@code e}. */
+    private void loaded(
+        byte[] v, Throwable e, Result outcome, long cas, boolean stale, boolean leased) {
+      if (result.isDone()) {
+        return; // failed by close(): nothing more to send
+      }
+      if (e != null) {
+        if (leased) {
+          release(cas, stale);
+        }
+        fail(e, Result.FAILED);
+        return;
+      }
+      // a copy: the caller owns v, and the ms may be written after the caller has it
+      if (!store(key, v.clone(), ttlSeconds, cas) && leased) {
+        release(cas, stale); // too large to store: others need not wait for it
+      }
+      finish(v, outcome);
     }
 
     void release(long cas, boolean stale) {
       if (cas != 0) {
         sendQuietly(
-            stale ? Request.metaDelete(key, "I", "C" + cas) : Request.metaDelete(key, "C" + cas));
+            stale
+                ? Request.metaDelete(key, "I", casFlag(cas))
+                : Request.metaDelete(key, casFlag(cas)));
       }
     }
 

@@ -439,6 +439,52 @@ class LeasedLoadsTest {
     assertThat(lines()).containsExactly("mg k v c N30", "md k C1");
   }
 
+  @Test
+  void aCasOver2To63IsSentAsTheUnsignedNumberItIs() {
+    String cas = "18446744073709551614"; // 2^64 - 2: a long of -2
+    cache.script(
+        r ->
+            r.command() == Command.MG
+                ? Response.builder(ResponseStatus.HIT)
+                    .text("c" + cas + " W")
+                    .cas(Long.parseUnsignedLong(cas))
+                    .value(new byte[0])
+                    .build()
+                : null);
+    CompletableFuture<byte[]> stored = get("a");
+    CompletableFuture<byte[]> failed = get("b");
+    loader.complete(0, "v");
+    loader.calls.get(1).completeExceptionally(new IllegalStateException("db down"));
+
+    assertThat(s(stored)).isEqualTo("v");
+    assertThat(failed).isCompletedExceptionally();
+    assertThat(lines()).contains("ms a 1 T60 C" + cas, "md b C" + cas);
+    assertThat(loads.inFlight()).isZero();
+  }
+
+  @Test
+  void aStepThatThrowsFailsTheCallsInsteadOfLeavingThemAndTheKeyWaiting() throws Exception {
+    IllegalStateException bug = new IllegalStateException("bug");
+    loads =
+        new LeasedLoads(
+            cache::send,
+            time,
+            time,
+            null,
+            closed::get,
+            () -> {
+              throw bug;
+            });
+    CompletableFuture<byte[]> f = get("k");
+    CompletableFuture<byte[]> joined = get("k");
+    loader.complete(0, "v");
+
+    assertThat(cause(f)).isSameAs(bug);
+    assertThat(cause(joined)).isSameAs(bug);
+    assertThat(loads.inFlight()).isZero(); // the next call reads again
+    assertThat(counts()).isEqualTo(Map.of("failed", 1L, "joined", 1L));
+  }
+
   // ---------------------------------------------------------------- cache failures
 
   @Test
