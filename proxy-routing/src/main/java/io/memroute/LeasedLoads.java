@@ -187,19 +187,22 @@ final class LeasedLoads {
 
   /**
    * {@code ms} of a loaded value: over the item whose CAS is {@code cas} (the placeholder or stale
-   * item a lease was won on), or, with no CAS, only where the key is absent ({@code ME}, add).
+   * item a lease was won on, or the lease waited on), or, with no CAS, only where the key is absent
+   * ({@code ME}, add). A lease won with no CAS ({@code leased}, {@code cas} 0: a memcached started
+   * with {@code -C}, where {@code C0} never matches) stores unconditionally: no CAS can tell the
+   * placeholder from a value written meanwhile, and an add would never replace the placeholder.
    * Nothing for a value too large for the router.
    */
-  private boolean store(String key, byte[] value, int ttlSeconds, long cas) {
+  private boolean store(String key, byte[] value, int ttlSeconds, long cas, boolean leased) {
     if (value.length > maxValueSize.getAsInt()) {
       log.debug("getOrLoad: {} bytes loaded for '{}' are too large to store", value.length, key);
       return false;
     }
     String ttl = "T" + ttlSeconds;
     sendQuietly(
-        cas == 0
-            ? Request.metaSet(key, value, ttl, "ME")
-            : Request.metaSet(key, value, ttl, casFlag(cas)));
+        cas != 0
+            ? Request.metaSet(key, value, ttl, casFlag(cas))
+            : leased ? Request.metaSet(key, value, ttl) : Request.metaSet(key, value, ttl, "ME"));
     return true;
   }
 
@@ -443,19 +446,22 @@ final class LeasedLoads {
         return;
       }
       // a copy: the caller owns v, and the ms may be written after the caller has it
-      if (!store(key, v.clone(), ttlSeconds, cas) && leased) {
+      if (!store(key, v.clone(), ttlSeconds, cas, leased) && leased) {
         release(cas, stale); // too large to store: others need not wait for it
       }
       finish(v, outcome);
     }
 
+    /**
+     * Gives back a lease won on the item with {@code cas}; with no CAS (see {@link #store}), from
+     * whatever item the key holds.
+     */
     void release(long cas, boolean stale) {
-      if (cas != 0) {
-        sendQuietly(
-            stale
-                ? Request.metaDelete(key, "I", casFlag(cas))
-                : Request.metaDelete(key, casFlag(cas)));
-      }
+      String[] flags =
+          cas == 0
+              ? stale ? new String[] {"I"} : new String[0]
+              : stale ? new String[] {"I", casFlag(cas)} : new String[] {casFlag(cas)};
+      sendQuietly(Request.metaDelete(key, flags));
     }
 
     /** The early reload of a value still valid, which the caller does not wait for. */
@@ -469,7 +475,7 @@ final class LeasedLoads {
               // the win stays handed out: others keep the valid value until it expires
               log.debug("getOrLoad: the early reload of '{}' failed", key, e);
             } else {
-              store(key, v, ttlSeconds, cas);
+              store(key, v, ttlSeconds, cas, true);
             }
           });
     }

@@ -50,6 +50,13 @@ class GetOrLoadIntegrationTest {
   @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
   @RegisterExtension final TestRouters routers = new TestRouters(memcached);
 
+  /**
+   * A memcached started with {@code -C}: every CAS is 0, and {@code ms C0} never matches. Never
+   * flushed: after a {@code flush_all}, memcached 1.6.18 started so takes every item for flushed.
+   */
+  @RegisterExtension
+  static MemcachedExtension withoutCas = MemcachedExtension.builder().extraArgs("-C").build();
+
   private static final LoadOptions PATIENT =
       LoadOptions.builder().maxWait(Duration.ofMinutes(1)).build();
 
@@ -266,6 +273,39 @@ class GetOrLoadIntegrationTest {
     assertThat(stat(b, "loads_loaded")).isEqualTo(1);
     assertThat(stat(a, "loads_failed")).isEqualTo(1);
     eventually("the stored value", () -> "v".equals(cached(a, "k")));
+  }
+
+  @Test
+  void aServerWithoutCasStoresTheWinnersValueAndTakesItsLeaseBack() throws Exception {
+    MemcacheRouter a =
+        routers.ready(MemcacheRouter.builder().servers(withoutCas.addresses()).eventLoopThreads(1));
+    MemcacheRouter b =
+        routers.ready(MemcacheRouter.builder().servers(withoutCas.addresses()).eventLoopThreads(1));
+
+    CompletableFuture<byte[]> winner = a.getOrLoad("k", 300, PATIENT, gated);
+    eventually("the winner's load", () -> loads.get() == 1);
+    CompletableFuture<byte[]> waiting = b.getOrLoad("k", 300, PATIENT, gated);
+    eventually("a re-read", () -> stat(b, "cmd_mg") >= 2);
+    gate.complete(b("v"));
+
+    assertThat(s(await(winner))).isEqualTo("v");
+    assertThat(s(await(waiting))).isEqualTo("v"); // stored, not waited out for a minute
+    assertThat(loads).hasValue(1);
+    assertThat(stat(b, "loads_waited")).isEqualTo(1);
+    assertThat(cached(b, "k")).isEqualTo("v");
+
+    IllegalStateException boom = new IllegalStateException("database down");
+    assertThat(cause(a.getOrLoad("f", 300, PATIENT, key -> CompletableFuture.failedFuture(boom))))
+        .isSameAs(boom);
+    eventually(
+        "the lease given back",
+        () -> {
+          try {
+            return await(a.execute(Request.metaGet("f", "v"))).isMiss();
+          } catch (Exception e) {
+            throw new AssertionError(e);
+          }
+        });
   }
 
   @Test

@@ -462,6 +462,25 @@ class LeasedLoadsTest {
     assertThat(loads.inFlight()).isZero();
   }
 
+  /** A memcached started with {@code -C} answers every CAS 0, and {@code C0} never matches. */
+  @Test
+  void aLeaseWonWithoutACasIsStoredOverAndGivenBackWithoutOne() {
+    cache.script(
+        r ->
+            r.command() == Command.MG
+                ? Response.builder(ResponseStatus.HIT).text("c0 W").value(new byte[0]).build()
+                : null);
+    CompletableFuture<byte[]> stored = get("a");
+    CompletableFuture<byte[]> failed = get("b");
+    loader.complete(0, "v");
+    loader.calls.get(1).completeExceptionally(new IllegalStateException("db down"));
+
+    assertThat(s(stored)).isEqualTo("v");
+    assertThat(failed).isCompletedExceptionally();
+    assertThat(lines()).containsExactly("mg a v c N30", "mg b v c N30", "ms a 1 T60", "md b");
+    assertThat(counts()).isEqualTo(Map.of("loaded", 1L, "failed", 1L));
+  }
+
   @Test
   void aStepThatThrowsFailsTheCallsInsteadOfLeavingThemAndTheKeyWaiting() throws Exception {
     IllegalStateException bug = new IllegalStateException("bug");
