@@ -74,6 +74,7 @@ final class LeasedLoads {
   private final IntSupplier maxValueSize;
   private final Map<String, Read> reads = new ConcurrentHashMap<>();
   private final LongAdder[] counts = new LongAdder[Result.values().length];
+  private final LongAdder refreshFailures = new LongAdder();
   private final AtomicBoolean warnedErrorReply = new AtomicBoolean();
 
   /**
@@ -101,6 +102,14 @@ final class LeasedLoads {
   /** How many calls came to {@code result}. */
   long count(Result result) {
     return counts[result.ordinal()].sum();
+  }
+
+  /**
+   * How many early reloads (a {@link Result#REFRESHED} call's) stored nothing: the loader failed or
+   * timed out, or its value was too large.
+   */
+  long refreshFailures() {
+    return refreshFailures.sum();
   }
 
   /** Reads in flight (tests). */
@@ -464,7 +473,12 @@ final class LeasedLoads {
       sendQuietly(Request.metaDelete(key, flags));
     }
 
-    /** The early reload of a value still valid, which the caller does not wait for. */
+    /**
+     * The early reload of a value still valid, which the caller does not wait for. One that stores
+     * nothing is counted; its win is not given back: {@code md I} would turn the valid value stale,
+     * and the next reader would load it with its caller waiting (and failing, if the loader still
+     * fails), where now everyone gets the valid value until it expires.
+     */
     void refresh(long cas) {
       callLoader(
           key,
@@ -472,10 +486,10 @@ final class LeasedLoads {
           options.leaseTtl().toNanos(),
           (v, e) -> {
             if (e != null) {
-              // the win stays handed out: others keep the valid value until it expires
+              refreshFailures.increment();
               log.debug("getOrLoad: the early reload of '{}' failed", key, e);
-            } else {
-              store(key, v, ttlSeconds, cas, true);
+            } else if (!store(key, v, ttlSeconds, cas, true)) {
+              refreshFailures.increment();
             }
           });
     }

@@ -608,6 +608,7 @@ public final class MemcacheRouter implements AutoCloseable {
     for (LeasedLoads.Result r : LeasedLoads.Result.values()) {
       all.put("loads_" + r.tag, loads.count(r));
     }
+    all.put("loads_refresh_failed", loads.refreshFailures());
     if (discovery != null) {
       discovery.addStats(all);
     }

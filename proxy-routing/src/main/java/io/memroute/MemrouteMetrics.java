@@ -54,6 +54,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.spooled.deletes</td><td>function counter: deletes a reliable-deletes route spooled, and how each left the spool</td><td>result (spooled, replayed, superseded, dropped_full, dropped_expired, dropped_error, dropped_closed)</td></tr>
  *   <tr><td>memroute.l1.fills</td><td>function counter: values and negative-cache sentinels an l1l2 route wrote into its L1</td><td>result (stored, not_stored, failed, dropped)</td></tr>
  *   <tr><td>memroute.loads</td><td>function counter: {@link MemcacheRouter#getOrLoad getOrLoad} calls, by how each got its value</td><td>result (hit, loaded, waited, stale, refreshed, unleased, joined, failed)</td></tr>
+ *   <tr><td>memroute.loads.refresh.failures</td><td>function counter: early reloads behind a refreshed getOrLoad call that stored nothing (the loader failed or timed out, or its value was too large)</td><td></td></tr>
  *   <tr><td>memroute.ncache.hits</td><td>function counter: keys an l1l2 route found as a negative-cache sentinel in its L1</td><td></td></tr>
  *   <tr><td>memroute.near.cache.gets</td><td>function counter: keys near-cache routes answered from their cache, or read from their child</td><td>result (hit, miss)</td></tr>
  *   <tr><td>memroute.near.cache.admissions</td><td>function counter: values near-cache routes put into their cache</td><td></td></tr>
@@ -227,6 +228,12 @@ public final class MemrouteMetrics implements MeterBinder {
               .tags(routerTags)
               .register(registry));
     }
+    common.add(
+        FunctionCounter.builder(
+                "memroute.loads.refresh.failures", loads, LeasedLoads::refreshFailures)
+            .description("early reloads behind a refreshed getOrLoad call that stored nothing")
+            .tags(routerTags)
+            .register(registry));
     common.add(
         FunctionCounter.builder("memroute.ncache.hits", engine, RouterEngine::ncacheHits)
             .description("keys an l1l2 route found as a negative-cache sentinel in its L1")

@@ -222,6 +222,24 @@ class GetOrLoadIntegrationTest {
   }
 
   @Test
+  void aFailedEarlyReloadIsCountedAndLeavesTheValue() throws Exception {
+    MemcacheRouter a = router("a");
+    MeterRegistry registry = new SimpleMeterRegistry();
+    a.metrics().bindTo(registry);
+    assertThat(await(a.set("k", b("old"), 10))).isTrue();
+    LoadOptions recache = PATIENT.toBuilder().recacheWindow(Duration.ofSeconds(30)).build();
+
+    assertThat(s(await(a.getOrLoad("k", 300, recache, gated)))).isEqualTo("old");
+    gate.completeExceptionally(new IllegalStateException("database down"));
+
+    assertThat(stat(a, "loads_refresh_failed")).isEqualTo(1);
+    assertThat(registry.find("memroute.loads.refresh.failures").functionCounter().count())
+        .isEqualTo(1);
+    assertThat(s(await(a.getOrLoad("k", 300, recache, gated)))).isEqualTo("old");
+    assertThat(loads).hasValue(1);
+  }
+
+  @Test
   void anInvalidatedValueIsServedStaleWhileOneClientReloadsIt() throws Exception {
     MemcacheRouter a = router("a");
     MemcacheRouter b = router("b");

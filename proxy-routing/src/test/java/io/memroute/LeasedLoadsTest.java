@@ -345,6 +345,30 @@ class LeasedLoadsTest {
     assertThat(cache.valueOf("k")).isEqualTo("old");
     assertThat(s(get("k", options))).isEqualTo("old");
     assertThat(loader.calls).hasSize(1);
+    assertThat(counts()).isEqualTo(Map.of("refreshed", 1L, "hit", 1L)); // one result per call
+    assertThat(loads.refreshFailures()).isEqualTo(1); // and the failure behind them counted
+  }
+
+  @Test
+  void anEarlyReloadThatTimesOutOrIsTooLargeToStoreIsCountedAsFailed() {
+    loads = loads(null, 4);
+    LoadOptions options =
+        LoadOptions.builder()
+            .recacheWindow(Duration.ofSeconds(30))
+            .leaseTtl(Duration.ofSeconds(5))
+            .build();
+    send(Request.metaSet("slow", b("old"), "T10"));
+    send(Request.metaSet("large", b("old"), "T10"));
+    assertThat(s(get("slow", options))).isEqualTo("old");
+    assertThat(s(get("large", options))).isEqualTo("old");
+
+    loader.complete(1, "too large");
+    assertThat(loads.refreshFailures()).isEqualTo(1);
+    time.advance(Duration.ofSeconds(5));
+    assertThat(loads.refreshFailures()).isEqualTo(2);
+    loader.complete(0, "late"); // dropped, and not counted again
+    assertThat(loads.refreshFailures()).isEqualTo(2);
+    assertThat(cache.valueOf("slow")).isEqualTo("old");
   }
 
   // ---------------------------------------------------------------- loader failures
