@@ -1,6 +1,8 @@
 package io.memroute;
 
 import static io.memroute.TestRouters.await;
+import static io.memroute.TestRouters.eventually;
+import static io.memroute.TestRouters.failure;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -27,14 +29,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -96,17 +95,6 @@ class GetOrLoadIntegrationTest {
     return v == null ? null : new String(v, UTF_8);
   }
 
-  /**
-   * Waits, at most 10 s, for what a router does in the background; fails the test if it does not.
-   */
-  private static void eventually(String what, BooleanSupplier condition) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - deadline).as("waiting for %s", what).isNegative();
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-    }
-  }
-
   private static long stat(MemcacheRouter r, String name) {
     return r.stats().get(name);
   }
@@ -120,12 +108,12 @@ class GetOrLoadIntegrationTest {
     }
   }
 
-  private static Throwable cause(CompletableFuture<?> f) throws Exception {
+  /** Whether the server holds no item, not even a placeholder, for {@code key}. */
+  private static boolean absent(MemcacheRouter r, String key) {
     try {
-      f.get(10, TimeUnit.SECONDS);
-      throw new AssertionError("completed without failing");
-    } catch (ExecutionException e) {
-      return e.getCause();
+      return await(r.execute(Request.metaGet(key, "v"))).isMiss();
+    } catch (Exception e) {
+      throw new AssertionError(e);
     }
   }
 
@@ -230,6 +218,7 @@ class GetOrLoadIntegrationTest {
     LoadOptions recache = PATIENT.toBuilder().recacheWindow(Duration.ofSeconds(30)).build();
 
     assertThat(s(await(a.getOrLoad("k", 300, recache, gated)))).isEqualTo("old");
+    eventually("the early reload", () -> loads.get() == 1); // called after the caller's answer
     gate.completeExceptionally(new IllegalStateException("database down"));
 
     assertThat(stat(a, "loads_refresh_failed")).isEqualTo(1);
@@ -272,16 +261,8 @@ class GetOrLoadIntegrationTest {
     CompletableFuture<byte[]> failed =
         a.getOrLoad("k", 300, PATIENT, key -> CompletableFuture.failedFuture(boom));
 
-    assertThat(cause(failed)).isSameAs(boom);
-    eventually(
-        "the lease given back",
-        () -> {
-          try {
-            return await(a.execute(Request.metaGet("k", "v"))).isMiss();
-          } catch (Exception e) {
-            throw new AssertionError(e);
-          }
-        });
+    assertThat(failure(failed)).isSameAs(boom);
+    eventually("the lease given back", () -> absent(a, "k"));
     CompletableFuture<byte[]> next = b.getOrLoad("k", 300, PATIENT, gated);
     eventually("the next caller's load", () -> loads.get() == 1);
     gate.complete(b("v"));
@@ -313,17 +294,9 @@ class GetOrLoadIntegrationTest {
     assertThat(cached(b, "k")).isEqualTo("v");
 
     IllegalStateException boom = new IllegalStateException("database down");
-    assertThat(cause(a.getOrLoad("f", 300, PATIENT, key -> CompletableFuture.failedFuture(boom))))
+    assertThat(failure(a.getOrLoad("f", 300, PATIENT, key -> CompletableFuture.failedFuture(boom))))
         .isSameAs(boom);
-    eventually(
-        "the lease given back",
-        () -> {
-          try {
-            return await(a.execute(Request.metaGet("f", "v"))).isMiss();
-          } catch (Exception e) {
-            throw new AssertionError(e);
-          }
-        });
+    eventually("the lease given back", () -> absent(a, "f"));
   }
 
   @Test
@@ -410,8 +383,8 @@ class GetOrLoadIntegrationTest {
 
     b.close();
 
-    assertThat(cause(waiting)).isInstanceOf(RouterClosedException.class);
-    assertThat(cause(b.getOrLoad("k", 300, PATIENT, gated)))
+    assertThat(failure(waiting)).isInstanceOf(RouterClosedException.class);
+    assertThat(failure(b.getOrLoad("k", 300, PATIENT, gated)))
         .isInstanceOf(RouterClosedException.class);
     gate.complete(b("v"));
     assertThat(s(await(winner))).isEqualTo("v");

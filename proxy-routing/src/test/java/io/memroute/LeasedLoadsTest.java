@@ -657,6 +657,25 @@ class LeasedLoadsTest {
   }
 
   @Test
+  void aCallerThatCancelsItsFutureCancelsNeitherTheLoadNorTheOthers() {
+    CompletableFuture<byte[]> cancelled = get("k");
+    CompletableFuture<byte[]> other = get("k");
+    CompletableFuture<byte[]> alone = get("j");
+
+    assertThat(cancelled.cancel(true)).isTrue();
+    assertThat(alone.cancel(true)).isTrue();
+    assertThat(loader.calls).allMatch(c -> !c.isDone());
+    loader.complete(0, "v");
+    loader.complete(1, "w");
+
+    assertThat(s(other)).isEqualTo("v");
+    assertThat(cache.valueOf("k")).isEqualTo("v");
+    assertThat(cache.valueOf("j")).isEqualTo("w"); // loaded all the same, for the next caller
+    assertThat(loads.inFlight()).isZero();
+    assertThat(counts()).isEqualTo(Map.of("loaded", 2L, "joined", 1L));
+  }
+
+  @Test
   void callersEachGetTheirOwnFuture() {
     CompletableFuture<byte[]> a = get("k");
     CompletableFuture<byte[]> b = get("k");
