@@ -300,6 +300,26 @@ class GetOrLoadIntegrationTest {
   }
 
   @Test
+  void aValueTooLargeForTheServerLeavesNoPlaceholderBehind() throws Exception {
+    MemcacheRouter a = router("a");
+    MemcacheRouter b = router("b");
+    byte[] large = new byte[1024 * 1024]; // the router takes it, memcached -I 1m cannot hold it
+
+    CompletableFuture<byte[]> winner = a.getOrLoad("k", 300, PATIENT, gated);
+    eventually("the winner's load", () -> loads.get() == 1);
+    CompletableFuture<byte[]> waiting = b.getOrLoad("k", 300, PATIENT, gated);
+    eventually("a re-read", () -> stat(b, "cmd_mg") >= 2);
+    gate.complete(large);
+
+    assertThat(await(winner)).hasSize(large.length);
+    // memcached refuses the ms and drops the item it was for: the waiting client wins next
+    assertThat(await(waiting)).hasSize(large.length);
+    assertThat(loads).hasValue(2);
+    assertThat(stat(b, "loads_loaded")).isEqualTo(1);
+    assertThat(absent(a, "k")).isTrue();
+  }
+
+  @Test
   void aKeyPrefixRouteStoresUnderThePrefixedKeyAndStillLeases() throws Exception {
     Route tenant = Routes.keyPrefix("tenant:", Routes.pool("mc"));
     MemcacheRouter a = router("a", tenant, BackendConfig.of("mc", memcached.addresses().get(0)));
