@@ -425,9 +425,9 @@ final class LeasedLoads {
     }
 
     /**
-     * Calls the loader and stores its value over the item with {@code cas} (absent: add). A lease
-     * ({@code leased}) is given back when the load fails: the placeholder deleted, a stale item
-     * made stale again, both only while they are still the item the lease was won on.
+     * Calls the loader and stores its value as {@link LeasedLoads#store} does. A lease ({@code
+     * leased}) is given back when the load fails: the placeholder deleted, a stale item made stale
+     * again, both only while they are still the item the lease was won on.
      */
     void load(Result outcome, long cas, boolean stale, boolean leased) {
       if (closed.getAsBoolean()) {

@@ -83,7 +83,9 @@ public final class LoadOptions {
    * Returns the recache window: when a value has less time to live than this, one client (the first
    * to read it, {@code mg R<secs>}) gets the value at once and reloads it in the background, while
    * the others go on getting the value. {@link Duration#ZERO} turns it off. Values stored with no
-   * expiry are never recached.
+   * expiry are never recached. Keep it well under the TTL the values are stored with: a value
+   * stored for no longer than the window is inside it a second later, and is then reloaded behind
+   * nearly every read, one reload after the other.
    */
   public Duration recacheWindow() {
     return recacheWindow;
