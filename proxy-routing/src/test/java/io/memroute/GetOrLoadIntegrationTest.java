@@ -320,6 +320,20 @@ class GetOrLoadIntegrationTest {
   }
 
   @Test
+  void aLoaderThatBlocksOnTheRouterFromItsEventLoopFailsInsteadOfDeadlocking() throws Exception {
+    MemcacheRouter a = router("a");
+
+    CompletableFuture<byte[]> f =
+        a.getOrLoad("k", 300, key -> CompletableFuture.completedFuture(a.get("other").join()));
+
+    assertThat(failure(f))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("would deadlock");
+    eventually("the lease given back", () -> absent(a, "k"));
+    assertThat(stat(a, "loads_failed")).isEqualTo(1);
+  }
+
+  @Test
   void aKeyPrefixRouteStoresUnderThePrefixedKeyAndStillLeases() throws Exception {
     Route tenant = Routes.keyPrefix("tenant:", Routes.pool("mc"));
     MemcacheRouter a = router("a", tenant, BackendConfig.of("mc", memcached.addresses().get(0)));
