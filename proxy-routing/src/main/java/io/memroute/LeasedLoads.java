@@ -125,9 +125,9 @@ final class LeasedLoads {
       Function<? super String, ? extends CompletionStage<byte[]>> loader) {
     Request mg = leaseRead(key, options); // checks the key as get does
     if (closed.getAsBoolean()) {
-      GuardedFuture<byte[]> f = new GuardedFuture<>();
-      f.completeExceptionally(closedException());
-      return f;
+      GuardedFuture<byte[]> failed = new GuardedFuture<>();
+      failed.completeExceptionally(closedException());
+      return forCaller(failed, false); // on the completion executor, as every call's future
     }
     Read read = new Read(key, mg, ttlSeconds, options, loader);
     Read running = reads.putIfAbsent(key, read);

@@ -771,6 +771,19 @@ class LeasedLoadsTest {
   }
 
   @Test
+  void onAClosedRouterTheCallFailsOnTheCompletionExecutorAsOtherCallsDo() throws Exception {
+    List<Runnable> tasks = new ArrayList<>();
+    loads = loads(tasks::add, 1024 * 1024);
+    closed.set(true);
+    CompletableFuture<byte[]> f = get("k");
+    assertThat(f).isNotDone();
+
+    tasks.remove(0).run();
+
+    assertThat(cause(f)).isInstanceOf(RouterClosedException.class);
+  }
+
+  @Test
   void aReplyArrivingAfterTheCloseFailsTheCall() throws Exception {
     cache.hold();
     CompletableFuture<byte[]> f = get("k");
