@@ -463,9 +463,11 @@ class LeasedLoadsTest {
     assertThat(lines()).containsExactly("mg k v c N30", "md k C1");
   }
 
-  @Test
-  void aCasOver2To63IsSentAsTheUnsignedNumberItIs() {
-    String cas = "18446744073709551614"; // 2^64 - 2: a long of -2
+  /**
+   * Every mg wins a placeholder with CAS {@code cas}; the loads of "a" and "b" that follow store
+   * and fail.
+   */
+  private List<String> winStoreAndFailWithCas(String cas) {
     cache.script(
         r ->
             r.command() == Command.MG
@@ -482,27 +484,23 @@ class LeasedLoadsTest {
 
     assertThat(s(stored)).isEqualTo("v");
     assertThat(failed).isCompletedExceptionally();
-    assertThat(lines()).contains("ms a 1 T60 C" + cas, "md b C" + cas);
+    assertThat(counts()).isEqualTo(Map.of("loaded", 1L, "failed", 1L));
     assertThat(loads.inFlight()).isZero();
+    return lines();
+  }
+
+  @Test
+  void aCasOver2To63IsSentAsTheUnsignedNumberItIs() {
+    String cas = "18446744073709551614"; // 2^64 - 2: a long of -2
+
+    assertThat(winStoreAndFailWithCas(cas)).contains("ms a 1 T60 C" + cas, "md b C" + cas);
   }
 
   /** A memcached started with {@code -C} answers every CAS 0, and {@code C0} never matches. */
   @Test
   void aLeaseWonWithoutACasIsStoredOverAndGivenBackWithoutOne() {
-    cache.script(
-        r ->
-            r.command() == Command.MG
-                ? Response.builder(ResponseStatus.HIT).text("c0 W").value(new byte[0]).build()
-                : null);
-    CompletableFuture<byte[]> stored = get("a");
-    CompletableFuture<byte[]> failed = get("b");
-    loader.complete(0, "v");
-    loader.calls.get(1).completeExceptionally(new IllegalStateException("db down"));
-
-    assertThat(s(stored)).isEqualTo("v");
-    assertThat(failed).isCompletedExceptionally();
-    assertThat(lines()).containsExactly("mg a v c N30", "mg b v c N30", "ms a 1 T60", "md b");
-    assertThat(counts()).isEqualTo(Map.of("loaded", 1L, "failed", 1L));
+    assertThat(winStoreAndFailWithCas("0"))
+        .containsExactly("mg a v c N30", "mg b v c N30", "ms a 1 T60", "md b");
   }
 
   @Test
