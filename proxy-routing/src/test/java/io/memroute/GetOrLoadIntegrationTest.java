@@ -323,8 +323,13 @@ class GetOrLoadIntegrationTest {
   void aLoaderThatBlocksOnTheRouterFromItsEventLoopFailsInsteadOfDeadlocking() throws Exception {
     MemcacheRouter a = router("a");
 
+    // another client's lease: a's read waits, and wins at a re-read, on its event loop's timer
+    long cas = await(a.execute(Request.metaGet("k", "c", "N30"))).cas();
     CompletableFuture<byte[]> f =
-        a.getOrLoad("k", 300, key -> CompletableFuture.completedFuture(a.get("other").join()));
+        a.getOrLoad(
+            "k", 300, PATIENT, key -> CompletableFuture.completedFuture(a.get("other").join()));
+    eventually("a re-read", () -> stat(a, "cmd_mg") >= 3);
+    assertThat(await(a.execute(Request.metaDelete("k", "C" + cas))).isOk()).isTrue();
 
     assertThat(failure(f))
         .isInstanceOf(IllegalStateException.class)
