@@ -63,7 +63,7 @@ final class NearCacheRoute implements Route, ParentRoute {
   /** Buckets an eviction for bytes looks at for its victim, from a random one on. */
   private static final int SAMPLED_BUCKETS = 4;
 
-  /** The most entries one admission evicts to make room for its bytes. */
+  /** The most entries one admission removes (or looks for) to make room for its bytes. */
   private static final int MAX_EVICTIONS = 32;
 
   private final Route child;
@@ -366,48 +366,51 @@ final class NearCacheRoute implements Route, ParentRoute {
 
   /**
    * Puts {@code e} into its bucket if that still holds the array the read looked in before it asked
-   * the child ({@code p}), over an entry of the same key, else into a free slot, else over the
-   * entry closest to its expiry (an expired one first). Its bytes are reserved first, evicting
-   * elsewhere to make room.
+   * the child ({@code p}), in the place of the key's own entry, if any. The entries it replaces
+   * there give their bytes back: the key's own, the one closest to expiry when the bucket is full,
+   * and, while the cache would be over {@code maxBytes}, first the bucket's expired entries, then
+   * entries of other buckets (evicted at once), then the bucket's own closest to expiry. Nothing is
+   * kept if that does not make room within {@link #MAX_EVICTIONS} steps.
    */
   private void admit(Pending p, Entry e, RouteContext context) {
     int b = p.bucket;
     Entry[] seen = p.seen;
     long now = context.ticker().nanoTime();
-    if (!reserve(e.weight, b, now, context)) {
-      return;
+    Entry[] kept = without(seen, find(seen, e.hash, e.key, 0, e.key.length));
+    if (kept.length >= ways) {
+      kept = without(kept, oldest(kept));
     }
-    Entry same = find(seen, e.hash, e.key, 0, e.key.length);
-    Entry victim = same != null ? same : seen != null && seen.length >= ways ? oldest(seen) : null;
-    if (!buckets.compareAndSet(b, seen, with(seen, victim, e))) {
-      bytes.addAndGet(-e.weight); // a write, or another admission, since the read was sent
+    long freed = weight(seen) - weight(kept); // given back once the bucket is replaced
+    bytes.addAndGet(e.weight);
+    for (int i = 0; i < MAX_EVICTIONS && bytes.get() - freed > maxBytes; i++) {
+      Entry o = kept.length == 0 ? null : oldest(kept);
+      boolean own = o != null && !o.liveAt(now); // an expired entry of its bucket first
+      if (!own && !evictOne(b, now, context)) { // then one of another bucket
+        if (o == null) {
+          break;
+        }
+        own = true; // then the one of its bucket closest to expiry
+      }
+      if (own) {
+        kept = without(kept, o);
+        freed += o.weight;
+      }
+    }
+    Entry[] next = Arrays.copyOf(kept, kept.length + 1);
+    next[kept.length] = e;
+    if (bytes.get() - freed > maxBytes || !buckets.compareAndSet(b, seen, next)) {
+      bytes.addAndGet(-e.weight); // no room, or a write or another admission since the read
       return;
     }
     context.countNearCache(NearCacheEvent.ADMISSION);
-    if (victim != null) {
-      released(victim, victim == same ? null : NearCacheEvent.EVICTION, now, context);
-    }
-  }
-
-  /**
-   * Reserves {@code weight} bytes for an entry going into bucket {@code into}, evicting sampled
-   * entries of other buckets (a change to that one would keep the entry out) while the cache is
-   * over its limit; false (nothing reserved) if that did not make room.
-   */
-  private boolean reserve(int weight, int into, long now, RouteContext context) {
-    if (bytes.addAndGet(weight) <= maxBytes) {
-      return true;
-    }
-    for (int i = 0; i < MAX_EVICTIONS && bytes.get() > maxBytes; i++) {
-      if (!evictOne(into, now, context)) {
-        break;
+    if (seen != null) {
+      for (Entry old : seen) {
+        if (!contains(kept, old)) { // the key's own value is replaced, not evicted
+          boolean same = Arrays.equals(old.key, e.key);
+          released(old, same ? null : NearCacheEvent.EVICTION, now, context);
+        }
       }
     }
-    if (bytes.get() <= maxBytes) {
-      return true;
-    }
-    bytes.addAndGet(-weight);
-    return false;
   }
 
   /**
@@ -533,6 +536,26 @@ final class NearCacheRoute implements Route, ParentRoute {
       }
     }
     return null;
+  }
+
+  /** The bytes the entries of {@code bucket} count for. */
+  private static long weight(Entry[] bucket) {
+    long w = 0;
+    if (bucket != null) {
+      for (Entry e : bucket) {
+        w += e.weight;
+      }
+    }
+    return w;
+  }
+
+  private static boolean contains(Entry[] bucket, Entry e) {
+    for (Entry x : bucket) {
+      if (x == e) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The entry that expires first: an expired one, if any. */

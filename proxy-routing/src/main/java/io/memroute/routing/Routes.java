@@ -597,11 +597,13 @@ public final class Routes {
    * {@code Z}).
    *
    * <p><b>Bounds.</b> At most {@link NearCacheBuilder#maxEntries maxEntries} entries, in buckets of
-   * four picked by the key's hash (a full bucket makes room by dropping its entry closest to
-   * expiry, an expired one first), and {@link NearCacheBuilder#maxBytes maxBytes} bytes, each entry
-   * counting its value, twice its key and 144 bytes for its objects (over the limit, the entries
-   * closest to expiry in a few buckets sampled from a random one on are evicted; a value that does
-   * not fit after 32 evictions is not kept). No lock is taken.
+   * four picked by the key's hash (a new value takes the place of its key's old one; a full bucket
+   * makes room by dropping its entry closest to expiry, an expired one first), and {@link
+   * NearCacheBuilder#maxBytes maxBytes} bytes, each entry counting its value, twice its key and 144
+   * bytes for its objects (over the limit, the bucket's expired entries go first, then the entries
+   * closest to expiry in a few other buckets sampled from a random one on, then the bucket's own; a
+   * value that does not fit after 32 of these is not kept). Expired entries are not swept: each
+   * keeps its memory until its place is taken or it is evicted. No lock is taken.
    *
    * <p><b>TTL.</b> An entry is served for at most {@link NearCacheBuilder#ttl ttl}, measured on the
    * context's ticker from when its read was sent. A text {@code get} does not tell the item's TTL

@@ -292,6 +292,35 @@ class NearCacheRouteTest {
     assertThat(main.requestCount()).isZero();
   }
 
+  @Test
+  void anEntryTakingTheBytesOfTheWholeCacheIsReplacedByItsNextValue() {
+    // one bucket, room for one value: replacing the key's own entry (or an expired one) is what
+    // makes room, since there is no other bucket to evict from
+    NearCacheRoute route =
+        cache(Routes.nearCache().admitAfter(1).maxEntries(4).maxBytes(1024).maxValueSize(600));
+    String value = "x".repeat(600);
+    long weight = 600 + 2 + NearCacheRoute.ENTRY_OVERHEAD;
+    main.put("k", value);
+    main.put("j", value);
+    get(route, "k");
+    f.time.advance(TTL);
+
+    get(route, "k"); // expired: read again, kept again in the place of its old entry
+    main.clearRequests();
+    assertThat(get(route, "k")).isEqualTo(value);
+    assertThat(main.requestCount()).as("the new value was kept").isZero();
+    assertThat(route.bytes()).isEqualTo(weight);
+
+    f.time.advance(TTL);
+    get(route, "j"); // another key in the place of k's expired entry
+    main.clearRequests();
+    assertThat(get(route, "j")).isEqualTo(value);
+    assertThat(main.requestCount()).isZero();
+    assertThat(route.size()).isOne();
+    assertThat(route.bytes()).isEqualTo(weight);
+    assertThat(count(NearCacheEvent.EVICTION)).as("expired entries are not counted").isZero();
+  }
+
   // ---------------------------------------------------------------- writes
 
   static Stream<Request> writes() {
@@ -639,6 +668,57 @@ class NearCacheRouteTest {
     assertThat(route.bytes()).isLessThanOrEqualTo(2048);
     run(route, Request.flushAll());
     assertThat(route.size()).isZero();
+    assertThat(route.bytes()).as("every entry's bytes given back once").isZero();
+  }
+
+  /**
+   * Many threads reading and writing more keys than fit in the bytes allowed, over several buckets:
+   * every admission evicts, in its own bucket or others; once they stop, the bytes counted are
+   * those of the entries in the table, within the limit, and a flush_all gives them all back.
+   */
+  @Test
+  void underConcurrentAdmissionsOverTheByteLimitTheBytesCountedAreThoseOfTheEntries()
+      throws Exception {
+    Map<String, String> store = new java.util.concurrent.ConcurrentHashMap<>();
+    int keys = 64;
+    for (int k = 0; k < keys; k++) {
+      store.put(String.format("k%02d", k), "0000");
+    }
+    long weight = 4 + 2 * 3 + NearCacheRoute.ENTRY_OVERHEAD;
+    NearCacheRoute route =
+        (NearCacheRoute)
+            Routes.nearCache()
+                .admitAfter(1)
+                .maxEntries(16) // four buckets, six entries' bytes
+                .maxBytes(1024)
+                .maxValueSize(64)
+                .build(mapChild(store));
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      List<java.util.concurrent.Future<?>> threads = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int seed = t;
+        threads.add(
+            pool.submit(
+                () -> {
+                  java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+                  for (int i = 0; i < 50_000; i++) {
+                    String k = String.format("k%02d", random.nextInt(keys));
+                    run(route, i % 8 == 0 ? Fixture.set(k, "000" + seed) : Request.get(k));
+                  }
+                }));
+      }
+      for (java.util.concurrent.Future<?> t : threads) {
+        t.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+
+    assertThat(count(NearCacheEvent.EVICTION)).isPositive();
+    assertThat(route.bytes()).isEqualTo(route.size() * weight).isLessThanOrEqualTo(1024);
+    run(route, Request.flushAll());
     assertThat(route.bytes()).as("every entry's bytes given back once").isZero();
   }
 
