@@ -20,6 +20,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -51,6 +52,7 @@ final class NearCacheRoute implements Route, ParentRoute {
   static final int ENTRY_OVERHEAD = 144;
 
   private static final int WAYS = 4;
+  private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
   private static final KeyHash HASH = KeyHash.xxh3();
 
   /**
@@ -76,6 +78,7 @@ final class NearCacheRoute implements Route, ParentRoute {
   private final AtomicReferenceArray<Entry[]> buckets;
   private final AtomicLong bytes = new AtomicLong(); // of the entries in, and those about to be
   private final FrequencySketch sketch; // null: every key read is admitted
+  private final AtomicReference<DelayedFlush> delayedFlush = new AtomicReference<>();
 
   NearCacheRoute(
       Route child, long ttlNanos, int admitAfter, int maxEntries, long maxBytes, int maxValueSize) {
@@ -140,12 +143,12 @@ final class NearCacheRoute implements Route, ParentRoute {
     if (!hot(e, hash, now)) {
       return child.route(request, context); // the usual read: nothing added
     }
-    Pending p = new Pending(hash, b, seen);
-    return meta ? metaGet(request, p, now, context) : get(request, p, withCas, now, context);
+    Pending p = new Pending(hash, b, seen, now);
+    return meta ? metaGet(request, p, context) : get(request, p, withCas, context);
   }
 
   private CompletionStage<Response> get(
-      Request request, Pending p, boolean gets, long now, RouteContext context) {
+      Request request, Pending p, boolean gets, RouteContext context) {
     Request ask = request;
     if (request.decoder() != null) { // it may read the value in place, leaving no bytes to keep
       if (!ReadThrough.namesItsKeys(request)) {
@@ -161,16 +164,14 @@ final class NearCacheRoute implements Route, ParentRoute {
             Item it = r.items().get(0);
             if (it.key().equals(request.key())) { // a custom child may answer another
               long cas = gets ? it.cas() : 0;
-              long until = now + ttlNanos;
-              keep(p, request.keyBytes(), it.key(), it.value(), it.flags(), cas, until, context);
+              keep(p, request.keyBytes(), it.key(), it.value(), it.flags(), cas, ttlNanos, context);
             }
           }
         },
         r -> r);
   }
 
-  private CompletionStage<Response> metaGet(
-      Request request, Pending p, long now, RouteContext context) {
+  private CompletionStage<Response> metaGet(Request request, Pending p, RouteContext context) {
     Request ask;
     try {
       ask = ReadThrough.withFlags(request, "v", "f", "t"); // what to keep, and for how long
@@ -187,7 +188,7 @@ final class NearCacheRoute implements Route, ParentRoute {
             if (life > 0) {
               long cas = request.hasFlag('c') ? r.cas() : 0;
               String key = request.key();
-              keep(p, request.keyBytes(), key, r.value(), r.flags(), cas, now + life, context);
+              keep(p, request.keyBytes(), key, r.value(), r.flags(), cas, life, context);
             }
           }
         },
@@ -248,11 +249,13 @@ final class NearCacheRoute implements Route, ParentRoute {
     final long hash;
     final int bucket;
     final Entry[] seen;
+    final long sentAt; // on the context's ticker
 
-    Pending(long hash, int bucket, Entry[] seen) {
+    Pending(long hash, int bucket, Entry[] seen, long sentAt) {
       this.hash = hash;
       this.bucket = bucket;
       this.seen = seen;
+      this.sentAt = sentAt;
     }
   }
 
@@ -290,7 +293,7 @@ final class NearCacheRoute implements Route, ParentRoute {
         context.countNearCache(NearCacheEvent.MISS);
         if (!missed.containsKey(k)) {
           boolean hot = hot(e, hash, now);
-          missed.put(k, hot ? new Pending(hash, b, seen) : null);
+          missed.put(k, hot ? new Pending(hash, b, seen, now) : null);
           anyHot |= hot;
         }
       }
@@ -318,7 +321,7 @@ final class NearCacheRoute implements Route, ParentRoute {
               if (p != null) { // its bytes are its string's: the keys passed namesItsKeys
                 byte[] key = it.key().getBytes(StandardCharsets.UTF_8);
                 long cas = gets ? it.cas() : 0;
-                keep(p, key, it.key(), it.value(), it.flags(), cas, now + ttlNanos, context);
+                keep(p, key, it.key(), it.value(), it.flags(), cas, ttlNanos, context);
               }
             }
           }
@@ -341,9 +344,10 @@ final class NearCacheRoute implements Route, ParentRoute {
   // ---------------------------------------------------------------- admission
 
   /**
-   * Keeps {@code value} (a copy) as the value of {@code key} until {@code expiresAt}, if the bucket
-   * {@code p} saw is still there and the value is not too large. A failure is logged, never thrown
-   * at the reply's caller.
+   * Keeps {@code value} (a copy) as the value of {@code key} for {@code lifeNanos} from when its
+   * read was sent, or until a delayed flush_all sent before may take effect, if the bucket {@code
+   * p} saw is still there and the value is not too large. A failure is logged, never thrown at the
+   * reply's caller.
    */
   private void keep(
       Pending p,
@@ -352,10 +356,18 @@ final class NearCacheRoute implements Route, ParentRoute {
       byte[] value,
       int flags,
       long cas,
-      long expiresAt,
+      long lifeNanos,
       RouteContext context) {
     if (value == null || value.length > maxValueSize) {
       return; // none: decoded in place by a custom route
+    }
+    long expiresAt = p.sentAt + lifeNanos;
+    DelayedFlush f = delayedFlush.get();
+    if (f != null && p.sentAt - f.until < 0 && f.from - expiresAt < 0) {
+      expiresAt = f.from; // the value may be one the flush drops
+    }
+    if (expiresAt - context.ticker().nanoTime() <= 0) {
+      return; // it would never be served
     }
     try {
       admit(p, new Entry(p.hash, key, keyString, value.clone(), flags, cas, expiresAt), context);
@@ -484,10 +496,61 @@ final class NearCacheRoute implements Route, ParentRoute {
     }
   }
 
-  /** Empties the cache before a flush_all is sent and again before it is answered. */
+  /**
+   * Empties the cache before a flush_all is sent and again before it is answered. One with a delay
+   * also bounds the entries of the reads sent until it has surely taken effect: memcached counts
+   * whole seconds, so {@code flush_all 10} takes effect between 8 and 9 seconds after it is sent
+   * (after it is answered, at the latest), and no such entry outlives 8 seconds after it was sent.
+   * The last flush_all sent decides, as memcached keeps only the last one's time.
+   */
   private CompletionStage<Response> flush(Request request, RouteContext context) {
+    long delay = flushDelayNanos(request);
+    long sent = context.ticker().nanoTime();
+    DelayedFlush f =
+        delay > SECOND ? new DelayedFlush(sent + delay - 2 * SECOND, sent + delay) : null;
+    delayedFlush.set(f);
     clear(context);
-    return ask(request, context, r -> clear(context), r -> r);
+    return ask(
+        request,
+        context,
+        r -> {
+          if (f != null) {
+            long answered = context.ticker().nanoTime();
+            delayedFlush.compareAndSet(f, new DelayedFlush(f.from, answered + delay - SECOND));
+          }
+          clear(context);
+        },
+        r -> r);
+  }
+
+  /**
+   * The delay of a flush_all, as memcached reads it: a number of seconds, or a unix time past 30
+   * days' worth of them; 0 when it takes effect at once.
+   */
+  private static long flushDelayNanos(Request flush) {
+    String t = flush.tokenCount() > 1 ? flush.token(1) : "noreply";
+    if (t.equals("noreply")) {
+      return 0;
+    }
+    long delay = Long.parseLong(t); // Request checked it: 0 to 2^31 - 1
+    if (delay > TtlRoute.RELATIVE_LIMIT) {
+      return Math.max(0, TimeUnit.MILLISECONDS.toNanos(delay * 1000 - System.currentTimeMillis()));
+    }
+    return TimeUnit.SECONDS.toNanos(delay);
+  }
+
+  /**
+   * A flush_all with a delay: it may take effect from {@code from} on, and has by {@code until}
+   * (ticker times).
+   */
+  private static final class DelayedFlush {
+    final long from;
+    final long until;
+
+    DelayedFlush(long from, long until) {
+      this.from = from;
+      this.until = until;
+    }
   }
 
   private void clear(RouteContext context) {

@@ -618,9 +618,11 @@ public final class Routes {
    * drop their keys' entries before they are sent and again before they are answered, and a read
    * that overlapped such a write in any way keeps nothing (its value may be the one from before the
    * write): once a write is answered, no read through the route finds the value before it. {@code
-   * flush_all} empties the cache, before it is sent and before it is answered. A write that fails
-   * or times out may still reach the server later; a value read before it lands may then be served
-   * for up to the TTL.
+   * flush_all} empties the cache, before it is sent and before it is answered; with a delay, the
+   * values read until it has taken effect are served no later than it may take effect (memcached
+   * counts whole seconds: {@code flush_all 10} flushes 8 to 9 seconds after it is sent, so they are
+   * served until 8 seconds after it at the latest). A write that fails or times out may still reach
+   * the server later; a value read before it lands may then be served for up to the TTL.
    *
    * <p><b>Writes elsewhere</b> (another router or host, another client, a route around this one)
    * and items that expire or are evicted on the server are seen only when the entry expires: for up

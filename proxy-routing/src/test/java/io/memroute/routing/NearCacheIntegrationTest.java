@@ -245,6 +245,29 @@ class NearCacheIntegrationTest {
   }
 
   @Test
+  void aValueReadWhileADelayedFlushAllIsPendingIsNotServedOnceMemcachedHasFlushed()
+      throws Exception {
+    // on the system ticker: memcached's delay passes in real time (flush_all 2: within a second)
+    MemcacheRouter router =
+        routers.router(
+            Routes.nearCache().admitAfter(1).ttl(Duration.ofSeconds(60)).build(Routes.pool("main")),
+            memcached.addresses(),
+            "main");
+    assertThat(await(other.set("k", bytes("v"), 0))).isTrue();
+
+    assertThat(await(router.execute(Request.flushAll(2))).status()).isEqualTo(ResponseStatus.OK);
+    await(router.get("k")); // "v" until memcached's second turns
+    IntegrationRouters.eventually(() -> string(join(other.get("k"))) == null);
+    assertThat(string(await(other.get("k")))).as("flushed in memcached").isNull();
+
+    assertThat(await(router.get("k"))).isNull();
+  }
+
+  private static <T> T join(java.util.concurrent.CompletableFuture<T> f) {
+    return f.join();
+  }
+
+  @Test
   void aClosedRouterAnswersNothingFromItsCache() throws Exception {
     MemcacheRouter router = router(Routes.nearCache().admitAfter(1));
     assertThat(await(other.set("k", bytes("v"), 0))).isTrue();

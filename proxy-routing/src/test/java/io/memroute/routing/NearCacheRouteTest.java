@@ -422,6 +422,69 @@ class NearCacheRouteTest {
   }
 
   @Test
+  void aDelayedFlushAllKeepsNoValueReadBeforeItPastTheTimeItTakesEffect() {
+    // memcached counts whole seconds: flush_all 10 takes effect 8 to 9 s after it is sent
+    NearCacheRoute route = cache(Routes.nearCache().admitAfter(1).ttl(Duration.ofSeconds(60)));
+    main.put("k", "old");
+    get(route, "k");
+
+    assertThat(run(route, Request.flushAll(10)).status()).isEqualTo(ResponseStatus.OK);
+    assertThat(route.size()).isZero();
+    main.put("k", "old"); // the memory backend flushes at once; memcached keeps it until then
+
+    assertThat(get(route, "k")).isEqualTo("old"); // kept, until the flush's earliest time
+    main.clearRequests();
+    f.time.advance(Duration.ofMillis(7999));
+    assertThat(get(route, "k")).isEqualTo("old");
+    assertThat(main.requestCount()).isZero();
+    f.time.advance(Duration.ofMillis(1));
+    main.put("k", "new"); // flushed by now, say, and written again
+    assertThat(get(route, "k")).as("8 s: no longer served").isEqualTo("new");
+    f.time.advance(Duration.ofMillis(500));
+    get(route, "k"); // read before the flush's latest time: not kept either
+    assertThat(main.requestCount()).isEqualTo(2);
+
+    f.time.advance(Duration.ofMillis(500)); // 9 s: the flush is done, whatever memcached's second
+    get(route, "k");
+    f.time.advance(Duration.ofSeconds(59));
+    assertThat(get(route, "k")).isEqualTo("new");
+    assertThat(main.requestCount()).as("kept for the whole TTL again").isEqualTo(3);
+  }
+
+  @Test
+  void aFlushAllAtAUnixTimeIsADelayedOne() {
+    NearCacheRoute route = cache(Routes.nearCache().admitAfter(1).ttl(Duration.ofSeconds(600)));
+    long at = System.currentTimeMillis() / 1000 + 100; // memcached: in 98 to 99 s
+
+    run(route, Request.flushAll((int) at));
+    main.put("k", "v");
+    get(route, "k");
+    main.clearRequests();
+    f.time.advance(Duration.ofSeconds(97));
+    get(route, "k");
+    assertThat(main.requestCount()).isZero();
+    f.time.advance(Duration.ofSeconds(1));
+    get(route, "k");
+
+    assertThat(main.requestCount()).isOne();
+  }
+
+  @Test
+  void aFlushAllAtOnceEndsTheWindowOfADelayedOne() {
+    NearCacheRoute route = cache(Routes.nearCache().admitAfter(1).ttl(Duration.ofSeconds(60)));
+    run(route, Request.flushAll(10));
+    run(route, Request.flushAll()); // memcached forgets the delayed one
+
+    main.put("k", "v");
+    get(route, "k");
+    main.clearRequests();
+    f.time.advance(Duration.ofSeconds(30));
+    get(route, "k");
+
+    assertThat(main.requestCount()).isZero();
+  }
+
+  @Test
   void otherCommandsPassAsTheyAre() {
     preload(main, "k", "v", 0, 0);
     NearCacheRoute route = everyKey();
