@@ -135,7 +135,7 @@ final class NearCacheRoute implements Route, ParentRoute {
     Entry[] seen = buckets.get(b);
     Entry e = find(seen, hash, request);
     long now = context.ticker().nanoTime();
-    if (e != null && e.liveAt(now) && (!withCas || e.cas != 0)) {
+    if (e != null && e.liveAt(now) && e.answers(meta, withCas)) {
       context.countNearCache(NearCacheEvent.HIT);
       return Replies.completed(meta ? e.metaHit(request) : e.hit(withCas));
     }
@@ -143,7 +143,7 @@ final class NearCacheRoute implements Route, ParentRoute {
     if (!hot(e, hash, now)) {
       return child.route(request, context); // the usual read: nothing added
     }
-    Pending p = new Pending(hash, b, seen, now);
+    Pending p = new Pending(hash, b, seen, now, meta);
     return meta ? metaGet(request, p, context) : get(request, p, withCas, context);
   }
 
@@ -250,12 +250,15 @@ final class NearCacheRoute implements Route, ParentRoute {
     final int bucket;
     final Entry[] seen;
     final long sentAt; // on the context's ticker
+    final boolean
+        meta; // an mg, which keeps only a value its reply shows neither stale nor recached
 
-    Pending(long hash, int bucket, Entry[] seen, long sentAt) {
+    Pending(long hash, int bucket, Entry[] seen, long sentAt, boolean meta) {
       this.hash = hash;
       this.bucket = bucket;
       this.seen = seen;
       this.sentAt = sentAt;
+      this.meta = meta;
     }
   }
 
@@ -283,7 +286,7 @@ final class NearCacheRoute implements Route, ParentRoute {
       int b = bucketOf(hash);
       Entry[] seen = buckets.get(b);
       Entry e = find(seen, hash, line, from, to);
-      if (e != null && e.liveAt(now) && (!gets || e.cas != 0)) {
+      if (e != null && e.liveAt(now) && e.answers(false, gets)) {
         context.countNearCache(NearCacheEvent.HIT);
         hits = hits == null ? new LinkedHashMap<>() : hits;
         if (!hits.containsKey(k)) {
@@ -293,7 +296,7 @@ final class NearCacheRoute implements Route, ParentRoute {
         context.countNearCache(NearCacheEvent.MISS);
         if (!missed.containsKey(k)) {
           boolean hot = hot(e, hash, now);
-          missed.put(k, hot ? new Pending(hash, b, seen, now) : null);
+          missed.put(k, hot ? new Pending(hash, b, seen, now, false) : null);
           anyHot |= hot;
         }
       }
@@ -370,7 +373,8 @@ final class NearCacheRoute implements Route, ParentRoute {
       return; // it would never be served
     }
     try {
-      admit(p, new Entry(p.hash, key, keyString, value.clone(), flags, cas, expiresAt), context);
+      Entry e = new Entry(p.hash, key, keyString, value.clone(), flags, cas, p.meta, expiresAt);
+      admit(p, e, context);
     } catch (RuntimeException x) {
       log.warn("nearCache: keeping the value of {} failed", keyString, x);
     }
@@ -705,6 +709,9 @@ final class NearCacheRoute implements Route, ParentRoute {
     final byte[] value; // a private copy
     final int flags;
     final long cas; // 0: not known (read with get, or mg without c)
+    // read with mg, whose reply showed it neither stale (X) nor being recached (W, Z); a text get
+    // sees neither mark, so only such an entry answers an mg
+    final boolean readWithMg;
     final long expiresAt; // on the context's ticker
     final int weight;
 
@@ -715,6 +722,7 @@ final class NearCacheRoute implements Route, ParentRoute {
         byte[] value,
         int flags,
         long cas,
+        boolean readWithMg,
         long expiresAt) {
       this.hash = hash;
       this.key = key;
@@ -722,12 +730,18 @@ final class NearCacheRoute implements Route, ParentRoute {
       this.value = value;
       this.flags = flags;
       this.cas = cas;
+      this.readWithMg = readWithMg;
       this.expiresAt = expiresAt;
       this.weight = value.length + 2 * key.length + ENTRY_OVERHEAD;
     }
 
     boolean liveAt(long now) {
       return now - expiresAt < 0;
+    }
+
+    /** Whether this entry can answer a read: an mg only if read with one, with a CAS if asked. */
+    boolean answers(boolean mg, boolean withCas) {
+      return (!mg || readWithMg) && (!withCas || cas != 0);
     }
 
     boolean isKeyOf(Request request) {

@@ -579,13 +579,15 @@ public final class Routes {
    * <p><b>Reads answered from the cache</b>: {@code get} and {@code gets}, of one key or many, and
    * {@code mg} with no flags but {@code v f k s c O q u}. A multi-key read is answered with the
    * cached keys and one request to the child for the others, merged in the order asked (a key asked
-   * twice is answered twice). {@code gets} and {@code mg c} are answered from an entry only if it
-   * was read with its CAS value ({@code gets}, {@code mg c}); such a CAS may be stale when a write
-   * elsewhere changed the item, and a {@code cas} with it then fails with {@code EXISTS}, as with
-   * any stale CAS; since that {@code cas} drops the entry (below), the next {@code gets} reads the
-   * server. Everything else goes to the child as it is: {@code gat}, {@code gats}, an {@code mg}
-   * with any other flag ({@code t}, since the cache does not know the item's TTL, {@code h}, {@code
-   * l}, a base64 key, ...), {@code me}, {@code mn}, {@code version}, {@code verbosity}.
+   * twice is answered twice). An {@code mg} is answered only from an entry an {@code mg} read
+   * (whose reply showed the value neither stale nor being recached, which a text {@code get} does
+   * not show). {@code gets} and {@code mg c} are answered from an entry only if it was read with
+   * its CAS value ({@code gets}, {@code mg c}); such a CAS may be stale when a write elsewhere
+   * changed the item, and a {@code cas} with it then fails with {@code EXISTS}, as with any stale
+   * CAS; since that {@code cas} drops the entry (below), the next {@code gets} reads the server.
+   * Everything else goes to the child as it is: {@code gat}, {@code gats}, an {@code mg} with any
+   * other flag ({@code t}, since the cache does not know the item's TTL, {@code h}, {@code l}, a
+   * base64 key, ...), {@code me}, {@code mn}, {@code version}, {@code verbosity}.
    *
    * <p><b>Which keys</b> (admission): each read the cache does not answer counts its key in a small
    * frequency sketch (a count-min sketch of 4-bit counters, after Caffeine's TinyLFU) whose counts

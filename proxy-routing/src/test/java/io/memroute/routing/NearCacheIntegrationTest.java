@@ -230,6 +230,26 @@ class NearCacheIntegrationTest {
   }
 
   @Test
+  void anMgIsNotAnsweredFromAValueATextGetKeptSinceOnlyAnMgSeesWhetherItIsStale() throws Exception {
+    MemcacheRouter router = router(Routes.nearCache().admitAfter(1));
+    assertThat(await(other.set("k", bytes("v"), 0))).isTrue();
+    assertThat(await(router.execute(Request.metaDelete("k", "I", "T30"))).status())
+        .isEqualTo(ResponseStatus.DELETED); // marked stale: the next mg wins its recache (W)
+    assertThat(string(await(router.get("k")))).as("a text get sees no mark").isEqualTo("v");
+
+    assertThat(await(router.execute(Request.metaGet("k", "v"))).line()).isEqualTo("VA 1 X W");
+    // a placeholder an mg N made, which a text get reads as an empty value
+    Response won = await(other.execute(Request.metaGet("new", "N30", "v")));
+    assertThat(won.line()).isEqualTo("VA 0 W");
+    assertThat(string(await(router.get("new")))).isEmpty();
+    assertThat(await(router.execute(Request.metaGet("new", "v"))).line())
+        .as("another client is recaching it")
+        .isEqualTo("VA 0 Z");
+    assertThat(string(await(router.get("new")))).as("a text get is still answered").isEmpty();
+    assertThat(router.stats().get("near_cache_hits")).isOne();
+  }
+
+  @Test
   void anMgKeepsAValueNoLongerThanItsItemLivesInMemcached() throws Exception {
     MemcacheRouter router = router(Routes.nearCache().admitAfter(1).ttl(Duration.ofSeconds(60)));
     assertThat(await(other.set("short", bytes("v"), 10))).isTrue();
