@@ -250,8 +250,8 @@ final class NearCacheRoute implements Route, ParentRoute {
     final int bucket;
     final Entry[] seen;
     final long sentAt; // on the context's ticker
-    final boolean
-        meta; // an mg, which keeps only a value its reply shows neither stale nor recached
+    // an mg: it keeps only a value its reply shows neither stale nor being recached
+    final boolean meta;
 
     Pending(long hash, int bucket, Entry[] seen, long sentAt, boolean meta) {
       this.hash = hash;
