@@ -364,6 +364,9 @@ final class NearCacheRoute implements Route, ParentRoute {
     if (value == null || value.length > maxValueSize) {
       return; // none: decoded in place by a custom route
     }
+    if (Entry.weight(key, value) > maxBytes) {
+      return; // would not fit even alone: evict nothing for it
+    }
     long expiresAt = p.sentAt + lifeNanos;
     DelayedFlush f = delayedFlush.get();
     if (f != null && p.sentAt - f.until < 0 && f.from - expiresAt < 0) {
@@ -732,7 +735,12 @@ final class NearCacheRoute implements Route, ParentRoute {
       this.cas = cas;
       this.readWithMg = readWithMg;
       this.expiresAt = expiresAt;
-      this.weight = value.length + 2 * key.length + ENTRY_OVERHEAD;
+      this.weight = weight(key, value);
+    }
+
+    /** The bytes an entry counts for: its value, its key twice (bytes and string), its objects. */
+    static int weight(byte[] key, byte[] value) {
+      return value.length + 2 * key.length + ENTRY_OVERHEAD;
     }
 
     boolean liveAt(long now) {

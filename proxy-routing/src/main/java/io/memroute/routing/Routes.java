@@ -604,8 +604,9 @@ public final class Routes {
    * NearCacheBuilder#maxBytes maxBytes} bytes, each entry counting its value, twice its key and 144
    * bytes for its objects (over the limit, the bucket's expired entries go first, then the entries
    * closest to expiry in a few other buckets sampled from a random one on, then the bucket's own; a
-   * value that does not fit after 32 of these is not kept). Expired entries are not swept: each
-   * keeps its memory until its place is taken or it is evicted. No lock is taken.
+   * value that does not fit after 32 of these is not kept, nor one whose entry alone is over the
+   * limit). Expired entries are not swept: each keeps its memory until its place is taken or it is
+   * evicted. No lock is taken.
    *
    * <p><b>TTL.</b> An entry is served for at most {@link NearCacheBuilder#ttl ttl}, measured on the
    * context's ticker from when its read was sent. A text {@code get} does not tell the item's TTL

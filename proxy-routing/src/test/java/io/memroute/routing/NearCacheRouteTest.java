@@ -321,6 +321,27 @@ class NearCacheRouteTest {
     assertThat(count(NearCacheEvent.EVICTION)).as("expired entries are not counted").isZero();
   }
 
+  @Test
+  void aValueWhoseEntryCanNeverFitEvictsNothing() {
+    // maxValueSize may be maxBytes, but an entry also counts its key and its objects
+    NearCacheRoute route =
+        cache(Routes.nearCache().admitAfter(1).maxBytes(2048).maxValueSize(2048));
+    main.put("a", "v");
+    main.put("b", "v");
+    main.put("big", "x".repeat(2000)); // 2000 + 2 * 3 + 144 bytes: over 2048 alone
+    get(route, "a");
+    get(route, "b");
+
+    get(route, "big");
+
+    assertThat(count(NearCacheEvent.EVICTION)).isZero();
+    main.clearRequests();
+    get(route, "a");
+    get(route, "b");
+    assertThat(main.requestCount()).isZero();
+    assertThat(route.size()).isEqualTo(2);
+  }
+
   // ---------------------------------------------------------------- writes
 
   static Stream<Request> writes() {
