@@ -40,7 +40,13 @@ class ArchitectureTest {
   @Test
   void noWildcardImports() throws IOException {
     for (String module :
-        List.of("proxy-core", "proxy-transport", "proxy-routing", "proxy-testkit", "examples")) {
+        List.of(
+            "proxy-core",
+            "proxy-transport",
+            "proxy-routing",
+            "proxy-testkit",
+            "proxy-spring",
+            "examples")) {
       for (Path p : sources(repo().resolve(module + "/src"))) {
         for (String line : Files.readAllLines(p)) {
           assertThat(line.startsWith("import ") && line.endsWith(".*;"))
