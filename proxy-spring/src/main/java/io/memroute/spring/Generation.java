@@ -1,0 +1,182 @@
+package io.memroute.spring;
+
+import io.memroute.MemcacheRouter;
+import io.memroute.core.Ticker;
+import io.memroute.core.internal.GuardedFuture;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
+
+/**
+ * A cache's generation: a number in memcached, part of every key of the cache, that {@link
+ * #increment()} raises so that every entry written before is out of sight (memcached cannot list
+ * keys, so this is how a cache is cleared). Absent, it is created with the wall-clock time in
+ * microseconds, which is higher than any generation counted up from an earlier creation (unless the
+ * cache was cleared more than once a microsecond since): a counter memcached evicted or lost in a
+ * restart comes back higher, not as a generation seen before.
+ *
+ * <p>A read is kept for {@code refreshNanos} and shared by the operations in that time (and by
+ * those that come while it is in flight); a failed one is not kept. Every future completes: it
+ * waits only for the router's futures, each of which completes by its deadline. Thread-safe.
+ */
+final class Generation {
+  /** A raced creation or increment is tried this many times in all. */
+  private static final int ATTEMPTS = 3;
+
+  private final MemcacheRouter router;
+  private final String key;
+  private final String cache;
+  private final long refreshNanos;
+  private final Ticker ticker;
+  private final LongSupplier wallClockMicros;
+  private final AtomicReference<Read> last = new AtomicReference<>();
+
+  /** A read, finished or not, and when it began. */
+  private record Read(CompletableFuture<Long> value, long startedAt) {}
+
+  Generation(
+      MemcacheRouter router,
+      String key,
+      String cache,
+      long refreshNanos,
+      Ticker ticker,
+      LongSupplier wallClockMicros) {
+    this.router = router;
+    this.key = key;
+    this.cache = cache;
+    this.refreshNanos = refreshNanos;
+    this.ticker = ticker;
+    this.wallClockMicros = wallClockMicros;
+  }
+
+  /** The generation: the one read within the refresh time, else a new read. */
+  CompletableFuture<Long> current() {
+    long now = ticker.nanoTime();
+    Read r = last.get();
+    if (r != null && now - r.startedAt < refreshNanos && !r.value.isCompletedExceptionally()) {
+      return r.value;
+    }
+    Read next = new Read(new GuardedFuture<>(), now);
+    if (!last.compareAndSet(r, next)) {
+      return last.get().value; // another caller began a read just now: share it
+    }
+    fetch(next.value, ATTEMPTS);
+    return next.value;
+  }
+
+  /**
+   * The generation as memcached has it now, read whatever the refresh time; kept as the last read
+   * once it arrives (a failed one leaves the last read as it was).
+   */
+  CompletableFuture<Long> refresh() {
+    GuardedFuture<Long> out = new GuardedFuture<>();
+    fetch(out, ATTEMPTS);
+    return out.thenApply(
+        g -> {
+          keep(g);
+          return g;
+        });
+  }
+
+  /** Raises the generation by one ({@code incr}, or a creation when absent); kept as the last. */
+  CompletableFuture<Long> increment() {
+    GuardedFuture<Long> out = new GuardedFuture<>();
+    increment(out, ATTEMPTS);
+    return out;
+  }
+
+  private void increment(GuardedFuture<Long> out, int attempts) {
+    router
+        .incr(key, 1)
+        .whenComplete(
+            (n, e) -> {
+              if (e != null) {
+                out.completeExceptionally(GuardedFuture.unwrap(e));
+              } else if (n != null) {
+                keep(n);
+                out.complete(n);
+              } else {
+                create(
+                    out,
+                    g -> {
+                      keep(g);
+                      out.complete(g);
+                    },
+                    attempts,
+                    () -> increment(out, attempts - 1));
+              }
+            });
+  }
+
+  /** Keeps {@code generation} as the last read, read now. */
+  private void keep(long generation) {
+    GuardedFuture<Long> value = new GuardedFuture<>();
+    value.complete(generation);
+    last.set(new Read(value, ticker.nanoTime()));
+  }
+
+  private void fetch(CompletableFuture<Long> out, int attempts) {
+    router
+        .get(key)
+        .whenComplete(
+            (bytes, e) -> {
+              if (e != null) {
+                out.completeExceptionally(GuardedFuture.unwrap(e));
+              } else if (bytes != null) {
+                parse(out, bytes);
+              } else {
+                create(out, out::complete, attempts, () -> fetch(out, attempts - 1));
+              }
+            });
+  }
+
+  /**
+   * Creates the absent counter with {@code add} and hands its value to {@code created}; when
+   * another client created it first, {@code again} reads or increments it, up to the attempts left.
+   */
+  private void create(
+      CompletableFuture<Long> out, LongConsumer created, int attempts, Runnable again) {
+    long initial = wallClockMicros.getAsLong();
+    router
+        .add(key, Long.toString(initial).getBytes(StandardCharsets.US_ASCII), 0)
+        .whenComplete(
+            (stored, e) -> {
+              if (e != null) {
+                out.completeExceptionally(GuardedFuture.unwrap(e));
+              } else if (stored) {
+                created.accept(initial);
+              } else if (attempts > 1) {
+                again.run();
+              } else {
+                out.completeExceptionally(
+                    new IllegalStateException(
+                        "cache '"
+                            + cache
+                            + "': the generation key '"
+                            + key
+                            + "' was created and removed again "
+                            + ATTEMPTS
+                            + " times while it was being read"));
+              }
+            });
+  }
+
+  private void parse(CompletableFuture<Long> out, byte[] bytes) {
+    String text = new String(bytes, StandardCharsets.US_ASCII).strip(); // incr may pad with spaces
+    try {
+      out.complete(Long.parseLong(text));
+    } catch (NumberFormatException e) {
+      out.completeExceptionally(
+          new IllegalStateException(
+              "cache '"
+                  + cache
+                  + "': the generation key '"
+                  + key
+                  + "' holds '"
+                  + (text.length() > 40 ? text.substring(0, 40) + "..." : text)
+                  + "' (expected: a decimal number; delete the key to start a new generation)"));
+    }
+  }
+}
