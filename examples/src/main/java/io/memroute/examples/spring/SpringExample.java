@@ -15,13 +15,14 @@ import org.springframework.context.annotation.Bean;
 /**
  * A Spring Boot application with one {@link io.memroute.MemcacheRouter} bean built from {@code
  * memroute.*} properties ({@link MemrouteConfiguration}), a read-through {@link UserCache} over it,
- * and the router's meters in Actuator's {@link MeterRegistry}.
+ * Spring's caching annotations in memcached ({@link CachingConfiguration}, {@link UserNames}), and
+ * the router's meters in Actuator's {@link MeterRegistry}.
  *
- * <p>{@link #main} looks two users up twice each, prints the names and the {@code
- * memroute.requests} meters, and closes the context, which closes the router. Give servers as
- * Spring properties ({@code --memroute.servers=host:port,host:port}, or the {@code
- * memroute.backends.*} form, or {@code memroute.discover.*}); without any of them on the command
- * line it starts an embedded memcached-protocol server inside the JVM.
+ * <p>{@link #main} looks two users up twice each, and one twice through {@code @Cacheable}, prints
+ * the names and the {@code memroute.requests} meters, and closes the context, which closes the
+ * router. Give servers as Spring properties ({@code --memroute.servers=host:port,host:port}, or the
+ * {@code memroute.backends.*} form, or {@code memroute.discover.*}); without any of them on the
+ * command line it starts an embedded memcached-protocol server inside the JVM.
  */
 @SpringBootApplication
 public class SpringExample {
@@ -63,6 +64,10 @@ public class SpringExample {
       UserCache users = context.getBean(UserCache.class);
       for (long id : new long[] {42, 7, 42, 7}) {
         out.println("user " + id + ": " + users.name(id));
+      }
+      UserNames names = context.getBean(UserNames.class); // the same through @Cacheable
+      for (long id : new long[] {42, 42}) {
+        out.println("user " + id + " (@Cacheable): " + names.name(id));
       }
       MeterRegistry registry = context.getBean(MeterRegistry.class);
       for (FunctionTimer timer : registry.find("memroute.requests").functionTimers()) {

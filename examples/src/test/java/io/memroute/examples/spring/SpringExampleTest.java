@@ -111,7 +111,8 @@ class SpringExampleTest {
         new String[] {"--memroute.servers=" + memcached.addresses().get(0)},
         new PrintStream(buf, true, UTF_8));
     assertThat(buf.toString(UTF_8).lines())
-        .contains("user 42: Ada Lovelace", "user 7: Grace Hopper")
+        .contains(
+            "user 42: Ada Lovelace", "user 7: Grace Hopper", "user 42 (@Cacheable): Ada Lovelace")
         .anySatisfy(
             l ->
                 assertThat(l)
