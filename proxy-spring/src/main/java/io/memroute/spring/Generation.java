@@ -151,12 +151,8 @@ final class Generation {
                 again.run();
               } else {
                 out.completeExceptionally(
-                    new IllegalStateException(
-                        "cache '"
-                            + cache
-                            + "': the generation key '"
-                            + key
-                            + "' was created and removed again "
+                    problem(
+                        "was created and removed again "
                             + ATTEMPTS
                             + " times while it was being read"));
               }
@@ -169,14 +165,16 @@ final class Generation {
       out.complete(Long.parseLong(text));
     } catch (NumberFormatException e) {
       out.completeExceptionally(
-          new IllegalStateException(
-              "cache '"
-                  + cache
-                  + "': the generation key '"
-                  + key
-                  + "' holds '"
+          problem(
+              "holds '"
                   + (text.length() > 40 ? text.substring(0, 40) + "..." : text)
                   + "' (expected: a decimal number; delete the key to start a new generation)"));
     }
+  }
+
+  /** An {@link IllegalStateException} that names the cache and its generation key. */
+  private IllegalStateException problem(String what) {
+    return new IllegalStateException(
+        "cache '" + cache + "': the generation key '" + key + "' " + what);
   }
 }

@@ -11,7 +11,6 @@ import io.memroute.LoadOptions;
 import io.memroute.MemcacheRouter;
 import io.memroute.core.Request;
 import io.memroute.core.internal.NonBlockingThread;
-import io.memroute.testkit.MemcachedExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +30,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.cache.Cache;
 
 /**
@@ -41,10 +39,7 @@ import org.springframework.cache.Cache;
  * back shows whether the others wait for it, and a lease not given back would fail the test by its
  * timeout.
  */
-class LoadingIntegrationTest {
-  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
-  @RegisterExtension final Hosts hosts = new Hosts(memcached);
-
+class LoadingIntegrationTest extends TwoHostsTest {
   private static final LoadOptions PATIENT =
       LoadOptions.builder().maxWait(Duration.ofMinutes(1)).build();
 
@@ -55,7 +50,8 @@ class LoadingIntegrationTest {
     threads.shutdownNow();
   }
 
-  private Cache cache(MemcacheRouter router) {
+  @Override
+  Cache cache(MemcacheRouter router) {
     return hosts.manager(router).loadOptions(PATIENT).build().getCache("users");
   }
 
@@ -65,9 +61,7 @@ class LoadingIntegrationTest {
 
   @Test
   void manyThreadsOnTwoHostsMissingAColdKeyRunTheLoaderOnce() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    List<Cache> caches = List.of(cache(a), cache(b));
+    List<Cache> caches = List.of(onA, onB);
     caches.forEach(c -> c.get(0L)); // both know the generation
     AtomicInteger loads = new AtomicInteger();
     CountDownLatch gate = new CountDownLatch(1);
@@ -121,10 +115,6 @@ class LoadingIntegrationTest {
 
   @Test
   void theLoadersOwnValueIsReturnedAndAHitCallsNoLoader() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = cache(b);
     List<String> value = new ArrayList<>(List.of("Ada"));
 
     assertThat(onA.get(42L, () -> value)).isSameAs(value);
@@ -134,10 +124,6 @@ class LoadingIntegrationTest {
 
   @Test
   void aLoaderThatThrowsGivesValueRetrievalExceptionAndTheNextCallLoadsAtOnce() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = cache(b);
     IllegalStateException down = new IllegalStateException("database down");
     Callable<String> failing =
         () -> {
@@ -158,8 +144,6 @@ class LoadingIntegrationTest {
 
   @Test
   void callsWaitingOnAnotherThreadsFailedLoadGetItsException() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    Cache onA = cache(a);
     onA.get(0L);
     CountDownLatch gate = new CountDownLatch(1);
     IllegalStateException down = new IllegalStateException("database down");
@@ -186,7 +170,6 @@ class LoadingIntegrationTest {
 
   @Test
   void aNullLoadedIsCachedWhenTheCacheAllowsNullsAndOnlyReturnedWhenNot() throws Exception {
-    MemcacheRouter a = hosts.router("a");
     AtomicInteger loads = new AtomicInteger();
     Callable<String> nobody =
         () -> {
@@ -212,7 +195,6 @@ class LoadingIntegrationTest {
 
   @Test
   void retrieveAnswersWrappersMissesAndPlainValuesOnTheAsyncExecutor() throws Exception {
-    MemcacheRouter a = hosts.router("a");
     ManualExecutor executor = new ManualExecutor();
     Cache cache = hosts.manager(a).asyncExecutor(executor).build().getCache("users");
     cache.put(1L, "Ada");
@@ -242,9 +224,7 @@ class LoadingIntegrationTest {
 
   @Test
   void retrieveWithALoaderLoadsOnceAcrossHostsOffTheEventLoop() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    List<Cache> caches = List.of(cache(a), cache(b));
+    List<Cache> caches = List.of(onA, onB);
     caches.forEach(c -> c.get(0L));
     AtomicInteger loads = new AtomicInteger();
     AtomicReference<Thread> suppliedOn = new AtomicReference<>();
@@ -282,10 +262,6 @@ class LoadingIntegrationTest {
 
   @Test
   void retrieveWithALoaderPassesItsFailureOnAsItIs() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = cache(b);
     IllegalStateException down = new IllegalStateException("database down");
 
     CompletableFuture<String> failed =
@@ -314,7 +290,6 @@ class LoadingIntegrationTest {
 
   @Test
   void retrieveWithALoaderOfNull() throws Exception {
-    MemcacheRouter a = hosts.router("a");
     AtomicInteger loads = new AtomicInteger();
     Cache nulls = cache(a);
     Cache noNulls =

@@ -14,7 +14,6 @@ import io.memroute.core.MemcacheException;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
-import io.memroute.testkit.MemcachedExtension;
 import io.memroute.testkit.Thrown;
 import io.memroute.transport.TransportResources;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +25,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.cache.Cache;
 
 /**
@@ -35,20 +33,14 @@ import org.springframework.cache.Cache;
  * generation refresh (on a clock the test moves), entries carry their TTL (as memcached reports it,
  * {@code mg <key> t}), and a stopped memcached fails every call in bounded time.
  */
-class MemrouteCacheIntegrationTest {
-  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
-  @RegisterExtension final Hosts hosts = new Hosts(memcached);
-
-  private Cache cache(MemcacheRouter router) {
+class MemrouteCacheIntegrationTest extends TwoHostsTest {
+  @Override
+  Cache cache(MemcacheRouter router) {
     return hosts.manager(router).build().getCache("users");
   }
 
   @Test
   void whatOneHostWritesTheOtherReads() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = cache(b);
 
     assertThat(onB.get(42L)).isNull();
     onA.put(42L, "Ada");
@@ -78,10 +70,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void aCachedNullIsTellingFromAMiss() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = cache(b);
 
     onA.put(1L, null);
 
@@ -101,10 +89,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void putIfAbsentStoresOnlyWhereNothingIsAndAnswersWhatIs() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = cache(b);
 
     assertThat(onA.putIfAbsent(42L, "first")).isNull();
     Cache.ValueWrapper existing = onB.putIfAbsent(42L, "second");
@@ -120,8 +104,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void putIfAbsentTakesThePlaceOfTheEmptyPlaceholderOfALoadInProgress() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    Cache onA = cache(a);
     onA.get(0L); // creates the generation
     String key = memcachedKey(a, "users", "42");
     // what getOrLoad's winner leaves while it loads: an empty item, won with W
@@ -144,10 +126,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void aClearIsSeenAtOnceHereAndWithinTheGenerationRefreshElsewhere() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = cache(b);
     onA.put(42L, "Ada");
     assertThat(onB.get(42L, String.class)).isEqualTo("Ada"); // b reads the generation now
     long before = generation(a, "users");
@@ -172,21 +150,17 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void aGenerationRefreshOfZeroSeesAClearAtOnce() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = hosts.manager(b).generationRefresh(Duration.ZERO).build().getCache("users");
+    Cache strict = hosts.manager(b).generationRefresh(Duration.ZERO).build().getCache("users");
     onA.put(42L, "Ada");
-    assertThat(onB.get(42L)).isNotNull();
+    assertThat(strict.get(42L)).isNotNull();
 
     onA.clear();
 
-    assertThat(onB.get(42L)).isNull();
+    assertThat(strict.get(42L)).isNull();
   }
 
   @Test
   void otherCachesAreNotCleared() throws Exception {
-    MemcacheRouter a = hosts.router("a");
     MemrouteCacheManager manager = hosts.manager(a).build();
     manager.getCache("users").put(1L, "Ada");
     manager.getCache("books").put(1L, "Dune");
@@ -199,8 +173,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void aLostGenerationCounterComesBackHigherSoOldEntriesStayOutOfSight() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    Cache onA = cache(a);
     onA.put(42L, "Ada");
     long before = generation(a, "users");
     onA.clear();
@@ -220,10 +192,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void anEvictReadsTheGenerationSoAClearElsewhereCannotMakeItMiss() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = cache(b);
     onB.get(42L); // b's generation, kept for a second
     onA.clear();
     onA.put(42L, "stale soon"); // in the new generation, which b has not seen
@@ -236,7 +204,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void entriesCarryTheirCachesTtl() throws Exception {
-    MemcacheRouter a = hosts.router("a");
     MemrouteCacheManager manager =
         hosts
             .manager(a)
@@ -271,10 +238,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void keysMemcachedWouldRefuseAreHashedAndWorkAcrossHosts() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    MemcacheRouter b = hosts.router("b");
-    Cache onA = cache(a);
-    Cache onB = cache(b);
     record Search(String text, int page) {}
     List<Object> keys =
         List.of(
@@ -308,7 +271,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void aStoppedMemcachedFailsEveryCallInBoundedTime() throws Exception {
-    MemcacheRouter a = hosts.router("a");
     Cache warm = hosts.manager(a).generationRefresh(Duration.ofHours(1)).build().getCache("users");
     warm.put(1L, "Ada"); // its generation is known from here on
     Cache cold = cache(a); // has not read the generation
@@ -413,8 +375,6 @@ class MemrouteCacheIntegrationTest {
 
   @Test
   void aValueTooLargeForTheRouterIsRefusedByName() throws Exception {
-    MemcacheRouter a = hosts.router("a");
-    Cache onA = cache(a);
     byte[] big = new byte[2 * 1024 * 1024];
     assertThatThrownBy(() -> onA.put(1L, big))
         .isInstanceOf(IllegalArgumentException.class)

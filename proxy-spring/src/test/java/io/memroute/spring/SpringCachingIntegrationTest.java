@@ -18,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.cache.CacheManager;
@@ -41,6 +42,20 @@ class SpringCachingIntegrationTest {
 
   private final List<AnnotationConfigApplicationContext> contexts = new ArrayList<>();
   private final ExecutorService threads = Executors.newCachedThreadPool();
+
+  // two hosts: an application context each, over a router of its own, and its service
+  private AnnotationConfigApplicationContext a;
+  private AnnotationConfigApplicationContext b;
+  private Users onA;
+  private Users onB;
+
+  @BeforeEach
+  void twoHosts() throws Exception {
+    a = host(hosts.router("a"));
+    b = host(hosts.router("b"));
+    onA = a.getBean(Users.class);
+    onB = b.getBean(Users.class);
+  }
 
   @AfterEach
   void close() {
@@ -143,10 +158,6 @@ class SpringCachingIntegrationTest {
 
   @Test
   void cacheableCachePutAndCacheEvictAcrossHosts() throws Exception {
-    AnnotationConfigApplicationContext a = host(hosts.router("a"));
-    AnnotationConfigApplicationContext b = host(hosts.router("b"));
-    Users onA = a.getBean(Users.class);
-    Users onB = b.getBean(Users.class);
 
     assertThat(onA.name(42)).isEqualTo("Ada Lovelace");
     assertThat(onB.name(42)).isEqualTo("Ada Lovelace");
@@ -169,11 +180,9 @@ class SpringCachingIntegrationTest {
 
   @Test
   void syncCacheableLoadsOnceForManyCallersOnTwoHosts() throws Exception {
-    AnnotationConfigApplicationContext a = host(hosts.router("a"));
-    AnnotationConfigApplicationContext b = host(hosts.router("b"));
     List<Future<String>> calls = new ArrayList<>();
     for (int i = 0; i < 16; i++) {
-      Users users = (i % 2 == 0 ? a : b).getBean(Users.class);
+      Users users = i % 2 == 0 ? onA : onB;
       calls.add(threads.submit(() -> users.name(42)));
     }
     for (Future<String> call : calls) {
@@ -185,10 +194,6 @@ class SpringCachingIntegrationTest {
 
   @Test
   void completableFutureMethodsUseRetrieve() throws Exception {
-    AnnotationConfigApplicationContext a = host(hosts.router("a"));
-    AnnotationConfigApplicationContext b = host(hosts.router("b"));
-    Users onA = a.getBean(Users.class);
-    Users onB = b.getBean(Users.class);
 
     assertThat(await(onA.nameLater(42))).isEqualTo("Ada Lovelace"); // retrieve(key), then put
     Hosts.eventually(
@@ -204,14 +209,11 @@ class SpringCachingIntegrationTest {
 
   @Test
   void aFailingMethodFailsItsCallerAndCachesNothing() throws Exception {
-    AnnotationConfigApplicationContext a = host(hosts.router("a"));
-    Users users = a.getBean(Users.class);
-
     for (int i = 1; i <= 2; i++) {
-      assertThatThrownBy(() -> users.failingName(42))
+      assertThatThrownBy(() -> onA.failingName(42))
           .isInstanceOf(IllegalStateException.class)
           .hasMessage("database down");
-      assertThatThrownBy(() -> await(users.failingNameLater(42)))
+      assertThatThrownBy(() -> await(onA.failingNameLater(42)))
           .isInstanceOf(ExecutionException.class)
           .cause()
           .isInstanceOf(IllegalStateException.class)
