@@ -21,9 +21,10 @@ import org.springframework.cache.Cache;
 import org.springframework.cache.CacheManager;
 
 /**
- * Spring's {@link CacheManager} over a {@link MemcacheRouter}: {@code @Cacheable}, {@code CachePut}
- * and {@code @CacheEvict} in memcached, with {@code @Cacheable(sync = true)} loading a missing
- * value once across every host of the cache. Its caches are {@link MemrouteCache}s.
+ * Spring's {@link CacheManager} over a {@link MemcacheRouter}: {@code @Cacheable},
+ * {@code @CachePut} and {@code @CacheEvict} in memcached, with {@code @Cacheable(sync = true)}
+ * loading a missing value once across every host of the cache. Its caches are {@link
+ * MemrouteCache}s.
  *
  * <pre>{@code
  * @Bean
