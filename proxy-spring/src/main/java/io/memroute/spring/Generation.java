@@ -5,6 +5,7 @@ import io.memroute.core.Ticker;
 import io.memroute.core.internal.GuardedFuture;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
@@ -14,8 +15,10 @@ import java.util.function.LongSupplier;
  * #increment()} raises so that every entry written before is out of sight (memcached cannot list
  * keys, so this is how a cache is cleared). Absent, it is created with the wall-clock time in
  * microseconds, which is higher than any generation counted up from an earlier creation (unless the
- * cache was cleared more than once a microsecond since): a counter memcached evicted or lost in a
- * restart comes back higher, not as a generation seen before.
+ * cache was cleared more than once a microsecond since), and at least one above the highest
+ * generation this host has seen (its wall clock may have been stepped back, or lag the host that
+ * made the counter before): a counter memcached evicted or lost in a restart comes back higher, not
+ * as a generation seen before.
  *
  * <p>A read is kept for {@code refreshNanos} and shared by the operations in that time (and by
  * those that come while it is in flight); a failed one is not kept. Every future completes: it
@@ -32,6 +35,7 @@ final class Generation {
   private final Ticker ticker;
   private final LongSupplier wallClockMicros;
   private final AtomicReference<Read> last = new AtomicReference<>();
+  private final AtomicLong highest = new AtomicLong(Long.MIN_VALUE); // the highest one seen
 
   /** A read, finished or not, and when it began. */
   private record Read(CompletableFuture<Long> value, long startedAt) {}
@@ -95,6 +99,7 @@ final class Generation {
               if (e != null) {
                 out.completeExceptionally(GuardedFuture.unwrap(e));
               } else if (n != null) {
+                seen(n);
                 keep(n);
                 out.complete(n);
               } else {
@@ -138,7 +143,11 @@ final class Generation {
    */
   private void create(
       CompletableFuture<Long> out, LongConsumer created, int attempts, Runnable again) {
-    long initial = wallClockMicros.getAsLong();
+    long seen = highest.get();
+    long initial =
+        seen == Long.MAX_VALUE
+            ? wallClockMicros.getAsLong()
+            : Math.max(wallClockMicros.getAsLong(), seen + 1);
     router
         .add(key, Long.toString(initial).getBytes(StandardCharsets.US_ASCII), 0)
         .whenComplete(
@@ -146,6 +155,7 @@ final class Generation {
               if (e != null) {
                 out.completeExceptionally(GuardedFuture.unwrap(e));
               } else if (stored) {
+                seen(initial);
                 created.accept(initial);
               } else if (attempts > 1) {
                 again.run();
@@ -162,7 +172,9 @@ final class Generation {
   private void parse(CompletableFuture<Long> out, byte[] bytes) {
     String text = new String(bytes, StandardCharsets.US_ASCII).strip(); // incr may pad with spaces
     try {
-      out.complete(Long.parseLong(text));
+      long g = Long.parseLong(text);
+      seen(g);
+      out.complete(g);
     } catch (NumberFormatException e) {
       out.completeExceptionally(
           problem(
@@ -170,6 +182,11 @@ final class Generation {
                   + (text.length() > 40 ? text.substring(0, 40) + "..." : text)
                   + "' (expected: a decimal number; delete the key to start a new generation)"));
     }
+  }
+
+  /** Notes a generation read, made or raised: a counter created later starts above it. */
+  private void seen(long generation) {
+    highest.accumulateAndGet(generation, Math::max);
   }
 
   /** An {@link IllegalStateException} that names the cache and its generation key. */

@@ -191,6 +191,25 @@ class MemrouteCacheIntegrationTest extends TwoHostsTest {
   }
 
   @Test
+  void aLostCounterComesBackAboveWhatThisHostSawEvenWhenTheWallClockWentBack() throws Exception {
+    onA.put(42L, "Ada"); // in the counter's first generation, the wall clock's time
+    onA.clear();
+    // memcached evicts the counter, and the wall clock reads no later than when it was made (NTP
+    // stepped it back, or the host that made the counter ran ahead): created from the wall clock
+    // alone, the counter would start again at the generation of "Ada"
+    assertThat(await(a.delete(Hosts.PREFIX + "users:gen"))).isTrue();
+    onA.clear(); // creates it: an incr of a missing counter
+
+    assertThat(onA.get(42L)).isNull();
+
+    onA.put(42L, "Grace");
+    assertThat(await(a.delete(Hosts.PREFIX + "users:gen"))).isTrue();
+    hosts.advance(Duration.ofSeconds(1)); // the next read creates it: a get of a missing counter
+
+    assertThat(onA.get(42L)).isNull();
+  }
+
+  @Test
   void anEvictReadsTheGenerationSoAClearElsewhereCannotMakeItMiss() throws Exception {
     onB.get(42L); // b's generation, kept for a second
     onA.clear();
