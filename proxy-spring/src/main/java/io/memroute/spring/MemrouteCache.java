@@ -144,14 +144,17 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
    * runs its {@code valueLoader} and the others wait for the value it stores ({@link
    * MemcacheRouter#getOrLoad}, on memcached's leases). The {@code valueLoader} runs on the calling
    * thread. A {@code null} it returns is cached as such if the cache allows null values; if not, it
-   * is returned and not cached.
+   * is refused as Spring's own caches refuse it: nothing is cached, and the call (with those that
+   * waited for it) throws {@link ValueRetrievalException} with an {@link IllegalArgumentException}
+   * as the cause.
    *
    * <p>Waits: for memcached (the router's deadlines), for another host's load (at most {@link
    * LoadOptions#maxWait()}, then this caller loads), or for another thread of this host that loads
    * the same key (at most {@link LoadOptions#leaseTtl()}).
    *
    * @throws ValueRetrievalException if the {@code valueLoader} threw (here or, for a caller that
-   *     waited for it, on another thread of this host), with its exception as the cause
+   *     waited for it, on another thread of this host), with its exception as the cause, or
+   *     returned a {@code null} the cache does not allow
    * @throws io.memroute.core.MemcacheException if the cache's generation cannot be read, or the
    *     router is closed (a failure of the read itself does not fail the call: the value is loaded
    *     and returned, and stored where the key is absent)
@@ -213,13 +216,16 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
       result.completeExceptionally(new LoadFailed(e)); // the lease is given back
       throw new ValueRetrievalException(key, valueLoader, e);
     }
-    if (value == null && !isAllowNullValues()) {
-      result.completeExceptionally(NotCached.INSTANCE);
-      return null;
+    Object stored;
+    try {
+      stored = toStoreValue(value); // Spring's IllegalArgumentException for a null not allowed
+    } catch (IllegalArgumentException e) {
+      result.completeExceptionally(new LoadFailed(e)); // the lease is given back
+      throw new ValueRetrievalException(key, valueLoader, e);
     }
     byte[] entry;
     try {
-      entry = CacheEntries.encode(toStoreValue(value), codec, name, id);
+      entry = CacheEntries.encode(stored, codec, name, id);
     } catch (RuntimeException e) {
       result.completeExceptionally(e);
       throw e;

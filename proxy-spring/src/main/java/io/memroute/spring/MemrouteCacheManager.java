@@ -239,7 +239,9 @@ public final class MemrouteCacheManager implements CacheManager {
     /**
      * Sets whether {@code null} values are cached (default {@code true}), as a marker that tells
      * them from a miss. Off, putting {@code null} throws {@link IllegalArgumentException} (Spring's
-     * rule), and a {@code null} a value loader returns is returned and not cached.
+     * rule), as does (wrapped in {@link Cache.ValueRetrievalException}) a {@code null} that a
+     * {@code sync = true} value loader returns; a {@code null} that an asynchronous one completes
+     * with is returned and not cached (as {@code CaffeineCache} does).
      */
     public Builder allowNullValues(boolean allowNullValues) {
       this.allowNullValues = allowNullValues;
