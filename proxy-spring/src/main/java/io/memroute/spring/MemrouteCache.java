@@ -178,7 +178,23 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
               + Thread.currentThread().getName()
               + " is a memroute event-loop thread");
     }
-    String k = keys.key(await(generation.current()), id);
+    while (true) {
+      String k = keys.key(await(generation.current()), id);
+      try {
+        return getOrLoad(key, id, k, valueLoader);
+      } catch (Abandoned e) {
+        // this call joined the read of a caller that gave up waiting: it reads (or loads) anew
+      }
+    }
+  }
+
+  /**
+   * One getOrLoad of {@code get(key, Callable)}.
+   *
+   * @throws Abandoned if this call joined the read of a caller that stopped waiting for its turn
+   */
+  @SuppressWarnings("unchecked")
+  private <T> T getOrLoad(Object key, String id, String k, Callable<T> valueLoader) {
     CallerLoad load = new CallerLoad();
     CompletableFuture<byte[]> read = router.getOrLoad(k, ttlSeconds, loadOptions, load::start);
     read.whenComplete((v, e) -> load.turn.complete(Boolean.FALSE));
@@ -186,7 +202,8 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
     try {
       mine = load.turn.get();
     } catch (InterruptedException e) {
-      load.result.completeExceptionally(e); // a lease won later is given back at once
+      // a lease won later is given back at once; calls that joined this one's read read anew
+      load.result.completeExceptionally(Abandoned.INSTANCE);
       Thread.currentThread().interrupt();
       throw new IllegalStateException("cache '" + name + "': interrupted while waiting", e);
     } catch (ExecutionException e) {
@@ -309,6 +326,17 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
                       Throwable cause = e == null ? null : GuardedFuture.unwrap(e);
                       if (cause instanceof NotCached) {
                         out.complete(null);
+                      } else if (cause instanceof Abandoned) {
+                        // joined the read of a get(key, Callable) whose caller left: anew
+                        retrieve(key, valueLoader)
+                            .whenComplete(
+                                (v, again) -> {
+                                  if (again != null) {
+                                    out.completeExceptionally(GuardedFuture.unwrap(again));
+                                  } else {
+                                    out.complete(v);
+                                  }
+                                });
                       } else if (cause instanceof LoadFailed) {
                         out.completeExceptionally(cause.getCause());
                       } else if (cause != null) {
@@ -594,6 +622,19 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
 
     LoadFailed(Throwable cause) {
       super(cause.toString(), cause, false, false);
+    }
+  }
+
+  /**
+   * The caller a {@code get(key, Callable)} read would have loaded for was interrupted while it
+   * waited for its turn: the calls that joined the read try again, one of them loading.
+   */
+  private static final class Abandoned extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    static final Abandoned INSTANCE = new Abandoned();
+
+    private Abandoned() {
+      super("the loading caller was interrupted", null, false, false);
     }
   }
 

@@ -169,6 +169,53 @@ class LoadingIntegrationTest extends TwoHostsTest {
   }
 
   @Test
+  void aCallThatJoinedTheReadOfACallerInterruptedMeanwhileLoadsItselfInsteadOfFailing()
+      throws Exception {
+    onA.get(0L);
+    onB.get(0L);
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch gate = new CountDownLatch(1);
+    Future<String> onHostB =
+        threads.submit(
+            () ->
+                onB.get(
+                    42L,
+                    () -> {
+                      holding.countDown();
+                      gate.await();
+                      throw new IllegalStateException("b's load failed");
+                    }));
+    holding.await(10, TimeUnit.SECONDS); // b holds the lease: a's calls wait for its value
+    AtomicReference<Thread> firstThread = new AtomicReference<>();
+    Future<String> first =
+        threads.submit(
+            () -> {
+              firstThread.set(Thread.currentThread());
+              return onA.get(42L, () -> "first");
+            });
+    eventually("the first call's read", () -> stat(a, "cmd_mg") >= 1);
+    Future<String> joined = threads.submit(() -> onA.get(42L, () -> "joined"));
+    eventually("the second call joined", () -> stat(a, "loads_joined") == 1);
+    CompletableFuture<String> retrieved =
+        onA.retrieve(42L, () -> CompletableFuture.completedFuture("retrieved"));
+    eventually("the retrieve joined", () -> stat(a, "loads_joined") == 2);
+
+    firstThread.get().interrupt(); // its caller gives up (a request timed out, a shutdown)
+    assertThatThrownBy(() -> first.get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("interrupted");
+    gate.countDown(); // b gives the lease back: a's read wins it, for a caller that left
+    assertThatThrownBy(() -> onHostB.get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(Cache.ValueRetrievalException.class);
+
+    // one of them loads, the other gets its value: neither fails for the caller that left
+    assertThat(List.of(joined.get(10, TimeUnit.SECONDS), await(retrieved)))
+        .isIn(List.of("joined", "joined"), List.of("retrieved", "retrieved"));
+  }
+
+  @Test
   void aNullLoadedIsCachedWhenTheCacheAllowsNullsAndRefusedWhenNot() throws Exception {
     AtomicInteger loads = new AtomicInteger();
     Callable<String> nobody =
