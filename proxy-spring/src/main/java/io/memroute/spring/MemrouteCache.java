@@ -431,9 +431,10 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
   /**
    * Stores {@code value} only if the key has no entry ({@code add}); else returns the entry there,
    * as a wrapper ({@code null} for none: the value was stored). An empty placeholder of a load in
-   * progress ({@link #get(Object, Callable)} on another host) counts as no entry: the value takes
-   * its place ({@code cas}), and the load's own store then fails. Waits for memcached and throws
-   * its failure.
+   * progress ({@link #get(Object, Callable)} on another host) counts as no entry, as does a cached
+   * {@code null} when this cache does not allow null values (another manager's): the value takes
+   * its place ({@code cas}), and, over a placeholder, the load's own store then fails. Waits for
+   * memcached and throws its failure.
    */
   @Override
   public ValueWrapper putIfAbsent(Object key, Object value) {
@@ -447,7 +448,10 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
     return existing == null ? null : toValueWrapper(CacheEntries.decode(existing, codec, name, id));
   }
 
-  /** {@code add}; if the key is there, its entry, or, over a placeholder, a {@code cas}. */
+  /**
+   * {@code add}; if the key is there, its entry, or, over a placeholder or a null not allowed, a
+   * {@code cas}.
+   */
   private CompletableFuture<byte[]> addOrRead(String k, byte[] entry, int attempts) {
     return router
         .add(k, entry, ttlSeconds)
@@ -460,7 +464,7 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
                   .gets(k)
                   .thenCompose(
                       item -> {
-                        if (item != null && item.value().length > 0) {
+                        if (item != null && item.value().length > 0 && !isNoEntry(item.value())) {
                           return done(item.value());
                         }
                         if (item == null) {
@@ -469,6 +473,11 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
                         return replacePlaceholder(k, entry, item, attempts);
                       });
             });
+  }
+
+  /** Whether an entry is a cached null this cache does not allow: a miss to it, as in lookup. */
+  private boolean isNoEntry(byte[] entry) {
+    return !isAllowNullValues() && entry.length == 1 && entry[0] == CacheEntries.NULL;
   }
 
   private CompletableFuture<byte[]> replacePlaceholder(

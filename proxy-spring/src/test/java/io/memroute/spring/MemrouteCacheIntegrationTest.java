@@ -84,6 +84,8 @@ class MemrouteCacheIntegrationTest extends TwoHostsTest {
         .isThrownBy(() -> noNulls.put(2L, null))
         .withMessageContaining("null");
     assertThat(noNulls.get(1L)).isNull(); // a null it does not allow is a miss to it
+    assertThat(noNulls.putIfAbsent(1L, "Ada")).isNull(); // and no entry: the value takes its place
+    assertThat(onA.get(1L, String.class)).isEqualTo("Ada");
     assertThat(await(b.get(memcachedKey(b, "users", "2")))).isNull();
   }
 
