@@ -625,7 +625,9 @@ public final class Request {
    * b} token right after the key, which makes the key base64 (so does {@link #hasFlag}). The line,
    * as sent (single spaces, no {@code noreply} or {@code q}), may take 65,534 bytes for {@code get}
    * and {@code gets} and 2,047 bytes for every other command: memcached closes the connection on a
-   * longer one.
+   * longer one. A number is ASCII digits after an optional sign, as memcached reads it (it refuses
+   * the digits of other scripts, which Java's parsers take, and runs the data block of a set it
+   * refused as a command).
    *
    * @throws IllegalArgumentException if the request is malformed; the message says why
    */
@@ -717,7 +719,7 @@ public final class Request {
       String s = tok(i);
       long v;
       try {
-        v = Long.parseLong(s);
+        v = Long.parseLong(ascii(i, s));
       } catch (NumberFormatException e) {
         throw new IllegalArgumentException(what + ": '" + s + "' (expected: a number)");
       }
@@ -728,10 +730,31 @@ public final class Request {
       return v;
     }
 
+    /**
+     * Returns {@code s}, token {@code i}, if its bytes are ASCII digits after an optional sign:
+     * memcached's strtol and strtoull read no others, where Java's parsers also take the digits of
+     * other scripts (Arabic-Indic, fullwidth).
+     *
+     * @throws NumberFormatException otherwise
+     */
+    private String ascii(int i, String s) {
+      int from = t[2 * i];
+      int to = t[2 * i + 1];
+      if (from < to && (src[from] == '+' || src[from] == '-')) {
+        from++;
+      }
+      for (int j = from; j < to; j++) {
+        if (src[j] < '0' || src[j] > '9') {
+          throw new NumberFormatException(s);
+        }
+      }
+      return s;
+    }
+
     void unsigned64(int i, String what) {
       String s = tok(i);
       try {
-        Long.parseUnsignedLong(s);
+        Long.parseUnsignedLong(ascii(i, s));
       } catch (NumberFormatException e) {
         throw new IllegalArgumentException(
             what + ": '" + s + "' (expected: an unsigned 64-bit number)");

@@ -243,6 +243,21 @@ class RequestParseTest {
         rj("flush_all noreply noreply", null, "delay: 'noreply' (expected: a number)"),
         rj("verbosity x", null, "level: 'x' (expected: a number)"),
         rj("ms k x", null, "datalen: 'x' (expected: a number)"),
+        // digits of other scripts, which Java's parsers take and memcached's strtol does not: it
+        // answers CLIENT_ERROR, and to a set, cas or ms runs the data block as a command
+        rj("set k 0 0 \u0663", ABC, "bytes: '\u0663' (expected: a number)"),
+        rj("set k \uff10 0 3", ABC, "flags: '\uff10' (expected: a number)"),
+        rj("set k 0 \u0665 3", ABC, "exptime: '\u0665' (expected: a number)"),
+        rj("set k 0 -\u0665 3", ABC, "exptime: '-\u0665' (expected: a number)"),
+        rj("cas k 0 0 3 \u0661", ABC, "cas: '\u0661' (expected: an unsigned 64-bit number)"),
+        rj("ms k \u0663", ABC, "datalen: '\u0663' (expected: a number)"),
+        rj("ms k +\u0663", ABC, "datalen: '+\u0663' (expected: a number)"),
+        rj("incr k \u0661", null, "delta: '\u0661' (expected: an unsigned 64-bit number)"),
+        rj("touch k \u0665", null, "exptime: '\u0665' (expected: a number)"),
+        rj("gat \u0665 k", null, "exptime: '\u0665' (expected: a number)"),
+        rj("gat 1\u0665 k", null, "exptime: '1\u0665' (expected: a number)"),
+        rj("flush_all \u0661", null, "delay: '\u0661' (expected: a number)"),
+        rj("verbosity \u0661", null, "level: '\u0661' (expected: a number)"),
         // out of range
         rj("set k 4294967296 0 3", ABC, "flags: 4294967296 (expected: 0-4294967295)"),
         rj("set k -1 0 3", ABC, "flags: -1 (expected: 0-4294967295)"),

@@ -1,6 +1,7 @@
 package io.memroute.transport;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -27,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and their neighbours it takes are ones memcached takes: each line goes to a real memcached, a
  * refused one as given, a taken one as memroute sends it, followed by {@code mn}. Keeps the table
  * in {@code Request}'s checks true to the server. The letters E and x, which later versions know,
- * are sent although 1.6.18 refuses them.
+ * are sent although 1.6.18 refuses them. Numbers written in other scripts' digits, which Java's
+ * parsers read, are refused by both too.
  */
 class MetaFlagsOnMemcachedTest {
   @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
@@ -78,6 +81,35 @@ class MetaFlagsOnMemcachedTest {
     }
     String reply = exchange(sent.toByteArray());
     assertThat(reply).isNotEmpty().doesNotContain("ERROR");
+  }
+
+  /**
+   * memcached's strtol and strtoull read ASCII digits only: it answers CLIENT_ERROR, and runs the
+   * data block of a set, cas or ms whose number it refused as a command of its own (here {@code
+   * abc}: ERROR), so such a line must never be sent.
+   */
+  @ParameterizedTest(name = "[{index}] ''{0}''")
+  @CsvSource(
+      nullValues = "-",
+      value = {
+        "set k 0 0 \u0663, abc",
+        "set k 0 \u0665 3, abc",
+        "cas k 0 0 3 \u0661, abc",
+        "ms k \uff13, abc",
+        "gat \u0665 k, -",
+        "touch k \u0665, -",
+        "incr k \u0661, -"
+      })
+  void numbersInOtherScriptsAreRefusedAsMemcachedRefusesThem(String line, String data)
+      throws IOException {
+    byte[] value = data == null ? null : data.getBytes(UTF_8);
+    assertThatIllegalArgumentException().isThrownBy(() -> Request.parse(line, value));
+    String sent = line + "\r\n" + (data == null ? "" : data + "\r\n");
+    String reply = exchange(sent.getBytes(UTF_8));
+    assertThat(reply).startsWith("CLIENT_ERROR ");
+    if (data != null) {
+      assertThat(reply).contains("\r\nERROR\r\n"); // abc, run as a command
+    }
   }
 
   private static byte[] bytes(String s) {
