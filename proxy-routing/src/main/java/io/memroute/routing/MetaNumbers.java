@@ -29,4 +29,14 @@ final class MetaNumbers {
     }
     return negative ? -v : v;
   }
+
+  /**
+   * Reads a {@code T}, {@code N} or {@code R} token as the exptime memcached takes from it: its
+   * safe_strtol reads a 64-bit number and keeps the low 32 bits (an {@code int32_t}), so {@code
+   * -4294967296} is 0 (never expires), {@code -2147483649} a unix time in 2038 and {@code
+   * 4294967295} is -1.
+   */
+  static int exptime(String token) {
+    return (int) read(token);
+  }
 }

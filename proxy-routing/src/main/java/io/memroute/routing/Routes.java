@@ -678,7 +678,8 @@ public final class Routes {
    * Sets the expiry of every request that carries one to {@code ttl}, then passes it to {@code
    * child}: {@code set}, {@code add}, {@code replace}, {@code cas}, {@code touch}, {@code gat},
    * {@code gats}, {@code ms} (its {@code T} flag, added when absent) and {@code mg} with a {@code
-   * T} flag, read as memcached reads it (a tab before or after the number too). Other requests pass
+   * T} flag, read as memcached reads it (a tab before or after the number too, and only its low 32
+   * bits, which memcached keeps: {@code T-4294967296} never expires). Other requests pass
    * unchanged. routelib's {@code route_ttl} (the "gutter" pattern), mcrouter's ModifyExptimeRoute
    * with {@code action: set}.
    *

@@ -89,8 +89,8 @@ final class TtlRoute implements Route, ParentRoute {
     if (t == null && !addIfAbsent) {
       return r;
     }
-    // as memcached reads it: "T\t99999" must be capped as T99999 is
-    long current = t == null ? 0 : MetaNumbers.read(t);
+    // as memcached reads it: "T\t99999" must be capped as T99999 is, T-4294967296 as 0 (never)
+    long current = t == null ? 0 : MetaNumbers.exptime(t);
     long next = apply(current);
     if (t != null && next == current) {
       return r;

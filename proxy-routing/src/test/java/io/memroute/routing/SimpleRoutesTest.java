@@ -136,6 +136,21 @@ class SimpleRoutesTest {
   }
 
   @Test
+  void aMetaTtlIsCappedAsTheLow32BitsMemcachedKeeps() {
+    // memcached keeps the low 32 bits of T's number (an int32_t): -2147483649 is 2147483647, a
+    // unix time in 2038, and -4294967296 is 0, never; 4294967295 is -1, expired at once
+    Route max = Routes.maxTtl(Duration.ofMinutes(5), Routes.pool("a"));
+    assertThat(sent(max, Request.parse("ms k 1 T-2147483649", V)).line()).isEqualTo("ms k 1 T300");
+    assertThat(sent(max, Request.parse("ms k 1 T-4294967296", V)).line()).isEqualTo("ms k 1 T300");
+    assertThat(sent(max, Request.parse("mg k v T-9223372036854775808")).line())
+        .isEqualTo("mg k v T300");
+    for (String below : List.of("T4294967295", "T4294967396", "T\t4294967326", "T-4294967196")) {
+      Request r = Request.parse("mg k v " + below); // -1, 100, 30, 100: under the cap as they are
+      assertThat(sent(max, r)).as(below).isSameAs(r);
+    }
+  }
+
+  @Test
   void ttlValidation() {
     assertThatThrownBy(() -> Routes.ttl(Duration.ofMillis(1500), Routes.nullRoute()))
         .isInstanceOf(IllegalArgumentException.class)
