@@ -574,6 +574,19 @@ class L1L2RouteTest {
   }
 
   @Test
+  void anMgTouchIsReadAsTheLow32BitsMemcachedKeeps() {
+    // memcached keeps the low 32 bits of T's number: 4294967295 is -1, and -4294967196 is 100
+    preload(l1, "k", "old", 0, 0);
+    l1.clearRequests();
+    run(route(), Request.metaGet("k", "v", "T4294967295"));
+    assertThat(lines(l1)).containsExactly("delete k");
+    preload(l1, "k", "old", 0, 0);
+    l1.clearRequests();
+    run(route(), Request.metaGet("k", "v", "T-4294967196"));
+    assertThat(lines(l1)).isEmpty();
+  }
+
+  @Test
   void aWriteOfABase64KeyDeletesThatKeyFromL1() {
     clear();
 
