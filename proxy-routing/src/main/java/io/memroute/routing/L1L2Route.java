@@ -350,29 +350,22 @@ final class L1L2Route implements Route, ParentRoute {
     }
     if (c == Command.MG) {
       String t = request.flagToken('T');
-      return t != null && expires(MetaNumbers.exptime(t)); // T4294967295 is -1 to memcached
+      // T4294967295 is -1 to memcached
+      return t != null && TtlRoute.expiresAtOnce(MetaNumbers.exptime(t));
     }
     return false;
   }
 
   /**
-   * Whether a text exptime expires the item at once (see {@link #expires(long)}), or is not a
+   * Whether a text exptime expires the item at once ({@link TtlRoute#expiresAtOnce}), or is not a
    * number.
    */
   private static boolean expires(String exptime) {
     try {
-      return expires(Long.parseLong(exptime));
+      return TtlRoute.expiresAtOnce(Long.parseLong(exptime));
     } catch (NumberFormatException e) {
       return true; // L2 decides what it means; L1 is safer without the key
     }
-  }
-
-  /**
-   * Whether an exptime expires the item at once: a negative one, or one beyond 30 days, which
-   * memcached reads as a unix time, that is not in the future.
-   */
-  private static boolean expires(long e) {
-    return e < 0 || (e > TtlRoute.RELATIVE_LIMIT && e <= System.currentTimeMillis() / 1000);
   }
 
   /**

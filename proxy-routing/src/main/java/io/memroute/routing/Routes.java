@@ -332,8 +332,9 @@ public final class Routes {
    * caller's command; the reply carries cold's CAS values (as mcrouter's gets does). Such a miss
    * costs the caller three more round trips (four when the TTL is read; the keys of a multiget are
    * copied at once). A key whose copy fails is a miss. A {@code gats} copies with its own exptime;
-   * one that expires the item ({@code gats -1}) copies as a {@code gets} does, and the reread
-   * answers the items, then expires them on cold, as memcached does.
+   * one that expires the item ({@code gats -1}, or a unix time not in the future) copies as a
+   * {@code gets} does, and the reread answers the items, then expires them on cold, as memcached
+   * does.
    *
    * <p><b>mg</b> with only the flags {@code v f t s k O q u}: to cold; on a miss, to warm with
    * {@code v f t} added, and a hit is answered with the flags asked for and copied into cold as for
@@ -357,12 +358,12 @@ public final class Routes {
    * route; beyond that they are left out. Each is counted when done ({@link
    * RouteContext#countRefill}, {@link RouteContext#countRefillDropped}; the router reports them as
    * {@code memroute.refills} and the {@code refills_*} stats): stored; not stored (cold already
-   * held the key, or warm no longer did); failed; dropped. A {@code gat} or {@code gats} with a
-   * negative exptime (which expires the item) copies nothing, and neither does a value stale on
-   * warm (invalidated with {@code md <key> I}: its {@code mg} reply carries {@code X}) or that
-   * another client is recaching there ({@code Z}, e.g. the empty placeholder an {@code mg N} made),
-   * which an {@code mg} is not answered either; a fixed refill TTL skips the lookup that would
-   * tell. The copies of gets and gats are made on the caller's path and are not limited.
+   * held the key, or warm no longer did); failed; dropped. A {@code gat} whose exptime expires the
+   * item (a negative one, or a unix time not in the future) copies nothing, and neither does a
+   * value stale on warm (invalidated with {@code md <key> I}: its {@code mg} reply carries {@code
+   * X}) or that another client is recaching there ({@code Z}, e.g. the empty placeholder an {@code
+   * mg N} made), which an {@code mg} is not answered either; a fixed refill TTL skips the lookup
+   * that would tell. The copies of gets and gats are made on the caller's path and are not limited.
    */
   public static WarmUpBuilder warmUp() {
     return new WarmUpBuilder();

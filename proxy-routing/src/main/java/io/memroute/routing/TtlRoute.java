@@ -52,6 +52,15 @@ final class TtlRoute implements Route, ParentRoute {
     }
   }
 
+  /**
+   * Whether memcached expires an item given {@code exptime} at once: a negative one, or one beyond
+   * 30 days, which it reads as a unix time, that is not in the future (by this host's clock).
+   */
+  static boolean expiresAtOnce(long exptime) {
+    return exptime < 0
+        || (exptime > RELATIVE_LIMIT && exptime <= System.currentTimeMillis() / 1000);
+  }
+
   /** The exptime to send instead of {@code current}, or {@code current} to keep it. */
   long apply(long current) {
     if (!cap) {

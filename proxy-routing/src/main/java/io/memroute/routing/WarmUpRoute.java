@@ -121,7 +121,7 @@ final class WarmUpRoute implements Route, ParentRoute {
     if (request.command() == Command.GAT) {
       ttl = exptime(request);
       if (ttl < 0) {
-        return; // the gat expired the item: nothing to keep
+        return; // the gat expired the item (-1, a past unix time): nothing to keep
       }
     }
     for (Item it : w.items()) {
@@ -136,8 +136,9 @@ final class WarmUpRoute implements Route, ParentRoute {
    */
   private void copyThenReread(
       Request request, Response c, Response w, RouteContext context, GuardedFuture<Response> out) {
-    // A gats's own exptime, which the reread sets anyway; one that expires the item copies as a
-    // gets does, so that the reread finds the copy, answers it, then expires it, as memcached does.
+    // A gats's own exptime, which the reread sets anyway; one that expires the item (-1, a past
+    // unix time) copies as a gets does, so that the reread finds the copy, answers it, then
+    // expires it, as memcached does.
     long own = request.command() == Command.GATS ? exptime(request) : -2;
     long ttl = own >= 0 ? own : refillTtl;
     List<Item> items = w.items();
@@ -293,10 +294,13 @@ final class WarmUpRoute implements Route, ParentRoute {
     return left;
   }
 
-  /** A gat's or gats's exptime; -2 when it expires the item at once or is past an int. */
+  /**
+   * A gat's or gats's exptime; -2 when it expires the item at once (a negative one, or a unix time
+   * not in the future: memcached answers the item, then expires it) or is past an int.
+   */
   private static long exptime(Request request) {
     long e = Long.parseLong(request.token(1)); // Request.parse read it so
-    return e < 0 || e > Integer.MAX_VALUE ? -2 : e;
+    return TtlRoute.expiresAtOnce(e) || e > Integer.MAX_VALUE ? -2 : e;
   }
 
   @Override

@@ -142,4 +142,25 @@ class GatExptimeIntegrationTest {
     assertThat(await(cold.execute(Request.getMulti(List.of("a", "b", "c")))).isMiss()).isTrue();
     assertThat(await(warm.execute(Request.getMulti(List.of("b", "c")))).items()).hasSize(2);
   }
+
+  @Test
+  void warmUpAnswersAGatsToAPastUnixTimeAsMemcachedDoes() throws Exception {
+    // memcached reads 2592001 (beyond 30 days) as a unix time, in 1970: it answers a gats hit,
+    // then expires the item, as for gats -1
+    MemcacheRouter cold = direct.get(0);
+    MemcacheRouter warm = direct.get(1);
+    await(cold.set("a", "cold-a".getBytes(UTF_8), 0));
+    Response reference = await(cold.execute(Request.parse("gats 2592001 a")));
+    assertThat(reference.items()).extracting(Item::valueAsString).containsExactly("cold-a");
+    assertThat(await(cold.get("a"))).isNull();
+    MemcacheRouter router = router(Routes.warmUp(Routes.pool("cold"), Routes.pool("warm")));
+    await(warm.set("b", "warm-b".getBytes(UTF_8), 300));
+
+    Response r = await(router.execute(Request.parse("gats 2592001 b")));
+
+    assertThat(r.items()).extracting(Item::valueAsString).containsExactly("warm-b");
+    assertThat(r.cas()).isNotZero();
+    assertThat(await(cold.get("b"))).isNull(); // expired on cold, as memcached expires it
+    assertThat(await(warm.get("b"))).isEqualTo("warm-b".getBytes(UTF_8));
+  }
 }

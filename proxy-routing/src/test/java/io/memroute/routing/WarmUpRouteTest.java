@@ -234,6 +234,17 @@ class WarmUpRouteTest {
     assertThat(lines(cold)).containsExactly("gat -1 k");
   }
 
+  @Test
+  void aGatToAUnixTimeNotInTheFutureCopiesNothing() {
+    // memcached reads an exptime beyond 30 days as a unix time: 2592001 is in 1970, expired
+    preload(warm, "k", "v", 0, 0);
+
+    Response r = run(route(), Request.parse("gat 2592001 k"));
+
+    assertThat(r.valueAsString()).isEqualTo("v");
+    assertThat(lines(cold)).containsExactly("gat 2592001 k");
+  }
+
   // ---------------------------------------------------------------- gets, gats
 
   @Test
@@ -390,6 +401,28 @@ class WarmUpRouteTest {
     assertThat(new String(sent.get(sent.size() - 1).wireLine(), UTF_8))
         .isEqualTo("gats -1 b c\r\n");
     assertThat(r.items().get(1).cas()).isEqualTo(cold.send(Request.gets("b")).join().cas());
+  }
+
+  @Test
+  void gatsToAUnixTimeNotInTheFutureCopiesAsAGetsDoes() {
+    // 2592001 is a unix time in 1970: memcached answers the hit, then expires the item, as for
+    // gats -1. A copy with that exptime would be expired before the reread could find it.
+    preload(warm, "b", "warm-b", 0, 300);
+    warm.clearRequests();
+
+    Response r = run(route(), Request.parse("gats 2592001 b"));
+
+    assertThat(values(r)).containsExactly(Map.entry("b", "warm-b"));
+    assertThat(lines(warm)).containsExactly("get b", "mg b t");
+    assertThat(lines(cold)).containsExactly("gats 2592001 b", "add b 0 300 6", "gats 2592001 b");
+    // a unix time ahead is the copy's own exptime, as a relative one is
+    long ahead = System.currentTimeMillis() / 1000 + 3600;
+    preload(warm, "c", "warm-c", 0, 300);
+    warm.clearRequests();
+    cold.clearRequests();
+    run(route(), Request.parse("gats " + ahead + " c"));
+    assertThat(lines(cold))
+        .containsExactly("gats " + ahead + " c", "add c 0 " + ahead + " 6", "gats " + ahead + " c");
   }
 
   // ---------------------------------------------------------------- errors
