@@ -274,14 +274,14 @@ public final class Routes {
   /**
    * Hot-key mitigation with this router's replica given, {@code 0} to {@code replicas - 1} (a
    * host's index in its fleet, say). Retrievals ({@code get}, {@code gets}, {@code gat}, {@code
-   * gats}, multigets too) go to this replica, and their replies name the keys asked for. {@code
-   * set}, {@code delete} and {@code touch} go to every replica: the answer is this replica's, the
-   * others are sent in the background. Other text commands ({@code add}, {@code replace}, {@code
-   * append}, {@code prepend}, {@code cas}, {@code incr}, {@code decr}) change this replica only, as
-   * in mcrouter: the others keep their value until a set or a delete. Meta commands, keyless
-   * commands, requests with a key over 245 bytes (no room for the suffix) or a key whose bytes are
-   * not UTF-8, and a multiget whose line the suffixes would take past memcached's limit pass
-   * unchanged: they reach the keys as given, replica 0.
+   * gats}, multigets too, in several requests if the suffixes would make a line longer than
+   * memcached takes) go to this replica, and their replies name the keys asked for. {@code set},
+   * {@code delete} and {@code touch} go to every replica: the answer is this replica's, the others
+   * are sent in the background. Other text commands ({@code add}, {@code replace}, {@code append},
+   * {@code prepend}, {@code cas}, {@code incr}, {@code decr}) change this replica only, as in
+   * mcrouter: the others keep their value until a set or a delete. Meta commands, keyless commands,
+   * and requests with a key over 245 bytes (no room for the suffix) or a key whose bytes are not
+   * UTF-8 pass unchanged: they reach the keys as given, replica 0.
    *
    * @param replicas 2 to 1000
    * @param replica this router's replica, 0 to {@code replicas - 1}

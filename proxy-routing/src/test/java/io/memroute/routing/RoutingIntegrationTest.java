@@ -175,6 +175,31 @@ class RoutingIntegrationTest {
   }
 
   @Test
+  void keySplitReadsAMultigetTheSuffixesMakeTooLongFromItsOwnReplica() throws Exception {
+    // "gat 300", ten keys of 202 bytes and n: 2,039 bytes, which memcached takes; with "::1" on
+    // each key 2,072, on which it would close the connection. An incr changed replica 1 alone.
+    MemcacheRouter split =
+        router(config().route(Routes.keySplit(2, 1, Routes.pool("all"))).build());
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      keys.add(i + "k".repeat(201));
+      assertThat(await(split.set(keys.get(i), b("v" + i), 0))).isTrue();
+    }
+    assertThat(await(split.set("n", b("1"), 0))).isTrue();
+    assertThat(await(split.execute(Request.incr("n", 4))).number()).isEqualTo(5);
+    keys.add(3, "n");
+
+    Response r = await(split.execute(Request.parse("gat 300 " + String.join(" ", keys))));
+
+    List<String> expected = new ArrayList<>();
+    for (String k : keys) {
+      expected.add(k + "=" + (k.equals("n") ? "5" : "v" + k.charAt(0)));
+    }
+    assertThat(r.items().stream().map(i -> i.key() + "=" + i.valueAsString()))
+        .containsExactlyElementsOf(expected);
+  }
+
+  @Test
   void keySplitKeepsKeysWhoseBytesAreNotUtf8Apart() throws Exception {
     // memcached keys items by bytes: a\xff and a\xfe are two items, which replica keys made from
     // the keys' strings (both a\uFFFD) made one

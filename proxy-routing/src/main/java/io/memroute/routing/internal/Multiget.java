@@ -52,6 +52,21 @@ public final class Multiget {
       refused.complete(NOT_UTF8);
       return refused;
     }
+    return splitAs(request, keys, groupOf, groups, send);
+  }
+
+  /**
+   * As {@link #split}, for {@code keys} a route made instead of the request's own (replica keys,
+   * say, from keys it checked): each part asks its keys with the request's command and line up to
+   * its first key ({@link Request#withKeys}), and the replies are merged in the order of {@code
+   * keys}.
+   */
+  public static GuardedFuture<Response> splitAs(
+      Request request,
+      List<String> keys,
+      int[] groupOf,
+      int groups,
+      BiFunction<Integer, Request, CompletionStage<Response>> send) {
     List<List<String>> byGroup = new ArrayList<>(groups);
     for (int g = 0; g < groups; g++) {
       byGroup.add(null);
