@@ -81,38 +81,10 @@ final class KeySplitRoute implements Route, ParentRoute {
       replicaKeys.add(k + suffix);
       asked.put(k + suffix, k);
     }
-    CompletionStage<Response> read;
-    try {
-      read = child.route(request.withKeys(replicaKeys), context);
-    } catch (IllegalArgumentException e) { // the suffixes take the line past memcached's limit
-      read = inLinesThatFit(request, replicaKeys, context);
-    }
-    return read.thenApply(r -> Replies.renameItems(r, k -> asked.getOrDefault(k, k)));
-  }
-
-  /**
-   * Reads {@code replicaKeys}, the keys of the multiget {@code request} with this replica's suffix,
-   * in several requests, each line no longer than the caller's (which memcached takes) or of one
-   * key: still this replica, which its other writes ({@code add}, {@code incr}, ...) changed alone.
-   */
-  private CompletionStage<Response> inLinesThatFit(
-      Request request, List<String> replicaKeys, RouteContext context) {
-    byte[] line = request.wireLine();
-    int head = Multiget.keyBounds(line, request.keyCount())[0] - 1; // "gat +5", before a space
-    List<List<String>> runs = Multiget.lines(replicaKeys, line.length - 2 - head);
-    int[] groupOf = new int[replicaKeys.size()];
-    int k = 0;
-    for (int g = 0; g < runs.size(); g++) {
-      for (int i = 0; i < runs.get(g).size(); i++) {
-        groupOf[k++] = g;
-      }
-    }
-    return Multiget.splitAs(
-        request,
-        replicaKeys,
-        groupOf,
-        runs.size(),
-        (g, sub) -> Replies.guarded(child, sub, context));
+    // still this replica when the suffixes take the line past memcached's limit: the route's other
+    // writes (add, incr, ...) changed it alone
+    return Replies.withKeys(child, request, replicaKeys, context)
+        .thenApply(r -> Replies.renameItems(r, k -> asked.getOrDefault(k, k)));
   }
 
   /**

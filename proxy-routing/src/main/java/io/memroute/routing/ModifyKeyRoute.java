@@ -147,18 +147,11 @@ final class ModifyKeyRoute implements Route, ParentRoute {
     if (sent == null) {
       return child.route(request, context);
     }
-    Request rewritten;
-    try {
-      if (maybeNotUtf8 && !Multiget.namesItsKeys(request, keys)) {
-        return clientError("key is not UTF-8 (expected: keys that can be rewritten as text)");
-      }
-      rewritten = request.withKeys(Arrays.asList(sent));
-    } catch (IllegalArgumentException e) { // a line over memcached's limit
-      return clientError("keys rewritten: " + e.getMessage());
+    if (maybeNotUtf8 && !Multiget.namesItsKeys(request, keys)) {
+      return clientError("key is not UTF-8 (expected: keys that can be rewritten as text)");
     }
     String[] to = sent;
-    return child
-        .route(rewritten, context)
+    return Replies.withKeys(child, request, Arrays.asList(sent), context)
         .thenApply(r -> r.isOk() ? Replies.renameItems(r, new InOrder(to, keys)) : r);
   }
 

@@ -5,6 +5,7 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
+import io.memroute.routing.internal.Multiget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -118,6 +119,35 @@ final class Replies {
     GuardedFuture<Response> out = new GuardedFuture<>();
     call(child, request, context, out::complete);
     return out;
+  }
+
+  /**
+   * Sends {@code child} the multi-key retrieval {@code request} for {@code keys}, a route's rewrite
+   * of its keys (with a suffix or prefix, say), with its command and line up to its first key
+   * ({@link Request#withKeys}). If the longer keys take that line past what memcached takes, in
+   * several requests instead, each line no longer than the caller's (which it took) or of one key,
+   * their replies merged in the order of {@code keys}.
+   */
+  static CompletionStage<Response> withKeys(
+      Route child, Request request, List<String> keys, RouteContext context) {
+    Request one;
+    try {
+      one = request.withKeys(keys);
+    } catch (IllegalArgumentException e) { // a line over memcached's limit
+      byte[] line = request.wireLine();
+      int head = Multiget.keyBounds(line, request.keyCount())[0] - 1; // "gat +5", before a space
+      List<List<String>> runs = Multiget.lines(keys, line.length - 2 - head);
+      int[] groupOf = new int[keys.size()];
+      int k = 0;
+      for (int g = 0; g < runs.size(); g++) {
+        for (int i = 0; i < runs.get(g).size(); i++) {
+          groupOf[k++] = g;
+        }
+      }
+      return Multiget.splitAs(
+          request, keys, groupOf, runs.size(), (g, sub) -> guarded(child, sub, context));
+    }
+    return child.route(one, context);
   }
 
   /**

@@ -766,10 +766,11 @@ public final class Routes {
    * <p><b>Limits.</b> A key longer than memcached's 250 bytes once rewritten (250 base64 characters
    * for a {@code b} key, 186 bytes), one rewritten to nothing (a key equal to the replaced prefix,
    * with no new prefix or suffix), a key whose bytes are not UTF-8 (only {@link
-   * io.memroute.core.Request#parse(byte[], byte[])} makes one) and a line over memcached's limit
-   * once rewritten get a {@code CLIENT_ERROR modifyKey: ...} reply naming the key; nothing is sent,
-   * and a multiget with one such key sends no key. The child's future is returned as it is, with
-   * the keys renamed: a child that throws or fails makes this route throw or fail.
+   * io.memroute.core.Request#parse(byte[], byte[])} makes one) get a {@code CLIENT_ERROR modifyKey:
+   * ...} reply naming the key; nothing is sent, and a multiget with one such key sends no key. A
+   * multiget whose line the longer keys would take past memcached's limit is sent as several, each
+   * no longer than the caller's. The child's future is returned as it is, with the keys renamed: a
+   * child that throws or fails makes this route throw or fail.
    *
    * <p>Not offered: mcrouter's {@code set_routing_prefix} (memroute has no routing prefixes) and
    * {@code modify_inplace}.

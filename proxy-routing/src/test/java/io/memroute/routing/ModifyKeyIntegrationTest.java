@@ -13,6 +13,7 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.ServerErrorException;
 import io.memroute.testkit.MemcachedExtension;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -61,6 +62,24 @@ class ModifyKeyIntegrationTest {
   private String raw(String key) throws Exception {
     byte[] v = await(direct.get(key));
     return v == null ? null : new String(v, UTF_8);
+  }
+
+  @Test
+  void aTypedGetMultiOfALineThePrefixMakesTooLongReadsEveryKey() throws Exception {
+    // the router splits a getMulti into lines of up to 65,000 bytes of keys: 1,000 keys of 60
+    // bytes are one line, which "tenantA:" on each key takes past the 65,534 memcached's get takes
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      keys.add(String.format("%060d", i));
+    }
+    for (int i = 0; i < keys.size(); i += 100) {
+      assertThat(await(tenant.set(keys.get(i), b("v" + i), 0))).isTrue();
+    }
+
+    Map<String, byte[]> got = await(tenant.getMulti(keys));
+
+    assertThat(got).hasSize(10).containsKeys(keys.get(0), keys.get(900));
+    assertThat(got.get(keys.get(900))).isEqualTo(b("v900"));
   }
 
   @Test

@@ -401,21 +401,33 @@ class ModifyKeyRouteTest {
   }
 
   @Test
-  void aKeyRewrittenToNothingALineTooLongAndBytesThatAreNotUtf8AnswerClientErrors() {
-    Route strip = Routes.modifyKey().replacePrefix("old:", "").build(Routes.pool("a"));
-    assertThat(run(strip, Request.get("old:")).message())
-        .isEqualTo("modifyKey: key 'old:' rewritten is 0 bytes (expected: 1-250 bytes)");
-
+  void aMultigetWhoseRewrittenKeysWouldPassTheLineLimitIsReadInLinesThatFit() {
     // gat takes a line of 2,047 bytes: ten keys of 200 fit, not once each is 7 bytes longer
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       keys.add(i + "k".repeat(199));
+      a.put("tenant:" + keys.get(i), "v" + i);
     }
-    Request gat = Request.retrieval(Command.GAT, 0, keys);
-    Response line = run(Routes.keyPrefix("tenant:", Routes.pool("a")), gat);
-    assertThat(line.status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
-    assertThat(line.message())
-        .isEqualTo("modifyKey: keys rewritten: keys: line of 2085 bytes (expected: <= 2047)");
+    a.clearRequests();
+    Request gat = Request.parse("gat +5 " + String.join(" ", keys));
+
+    Response r = run(Routes.keyPrefix("tenant:", Routes.pool("a")), gat);
+
+    assertThat(r.items()).extracting(Item::key).containsExactlyElementsOf(keys);
+    assertThat(r.items()).extracting(Item::valueAsString).startsWith("v0", "v1").endsWith("v9");
+    assertThat(a.requests()).hasSizeGreaterThan(1);
+    for (Request sent : a.requests()) {
+      assertThat(sent.wireLine().length).isLessThanOrEqualTo(gat.wireLine().length);
+      assertThat(sent.token(1)).isEqualTo("+5");
+      assertThat(sent.keys()).allMatch(k -> k.startsWith("tenant:"));
+    }
+  }
+
+  @Test
+  void aKeyRewrittenToNothingAndBytesThatAreNotUtf8AnswerClientErrors() {
+    Route strip = Routes.modifyKey().replacePrefix("old:", "").build(Routes.pool("a"));
+    assertThat(run(strip, Request.get("old:")).message())
+        .isEqualTo("modifyKey: key 'old:' rewritten is 0 bytes (expected: 1-250 bytes)");
 
     byte[] notUtf8 = {'g', 'e', 't', ' ', 'k', (byte) 0xff};
     assertThat(run(tenant, Request.parse(notUtf8, null)).message())
