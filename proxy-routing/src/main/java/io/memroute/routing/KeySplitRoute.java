@@ -40,10 +40,8 @@ final class KeySplitRoute implements Route, ParentRoute {
   @Override
   public CompletionStage<Response> route(Request request, RouteContext context) {
     Command c = request.command();
-    if (c.isMeta()
-        || request.keyCount() == 0
-        || !splittable(request.keys())
-        || !utf8Keys(request)) {
+    int n = request.keyCount();
+    if (c.isMeta() || n == 0 || (n == 1 && !splittable(request.key())) || !utf8Keys(request)) {
       return child.route(request, context); // not split: the key as given, replica 0
     }
     switch (c) {
@@ -78,8 +76,15 @@ final class KeySplitRoute implements Route, ParentRoute {
     List<String> replicaKeys = new ArrayList<>(keys.size());
     Map<String, String> asked = new HashMap<>();
     for (String k : keys) {
-      replicaKeys.add(k + suffix);
-      asked.put(k + suffix, k);
+      if (splittable(k)) {
+        replicaKeys.add(k + suffix);
+        asked.put(k + suffix, k);
+      } else {
+        replicaKeys.add(k); // as it is read alone and written: replica 0
+      }
+    }
+    if (asked.isEmpty()) {
+      return child.route(request, context);
     }
     // still this replica when the suffixes take the line past memcached's limit: the route's other
     // writes (add, incr, ...) changed it alone
@@ -97,15 +102,10 @@ final class KeySplitRoute implements Route, ParentRoute {
         : Multiget.namesItsKeys(request, request.keys());
   }
 
-  /** Whether every key leaves room for the longest suffix within memcached's key limit. */
-  private static boolean splittable(List<String> keys) {
-    for (String k : keys) {
-      // a char takes at most 3 bytes in UTF-8: most keys need no count to tell
-      if (k.length() > MAX_SPLIT_KEY / 3 && Multiget.utf8Length(k) > MAX_SPLIT_KEY) {
-        return false;
-      }
-    }
-    return true;
+  /** Whether a key leaves room for the longest suffix within memcached's key limit. */
+  private static boolean splittable(String k) {
+    // a char takes at most 3 bytes in UTF-8: most keys need no count to tell
+    return k.length() <= MAX_SPLIT_KEY / 3 || Multiget.utf8Length(k) <= MAX_SPLIT_KEY;
   }
 
   @Override

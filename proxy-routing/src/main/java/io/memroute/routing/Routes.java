@@ -280,8 +280,9 @@ public final class Routes {
    * are sent in the background. Other text commands ({@code add}, {@code replace}, {@code append},
    * {@code prepend}, {@code cas}, {@code incr}, {@code decr}) change this replica only, as in
    * mcrouter: the others keep their value until a set or a delete. Meta commands, keyless commands,
-   * and requests with a key over 245 bytes (no room for the suffix) or a key whose bytes are not
-   * UTF-8 pass unchanged: they reach the keys as given, replica 0.
+   * keys over 245 bytes (no room for the suffix; a multiget's other keys still read this replica)
+   * and requests with a key whose bytes are not UTF-8 pass unchanged: they reach the keys as given,
+   * replica 0.
    *
    * @param replicas 2 to 1000
    * @param replica this router's replica, 0 to {@code replicas - 1}

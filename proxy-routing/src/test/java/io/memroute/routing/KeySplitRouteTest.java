@@ -122,6 +122,25 @@ class KeySplitRouteTest {
   }
 
   @Test
+  void aLongKeyInAMultigetPassesAsItIsAndTheOtherKeysReadTheirReplica() throws Exception {
+    // a key too long for a suffix is read and written as it is, replica 0; the multiget's other
+    // keys are read from the route's replica, which an incr through it changed alone
+    Route r = Routes.keySplit(2, 1, Routes.pool("a"));
+    String longKey = "k".repeat(KeySplitRoute.MAX_SPLIT_KEY + 1);
+    run(r, Fixture.set(longKey, "long"));
+    run(r, Fixture.set("n", "1"));
+    run(r, Request.incr("n", 4));
+    a.clearRequests();
+
+    Response reply = run(r, Request.getMulti(List.of("n", longKey, "absent")));
+
+    assertThat(reply.items().stream().map(i -> i.key() + "=" + i.valueAsString()))
+        .containsExactly("n=5", longKey + "=long");
+    assertThat(a.requests()).hasSize(1);
+    assertThat(a.requests().get(0).keys()).containsExactly("n::1", longKey, "absent::1");
+  }
+
+  @Test
   void aMultigetWhoseReplicaKeysWouldPassTheLineLimitReadsItsReplicaInLinesThatFit()
       throws Exception {
     // "gat +5", ten keys of 202 bytes and n: 2,038 bytes, within memcached's 2,047 for gat; with
