@@ -23,6 +23,14 @@ import java.util.function.LongSupplier;
  * <p>A read is kept for {@code refreshNanos} and shared by the operations in that time (and by
  * those that come while it is in flight); a failed one is not kept. Every future completes: it
  * waits only for the router's futures, each of which completes by its deadline. Thread-safe.
+ *
+ * <p>Replies may arrive out of order (several connections to a server, routes that fail over): a
+ * generation that comes back from a request sent before the kept one arrived may be older than it,
+ * and never takes its place; it counts only for as much as it is higher. Only a request sent after
+ * the kept generation arrived (which memcached therefore answered after the one that brought it)
+ * may bring a lower one and replace it, when the counter went down in memcached (another host made
+ * it again from a lagging clock, a failover reached another server): this host then follows
+ * memcached, like every other, instead of keeping a generation no other host uses.
  */
 final class Generation {
   /** A raced creation or increment is tried this many times in all. */
@@ -37,8 +45,18 @@ final class Generation {
   private final AtomicReference<Read> last = new AtomicReference<>();
   private final AtomicLong highest = new AtomicLong(Long.MIN_VALUE); // the highest one seen
 
-  /** A read, finished or not, and when it began. */
-  private record Read(CompletableFuture<Long> value, long startedAt) {}
+  /**
+   * Orders the requests sent ({@code issued}) and the generations kept ({@link Read#keptAt}): a
+   * reply to a request whose stamp is above the kept generation's was answered after it.
+   */
+  private final AtomicLong stamps = new AtomicLong();
+
+  /**
+   * A read, finished or not, and when it began; {@code kept} is the generation kept last (the value
+   * of a finished read; a read in flight carries the one before it), {@code keptAt} its stamp (0:
+   * none yet).
+   */
+  private record Read(CompletableFuture<Long> value, long startedAt, long kept, long keptAt) {}
 
   Generation(
       MemcacheRouter router,
@@ -62,36 +80,48 @@ final class Generation {
     if (r != null && now - r.startedAt < refreshNanos && !r.value.isCompletedExceptionally()) {
       return r.value;
     }
-    Read next = new Read(new GuardedFuture<>(), now);
+    long issued = stamps.incrementAndGet();
+    Read next =
+        r == null
+            ? new Read(new GuardedFuture<>(), now, 0, 0)
+            : new Read(new GuardedFuture<>(), now, r.kept, r.keptAt);
     if (!last.compareAndSet(r, next)) {
       return last.get().value; // another caller began a read just now: share it
     }
-    fetch(next.value, ATTEMPTS);
+    GuardedFuture<Long> read = new GuardedFuture<>();
+    fetch(read, ATTEMPTS);
+    read.whenComplete(
+        (g, e) -> {
+          if (e != null) {
+            next.value.completeExceptionally(GuardedFuture.unwrap(e));
+          } else {
+            next.value.complete(keep(g, issued, now));
+          }
+        });
     return next.value;
   }
 
   /**
    * The generation as memcached has it now, read whatever the refresh time; kept as the last read
-   * once it arrives (a failed one leaves the last read as it was).
+   * once it arrives (a failed one leaves the last read as it was). When a newer one was kept while
+   * it was in flight (a clear on this host), that one: see {@link #keep}.
    */
   CompletableFuture<Long> refresh() {
+    long issued = stamps.incrementAndGet();
     GuardedFuture<Long> out = new GuardedFuture<>();
     fetch(out, ATTEMPTS);
-    return out.thenApply(
-        g -> {
-          keep(g);
-          return g;
-        });
+    return out.thenApply(g -> keep(g, issued, ticker.nanoTime()));
   }
 
   /** Raises the generation by one ({@code incr}, or a creation when absent); kept as the last. */
   CompletableFuture<Long> increment() {
     GuardedFuture<Long> out = new GuardedFuture<>();
-    increment(out, ATTEMPTS);
+    increment(out, stamps.incrementAndGet(), ATTEMPTS);
     return out;
   }
 
-  private void increment(GuardedFuture<Long> out, int attempts) {
+  /** {@code issued}: the stamp of the first request (a retry's reply is no older than it). */
+  private void increment(GuardedFuture<Long> out, long issued, int attempts) {
     router
         .incr(key, 1)
         .whenComplete(
@@ -100,26 +130,35 @@ final class Generation {
                 out.completeExceptionally(GuardedFuture.unwrap(e));
               } else if (n != null) {
                 seen(n);
-                keep(n);
-                out.complete(n);
+                out.complete(keep(n, issued, ticker.nanoTime()));
               } else {
                 create(
                     out,
-                    g -> {
-                      keep(g);
-                      out.complete(g);
-                    },
+                    g -> out.complete(keep(g, issued, ticker.nanoTime())),
                     attempts,
-                    () -> increment(out, attempts - 1));
+                    () -> increment(out, issued, attempts - 1));
               }
             });
   }
 
-  /** Keeps {@code generation} as the last read, read now. */
-  private void keep(long generation) {
-    GuardedFuture<Long> value = new GuardedFuture<>();
-    value.complete(generation);
-    last.set(new Read(value, ticker.nanoTime()));
+  /**
+   * Keeps {@code generation}, brought by a request stamped {@code issued}, as the last read, begun
+   * at {@code startedAt}, and returns it; unless the kept one arrived after that request was sent
+   * and is higher: the reply is older than it (replies may overtake each other), and the kept one
+   * stays and is returned. So the kept generation goes down only by a request sent after it came.
+   */
+  private long keep(long generation, long issued, long startedAt) {
+    while (true) {
+      Read r = last.get();
+      if (r != null && r.keptAt >= issued && r.kept > generation) {
+        return r.kept;
+      }
+      GuardedFuture<Long> value = new GuardedFuture<>();
+      value.complete(generation);
+      if (last.compareAndSet(r, new Read(value, startedAt, generation, stamps.incrementAndGet()))) {
+        return generation;
+      }
+    }
   }
 
   private void fetch(CompletableFuture<Long> out, int attempts) {
