@@ -679,11 +679,16 @@ public final class Routes {
   /**
    * Sets the expiry of every request that carries one to {@code ttl}, then passes it to {@code
    * child}: {@code set}, {@code add}, {@code replace}, {@code cas}, {@code touch}, {@code gat},
-   * {@code gats}, {@code ms} (its {@code T} flag, added when absent) and {@code mg} with a {@code
-   * T} flag, read as memcached reads it (a tab before or after the number too, and only its low 32
-   * bits, which memcached keeps: {@code T-4294967296} never expires). Other requests pass
-   * unchanged. routelib's {@code route_ttl} (the "gutter" pattern), mcrouter's ModifyExptimeRoute
-   * with {@code action: set}.
+   * {@code gats}, {@code ms} (its {@code T} flag, added when absent), {@code mg} and {@code ma}
+   * with a {@code T} flag (the TTL a hit is given), {@code ma} with an {@code N} flag (the TTL of
+   * the counter a miss creates) and {@code md} with a {@code T} flag (the TTL of the item {@code I}
+   * leaves stale), each token read as memcached reads it (a tab before or after the number too, and
+   * only its low 32 bits, which memcached keeps: {@code T-4294967296} never expires). An {@code mg}
+   * {@code N} is kept: it is the TTL of the empty item a miss creates for the client told to
+   * recache ({@code W}), a lease on that work rather than the data's TTL, which the recache's own
+   * write gets; forcing it, to 0 above all, would make the others wait on a lost recache for as
+   * long. Other requests pass unchanged. routelib's {@code route_ttl} (the "gutter" pattern),
+   * mcrouter's ModifyExptimeRoute with {@code action: set}.
    *
    * @param ttl whole seconds, 0 (never expires) to 30 days
    */
@@ -692,10 +697,12 @@ public final class Routes {
   }
 
   /**
-   * Caps the expiry of the same requests as {@link #ttl} at {@code max}: an exptime of 0 (never) or
-   * above {@code max} becomes {@code max}; shorter ones, and negative ones (already expired), are
-   * kept. A unix-time exptime is compared with the system clock. mcrouter's ModifyExptimeRoute with
-   * {@code action: min}.
+   * Caps the expiry of the same requests as {@link #ttl}, and of an {@code mg}'s {@code N} flag
+   * (the TTL of the item a miss creates), at {@code max}, so that no item the route's requests
+   * create or touch outlives it: an exptime of 0 (never) or above {@code max} becomes {@code max};
+   * shorter ones, and negative ones (already expired), are kept. Each token is read as {@link #ttl}
+   * reads it. A unix-time exptime is compared with the system clock. mcrouter's ModifyExptimeRoute
+   * with {@code action: min}.
    *
    * @param max whole seconds, 1 second to 30 days
    */

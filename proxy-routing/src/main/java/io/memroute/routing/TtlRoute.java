@@ -8,8 +8,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * {@link Routes#ttl} and {@link Routes#maxTtl}: rewrites the expiry of the requests that set one
- * (set, add, replace, cas, touch, gat, gats, ms, and mg with a {@code T} flag), then passes every
- * request to the child.
+ * (set, add, replace, cas, touch, gat, gats, ms, and mg, ma and md with a {@code T} flag; ma with
+ * an {@code N} flag; maxTtl also caps mg's {@code N}), then passes every request to the child.
  */
 final class TtlRoute implements Route, ParentRoute {
   /** memcached reads an exptime above 30 days as a unix time. */
@@ -44,9 +44,18 @@ final class TtlRoute implements Route, ParentRoute {
       case GATS:
         return withToken(r, 1);
       case MS:
-        return withFlag(r, true);
+        return withFlag(r, 'T', true);
       case MG:
-        return withFlag(r, false);
+        // N: the TTL of the empty item a miss creates, the lease of the client told to recache
+        // (W); capped, as it is an item, but not forced: ttl(0) would make it never expire
+        Request t = withFlag(r, 'T', false);
+        return cap ? withFlag(t, 'N', false) : t;
+      case MA:
+        // N: the TTL of the counter a miss creates; T: the TTL a hit is given
+        return withFlag(withFlag(r, 'T', false), 'N', false);
+      case MD:
+        // T: the TTL of the item I (invalidate) leaves stale; without I, ignored
+        return withFlag(r, 'T', false);
       default:
         return r;
     }
@@ -93,12 +102,13 @@ final class TtlRoute implements Route, ParentRoute {
     return r.withToken(index, Long.toString(next));
   }
 
-  private Request withFlag(Request r, boolean addIfAbsent) {
-    String t = r.flagToken('T');
+  private Request withFlag(Request r, char flag, boolean addIfAbsent) {
+    String t = r.flagToken(flag);
     if (t == null && !addIfAbsent) {
       return r;
     }
-    // as memcached reads it: "T\t99999" must be capped as T99999 is, T-4294967296 as 0 (never)
+    // as memcached reads it: "T\t99999" must be capped as T99999 is, T-4294967296 as 0 (never);
+    // N likewise
     long current = t == null ? 0 : MetaNumbers.exptime(t);
     long next = apply(current);
     if (t != null && next == current) {
@@ -108,12 +118,12 @@ final class TtlRoute implements Route, ParentRoute {
     int n = r.tokenCount();
     int at = n; // added at the end when absent
     for (int i = first; i < n && t != null; i++) {
-      if (r.token(i).charAt(0) == 'T') {
+      if (r.token(i).charAt(0) == flag) {
         at = i;
         break;
       }
     }
-    return r.withToken(at, "T" + next);
+    return r.withToken(at, flag + Long.toString(next));
   }
 
   @Override

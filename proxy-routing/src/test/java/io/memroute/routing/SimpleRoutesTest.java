@@ -151,6 +151,48 @@ class SimpleRoutesTest {
   }
 
   @Test
+  void maxTtlCapsTheTtlsOfVivifyAutoCreateInvalidateAndTouch() {
+    // mg N: the item a miss creates; ma N: the counter a miss creates; ma T: a hit's new TTL;
+    // md I T: the stale item's TTL. Each read as T is: 0 never expires, so it is capped too
+    Route max = Routes.maxTtl(Duration.ofMinutes(5), Routes.pool("a"));
+    assertThat(sent(max, Request.parse("mg k v N0")).line()).isEqualTo("mg k v N300");
+    assertThat(sent(max, Request.parse("mg k v N3600 T7200")).line()).isEqualTo("mg k v N300 T300");
+    assertThat(sent(max, Request.parse("mg k N-4294967296 v")).line()).isEqualTo("mg k N300 v");
+    assertThat(sent(max, Request.parse("ma k N\t99999 J5")).line()).isEqualTo("ma k N300 J5");
+    assertThat(sent(max, Request.parse("ma k T0 q")).line()).isEqualTo("ma k T300 q");
+    assertThat(sent(max, Request.parse("ma k T3600 N+3600")).line()).isEqualTo("ma k T300 N300");
+    assertThat(sent(max, Request.parse("md k I T0")).line()).isEqualTo("md k I T300");
+    assertThat(sent(max, Request.parse("md k q I T2000000000")).line())
+        .isEqualTo("md k q I T300"); // unix time, 2033
+    for (String kept :
+        List.of(
+            "mg k v N30",
+            "mg k v N-1",
+            "mg k v N4294967396",
+            "ma k N30 T30",
+            "ma k",
+            "md k I",
+            "md k I T-1",
+            "md k")) {
+      Request r = Request.parse(kept); // under the cap, expired at once, or without a TTL
+      assertThat(sent(max, r)).as(kept).isSameAs(r);
+    }
+  }
+
+  @Test
+  void ttlForcesTheTtlsOfAutoCreateInvalidateAndTouchButNotOfVivify() {
+    Route ttl = Routes.ttl(Duration.ofSeconds(60), Routes.pool("a"));
+    assertThat(sent(ttl, Request.parse("ma k N0 J5")).line()).isEqualTo("ma k N60 J5");
+    assertThat(sent(ttl, Request.parse("ma k T5 N3600")).line()).isEqualTo("ma k T60 N60");
+    assertThat(sent(ttl, Request.parse("md k I T5")).line()).isEqualTo("md k I T60");
+    assertThat(sent(ttl, Request.parse("mg k v N30 T5")).line()).isEqualTo("mg k v N30 T60");
+    for (String kept : List.of("mg k v N30", "mg k v N0", "ma k", "md k I")) {
+      Request r = Request.parse(kept); // mg N is the recache winner's lease, not the data's TTL
+      assertThat(sent(ttl, r)).as(kept).isSameAs(r);
+    }
+  }
+
+  @Test
   void ttlValidation() {
     assertThatThrownBy(() -> Routes.ttl(Duration.ofMillis(1500), Routes.nullRoute()))
         .isInstanceOf(IllegalArgumentException.class)

@@ -48,4 +48,38 @@ class TtlIntegrationTest {
     assertThat(stored.status()).isEqualTo(ResponseStatus.STORED);
     assertThat(await(direct.execute(Request.metaGet("x", "t"))).isMiss()).isTrue();
   }
+
+  @Test
+  void theTtlsOfVivifyAutoCreateInvalidateAndTouchAreCapped() throws Exception {
+    MemcacheRouter direct =
+        routers.ready(MemcacheRouter.builder().servers(memcached.addresses().get(0)));
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("s", memcached.addresses().get(0))
+            .pool(PoolConfig.of("main", "s"))
+            .route(Routes.maxTtl(Duration.ofMinutes(5), Routes.pool("main")))
+            .build();
+    MemcacheRouter router = routers.ready(MemcacheRouter.builder().config(config));
+    // without the cap, memcached gives each of these items no expiry (t-1) or one past 300 s
+    for (String key : new String[] {"touched", "counted", "invalidated"}) {
+      await(direct.execute(Request.set(key, new byte[] {'1'}, 0)));
+    }
+    String[] requests = {
+      "mg vivified N0 v", // a miss creates the item with N's TTL: 0, never
+      "mg vivified2 N-4294967296 v", // memcached keeps the low 32 bits: 0
+      "mg vivified3 N3600 T7200 v", // a created item takes the last of N and T
+      "mg touched T0 v", // a hit's TTL becomes T's
+      "ma autocreated N0", // a miss creates the counter with N's TTL
+      "ma counted T0", // a hit's TTL becomes T's
+      "md invalidated I T0", // the stale item's TTL becomes T's
+    };
+    for (String line : requests) {
+      Response r = await(router.execute(Request.parse(line)));
+      assertThat(r.isOk()).as(line).isTrue();
+      String key = line.split(" ")[1];
+      Response got = await(direct.execute(Request.metaGet(key, "t")));
+      assertThat(got.isHit()).as(line).isTrue();
+      assertThat(Long.parseLong(got.flagToken('t'))).as(line).isBetween(0L, 300L);
+    }
+  }
 }
