@@ -10,6 +10,7 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.testkit.MemcachedExtension;
 import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,17 +23,26 @@ class TtlIntegrationTest {
 
   @RegisterExtension final TestRouters routers = new TestRouters(memcached);
 
-  @Test
-  void noMetaTtlGetsPastTheCap() throws Exception {
-    MemcacheRouter direct =
-        routers.ready(MemcacheRouter.builder().servers(memcached.addresses().get(0)));
+  /** A router straight to the server, to read what the capped router stored. */
+  private MemcacheRouter direct;
+
+  /** A router whose route caps TTLs at 5 minutes. */
+  private MemcacheRouter router;
+
+  @BeforeEach
+  void startRouters() throws Exception {
+    direct = routers.ready(MemcacheRouter.builder().servers(memcached.addresses().get(0)));
     RouterConfig config =
         RouterConfig.builder()
             .backend("s", memcached.addresses().get(0))
             .pool(PoolConfig.of("main", "s"))
             .route(Routes.maxTtl(Duration.ofMinutes(5), Routes.pool("main")))
             .build();
-    MemcacheRouter router = routers.ready(MemcacheRouter.builder().config(config));
+    router = routers.ready(MemcacheRouter.builder().config(config));
+  }
+
+  @Test
+  void noMetaTtlGetsPastTheCap() throws Exception {
     // memcached reads -2147483649 as 2147483647 (a unix time in 2038), -4294967296 as 0 (never),
     // 4294967396 as 100
     for (String t : new String[] {"T-2147483649", "T-4294967296", "T4294967396"}) {
@@ -51,15 +61,6 @@ class TtlIntegrationTest {
 
   @Test
   void theTtlsOfVivifyAutoCreateInvalidateAndTouchAreCapped() throws Exception {
-    MemcacheRouter direct =
-        routers.ready(MemcacheRouter.builder().servers(memcached.addresses().get(0)));
-    RouterConfig config =
-        RouterConfig.builder()
-            .backend("s", memcached.addresses().get(0))
-            .pool(PoolConfig.of("main", "s"))
-            .route(Routes.maxTtl(Duration.ofMinutes(5), Routes.pool("main")))
-            .build();
-    MemcacheRouter router = routers.ready(MemcacheRouter.builder().config(config));
     // without the cap, memcached gives each of these items no expiry (t-1) or one past 300 s
     for (String key : new String[] {"touched", "counted", "invalidated"}) {
       await(direct.execute(Request.set(key, new byte[] {'1'}, 0)));
