@@ -633,17 +633,23 @@ class DnsDiscoveryTest {
     }
   }
 
+  /**
+   * A router config whose pool {@code cache} is discovered, where a user's backend is labelled as
+   * the discovered member 127.0.0.2 would be, at another address.
+   */
+  private static RouterConfig memberLabelTaken() {
+    return RouterConfig.builder()
+        .backend("127.0.0.2:" + PORT, "127.0.0.9:" + PORT)
+        .backend("seed", "127.0.0.1:" + PORT)
+        .pool(PoolConfig.of("other", "127.0.0.2:" + PORT))
+        .pool(PoolConfig.of("cache", "seed"))
+        .route(Routes.pool("cache"))
+        .build();
+  }
+
   @Test
   void anAnswerTheRouterRefusesCountsAsAFailedReload() throws Exception {
-    // a user's backend is labelled as a discovered member would be, at another address
-    RouterConfig config =
-        RouterConfig.builder()
-            .backend("127.0.0.2:" + PORT, "127.0.0.9:" + PORT)
-            .backend("seed", "127.0.0.1:" + PORT)
-            .pool(PoolConfig.of("other", "127.0.0.2:" + PORT))
-            .pool(PoolConfig.of("cache", "seed"))
-            .route(Routes.pool("cache"))
-            .build();
+    RouterConfig config = memberLabelTaken();
     answer.set(ips("127.0.0.1"));
     MemcacheRouter router =
         router(MemcacheRouter.builder().config(config).discover(discovery("cache").build()));
@@ -666,14 +672,7 @@ class DnsDiscoveryTest {
   void aFirstAnswerTheRouterRefusesStartsThePoolWithItsConfiguredBackends() throws Exception {
     // as anAnswerTheRouterRefusesCountsAsAFailedReload, but in the answer at build(): a failed
     // first lookup, not a build() that throws on what DNS happens to answer
-    RouterConfig config =
-        RouterConfig.builder()
-            .backend("127.0.0.2:" + PORT, "127.0.0.9:" + PORT)
-            .backend("seed", "127.0.0.1:" + PORT)
-            .pool(PoolConfig.of("other", "127.0.0.2:" + PORT))
-            .pool(PoolConfig.of("cache", "seed"))
-            .route(Routes.pool("cache"))
-            .build();
+    RouterConfig config = memberLabelTaken();
     answer.set(ips("127.0.0.1", "127.0.0.2"));
     MemcacheRouter router =
         router(MemcacheRouter.builder().config(config).discover(discovery("cache").build()));
