@@ -1,4 +1,4 @@
-package io.memroute.examples.spring;
+package io.memroute.spring.boot;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** {@code memroute.auth-username} and {@code memroute.auth-password} against memcached -Y. */
@@ -23,7 +24,8 @@ class AuthPropertiesTest {
       MemcachedExtension.builder().extraArgs("-Y", AUTH_FILE.toString()).build();
 
   private final ApplicationContextRunner runner =
-      new ApplicationContextRunner().withUserConfiguration(MemrouteConfiguration.class);
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(MemrouteAutoConfiguration.class));
 
   private static Path authFile() {
     try {

@@ -1,4 +1,4 @@
-package io.memroute.examples.spring;
+package io.memroute.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.memroute.examples.spring;
+package io.memroute.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
@@ -19,6 +19,7 @@ import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -28,7 +29,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** Bad {@code memroute.*} properties fail startup with a message naming each of them. */
 class BadPropertiesTest {
   private final ApplicationContextRunner runner =
-      new ApplicationContextRunner().withUserConfiguration(MemrouteConfiguration.class);
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(MemrouteAutoConfiguration.class));
 
   /** Starts the context with {@code properties} and returns the root cause's message. */
   private String failure(String... properties) {
@@ -58,7 +60,7 @@ class BadPropertiesTest {
   void theWholeApplicationFailsToStart() {
     assertThatThrownBy(
             () ->
-                new SpringApplicationBuilder(SpringExample.class)
+                new SpringApplicationBuilder(TestApplication.class)
                     .web(WebApplicationType.NONE)
                     .run("--memroute.servers=127.0.0.1:11211", "--memroute.failure-limit=-1"))
         .hasRootCauseInstanceOf(IllegalArgumentException.class)

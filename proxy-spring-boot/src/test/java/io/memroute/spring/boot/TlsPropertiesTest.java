@@ -1,4 +1,4 @@
-package io.memroute.examples.spring;
+package io.memroute.spring.boot;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,7 +24,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * authority of {@code memroute.tls.trust-certificates}, and verifies host names unless told not to.
  */
 @SpringBootTest(
-    classes = SpringExample.class,
+    classes = TestApplication.class,
     properties = {"memroute.transport=nio", "memroute.tls.verify-hostname=false"})
 @DirtiesContext
 class TlsPropertiesTest {

@@ -1,4 +1,4 @@
-package io.memroute.examples.spring;
+package io.memroute.spring.boot;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,7 +23,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * The labelled form: {@code memroute.backends.*}, {@code memroute.pools.*}, {@code memroute.route}.
  */
 @SpringBootTest(
-    classes = SpringExample.class,
+    classes = TestApplication.class,
     properties = {
       "memroute.pools.main=a,b",
       "memroute.pools.spare=b",

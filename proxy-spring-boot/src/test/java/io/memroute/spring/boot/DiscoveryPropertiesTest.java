@@ -1,4 +1,4 @@
-package io.memroute.examples.spring;
+package io.memroute.spring.boot;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +27,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * the real memcached there.
  */
 @SpringBootTest(
-    classes = SpringExample.class,
+    classes = TestApplication.class,
     properties = {
       "memroute.discover-interval=1h",
       "memroute.discover-lookup-timeout=3s",

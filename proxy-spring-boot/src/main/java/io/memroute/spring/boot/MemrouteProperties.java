@@ -1,9 +1,8 @@
-package io.memroute.examples.spring;
+package io.memroute.spring.boot;
 
 import io.memroute.DnsDiscovery;
 import io.memroute.MemcacheRouter;
 import io.memroute.core.BackendOptions;
-import io.memroute.examples.TlsSnippets;
 import io.memroute.routing.BackendConfig;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.Placement;
@@ -1121,7 +1120,7 @@ public final class MemrouteProperties {
       }
     }
     try {
-      return TlsSnippets.trusting(tls.trustCertificates());
+      return TrustFiles.trusting(tls.trustCertificates());
     } catch (IOException | GeneralSecurityException | IllegalArgumentException e) {
       problems.add(
           "memroute.tls.trust-certificates: '"

@@ -1,0 +1,138 @@
+package io.memroute.spring.boot;
+
+import io.memroute.MemcacheRouter;
+import io.memroute.spring.MemrouteCacheManager;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The {@code memroute.cache.*} properties of the auto-configured {@link MemrouteCacheManager}
+ * (docs/spring.md, "Caching"); every one is optional, and unset means the manager's default:
+ *
+ * <pre>
+ * memroute.cache.key-prefix=shop:
+ * memroute.cache.default-ttl=10m
+ * memroute.cache.ttl.users=5m
+ * memroute.cache.cache-names=users,orders
+ * memroute.cache.allow-null-values=false
+ * memroute.cache.generation-refresh=1s
+ * memroute.cache.enabled=false
+ * </pre>
+ *
+ * <p>{@link #apply(MemcacheRouter)} checks them with the manager builder's own validation, naming
+ * every offending property. Immutable.
+ *
+ * @param enabled whether the manager is auto-configured at all (default {@code true})
+ * @param keyPrefix what begins every key the caches write, {@code null} for none
+ * @param defaultTtl how long entries live, {@code null} for {@link
+ *     MemrouteCacheManager#DEFAULT_TTL}
+ * @param ttl a TTL by cache name, for caches with a TTL of their own
+ * @param cacheNames the only caches there are; empty: a cache is made when first asked for
+ * @param allowNullValues whether {@code null} values are cached (default {@code true})
+ * @param generationRefresh how long a cache uses the generation it read, {@code null} for {@link
+ *     MemrouteCacheManager#DEFAULT_GENERATION_REFRESH}
+ */
+@ConfigurationProperties(prefix = "memroute.cache")
+public record MemrouteCacheProperties(
+    @DefaultValue("true") boolean enabled,
+    String keyPrefix,
+    Duration defaultTtl,
+    Map<String, Duration> ttl,
+    List<String> cacheNames,
+    @DefaultValue("true") boolean allowNullValues,
+    Duration generationRefresh) {
+  /** Copies the collections; {@code null} ones become empty. */
+  public MemrouteCacheProperties {
+    ttl = ttl == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(ttl));
+    cacheNames = cacheNames == null ? List.of() : List.copyOf(cacheNames);
+  }
+
+  /**
+   * Returns a builder of a manager over {@code router} with these properties set.
+   *
+   * @throws IllegalArgumentException listing every invalid property by its name, e.g. {@code
+   *     memroute.cache.default-ttl: PT0.5S (expected: whole seconds from 0 to 30 days)}
+   */
+  public MemrouteCacheManager.Builder apply(MemcacheRouter router) {
+    MemrouteCacheManager.Builder manager = MemrouteCacheManager.builder(router);
+    List<String> problems = new ArrayList<>();
+    check(
+        problems,
+        "memroute.cache.key-prefix",
+        "keyPrefix",
+        () -> manager.keyPrefix(keyPrefix),
+        keyPrefix);
+    check(
+        problems,
+        "memroute.cache.default-ttl",
+        "defaultTtl",
+        () -> manager.defaultTtl(defaultTtl),
+        defaultTtl);
+    ttl.forEach(
+        (name, t) ->
+            check(
+                problems,
+                "memroute.cache.ttl." + name,
+                "ttl of cache '" + name + "'",
+                () -> manager.ttl(name, t),
+                t));
+    if (!cacheNames.isEmpty()) {
+      check(
+          problems,
+          "memroute.cache.cache-names",
+          "cacheNames",
+          () -> manager.cacheNames(cacheNames.toArray(String[]::new)),
+          cacheNames);
+      for (String name : ttl.keySet()) {
+        if (!cacheNames.contains(name)) {
+          problems.add(
+              "memroute.cache.ttl."
+                  + name
+                  + ": cache '"
+                  + name
+                  + "' is not one of memroute.cache.cache-names "
+                  + cacheNames
+                  + " (expected: one of them, or no memroute.cache.cache-names)");
+        }
+      }
+    }
+    manager.allowNullValues(allowNullValues);
+    check(
+        problems,
+        "memroute.cache.generation-refresh",
+        "generationRefresh",
+        () -> manager.generationRefresh(generationRefresh),
+        generationRefresh);
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(
+          "invalid memroute cache properties: " + String.join("; ", problems));
+    }
+    return manager;
+  }
+
+  /**
+   * Applies a set property, recording the builder's complaint under the property's name instead of
+   * the builder's {@code parameter}.
+   */
+  private static void check(
+      List<String> problems, String property, String parameter, Runnable apply, Object value) {
+    if (value == null) {
+      return;
+    }
+    try {
+      apply.run();
+    } catch (IllegalArgumentException | NullPointerException e) {
+      String message = String.valueOf(e.getMessage());
+      if (message.startsWith(parameter + ": ")) {
+        message = message.substring(parameter.length() + 2);
+      }
+      problems.add(property + ": " + message);
+    }
+  }
+}
