@@ -1,39 +1,26 @@
 package io.memroute.examples.spring;
 
-import io.memroute.MemcacheRouter;
-import io.memroute.spring.MemrouteCacheManager;
-import java.time.Duration;
 import org.springframework.cache.annotation.CachingConfigurer;
 import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.cache.interceptor.CacheErrorHandler;
 import org.springframework.cache.interceptor.LoggingCacheErrorHandler;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
  * Turns on Spring's caching annotations ({@code @Cacheable}, {@code @CachePut},
- * {@code @CacheEvict}, as on {@link UserNames}) with the caches in memcached, through the
- * application's one {@link MemcacheRouter}. docs/spring.md shows the bean method and the error
- * handler; a test keeps the page in step.
+ * {@code @CacheEvict}, as on {@link UserNames}) with the caches in memcached: proxy-spring-boot
+ * auto-configures the cache manager over the application's router from the {@code memroute.cache.*}
+ * properties (application.properties). docs/spring.md shows the configuration; a test keeps the
+ * page in step.
  */
+// docs:begin spring-cache
 @Configuration(proxyBeanMethods = false)
-@EnableCaching
+@EnableCaching // with no CacheManager bean of its own: memroute's, from memroute.cache.*
 public class CachingConfiguration implements CachingConfigurer {
-  // docs:begin spring-cache
-  /** The caches of @Cacheable and friends, in memcached through the application's router. */
-  @Bean
-  public MemrouteCacheManager cacheManager(MemcacheRouter router) {
-    return MemrouteCacheManager.builder(router)
-        .keyPrefix("example:") // keeps this application's keys apart from others'
-        .defaultTtl(Duration.ofMinutes(10))
-        .ttl("users", Duration.ofMinutes(5)) // a cache with a TTL of its own
-        .build();
-  }
-
   /** A memcached failure is logged and the method called, instead of failing the caller. */
   @Override
   public CacheErrorHandler errorHandler() {
     return new LoggingCacheErrorHandler();
   }
-  // docs:end
 }
+// docs:end

@@ -14,9 +14,10 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * A Spring Boot application with one {@link io.memroute.MemcacheRouter} bean built from {@code
- * memroute.*} properties ({@link MemrouteConfiguration}), a read-through {@link UserCache} over it,
- * Spring's caching annotations in memcached ({@link CachingConfiguration}, {@link UserNames}), and
- * the router's meters in Actuator's {@link MeterRegistry}.
+ * memroute.*} properties (by proxy-spring-boot's auto-configuration: the application writes no bean
+ * for it), a read-through {@link UserCache} over it, Spring's caching annotations in memcached
+ * ({@link CachingConfiguration}, {@link UserNames}, the cache manager auto-configured from {@code
+ * memroute.cache.*}), and the router's meters in Actuator's {@link MeterRegistry}.
  *
  * <p>{@link #main} looks two users up twice each, and one twice through {@code @Cacheable}, prints
  * the names and the {@code memroute.requests} meters, and closes the context, which closes the

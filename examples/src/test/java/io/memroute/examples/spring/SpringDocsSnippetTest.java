@@ -10,24 +10,28 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/spring.md shows the compiled, tested code of the example (the bean methods of {@link
- * MemrouteConfiguration}, the cache manager of {@link CachingConfiguration}, the annotated methods
- * of {@link UserNames}), not a drifting copy.
+ * docs/spring.md shows the compiled, tested code of the example (its caching configuration, the
+ * {@code memroute.cache.*} properties of its application.properties, the annotated methods of
+ * {@link UserNames}), not a drifting copy.
  */
 class SpringDocsSnippetTest {
-  @Test
-  void docsShowTheBeanMethods() throws Exception {
-    assertShows("MemrouteConfiguration.java", "spring-bean");
-  }
+  private static final Path SOURCES = Path.of("src/main/java/io/memroute/examples/spring");
 
   @Test
-  void docsShowTheCacheManagerAndTheAnnotatedMethods() throws Exception {
-    assertShows("CachingConfiguration.java", "spring-cache");
-    assertShows("UserNames.java", "spring-cacheable");
+  void docsShowTheCachingConfigurationItsPropertiesAndTheAnnotatedMethods() throws Exception {
+    assertShows("java", SOURCES.resolve("CachingConfiguration.java"), "spring-cache");
+    assertShows(
+        "properties",
+        Path.of("src/main/resources/application.properties"),
+        "spring-cache-properties");
+    assertShows("java", SOURCES.resolve("UserNames.java"), "spring-cacheable");
   }
 
-  /** The page holds the region {@code name} of the example's {@code file}, unindented once. */
-  private static void assertShows(String file, String name) throws IOException {
+  /**
+   * The page holds the region {@code name} of {@code file}, without the indentation its lines
+   * share, in a {@code language} block.
+   */
+  private static void assertShows(String language, Path file, String name) throws IOException {
     Path root = Path.of("").toAbsolutePath();
     Path doc = root.resolveSibling("docs").resolve("spring.md");
     if (!Files.exists(doc)) {
@@ -36,19 +40,27 @@ class SpringDocsSnippetTest {
     String text = Files.readString(doc);
     List<String> code = new ArrayList<>();
     boolean in = false;
-    for (String line :
-        Files.readAllLines(Path.of("src/main/java/io/memroute/examples/spring").resolve(file))) {
-      if (line.strip().equals("// docs:end")) {
+    for (String line : Files.readAllLines(file)) {
+      String marker = line.strip().replaceFirst("^(//|#) ", "");
+      if (marker.equals("docs:end")) {
         in = false;
       }
       if (in) {
-        code.add(line.startsWith("  ") ? line.substring(2) : line.strip());
+        code.add(line);
       }
-      if (line.strip().equals("// docs:begin " + name)) {
+      if (marker.equals("docs:begin " + name)) {
         in = true;
       }
     }
-    assertThat(code).as("%s's region %s", file, name).hasSizeGreaterThan(5);
-    assertThat(text).contains("```java\n" + String.join("\n", code) + "\n```");
+    int indent =
+        code.stream()
+            .filter(l -> !l.isBlank())
+            .mapToInt(l -> l.length() - l.stripLeading().length())
+            .min()
+            .orElse(0);
+    List<String> unindented =
+        code.stream().map(l -> l.isBlank() ? "" : l.substring(indent)).toList();
+    assertThat(code).as("%s's region %s", file, name).hasSizeGreaterThan(3);
+    assertThat(text).contains("```" + language + "\n" + String.join("\n", unindented) + "\n```");
   }
 }
