@@ -12,7 +12,6 @@ import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.netty.util.concurrent.EventExecutor;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -177,7 +176,7 @@ class MemrouteAutoConfigurationTest {
               router.ready().get(10, TimeUnit.SECONDS);
               Thread transport = SharedResources.threads.get(0); // told on the transport's thread
               assertThat(shared.eventLoopGroup())
-                  .anySatisfy(e -> assertThat(((EventExecutor) e).inEventLoop(transport)).isTrue());
+                  .anySatisfy(e -> assertThat(e.inEventLoop(transport)).isTrue());
               assertThat(SharedResources.ups).containsExactly(memcached.addresses().get(0));
 
               router.close(); // the router does not close what it was given
