@@ -305,16 +305,11 @@ final class L1L2Route implements Route, ParentRoute {
 
   /**
    * The exptime to fill L1 with from L2's mg reply: the L1 TTL, or the item's remaining TTL when
-   * shorter; 0 (no fill) when it expires this second or the {@code t} flag is missing.
+   * shorter; 0 (no fill) when it expires this second or the {@code t} flag is missing or not a
+   * number.
    */
   private long fillTtl(Response mg) {
-    String t = mg.flagToken('t');
-    long left;
-    try {
-      left = t == null ? 0 : Long.parseLong(t);
-    } catch (NumberFormatException e) {
-      return 0;
-    }
+    long left = ReadThrough.ttlLeft(mg, 0, 0);
     return left == -1 ? l1Ttl : left <= 0 ? 0 : Math.min(left, l1Ttl);
   }
 

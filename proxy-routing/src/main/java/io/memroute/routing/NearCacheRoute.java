@@ -184,7 +184,7 @@ final class NearCacheRoute implements Route, ParentRoute {
         r -> {
           // not a value stale (X), being recached (Z) or to be recached by this caller (W)
           if (r.isHit() && ReadThrough.settled(r) && !r.hasFlag('W')) {
-            long life = lifetime(r.flagToken('t'));
+            long life = lifetime(r);
             if (life > 0) {
               long cas = request.hasFlag('c') ? r.cas() : 0;
               String key = request.key();
@@ -230,17 +230,13 @@ final class NearCacheRoute implements Route, ParentRoute {
   }
 
   /**
-   * How long a value an mg read with its remaining TTL {@code t} may be kept: the route's TTL, or
-   * less when the item expires sooner (memcached's {@code t} counts whole seconds from the start of
-   * the current one, so one less is what is sure); 0 when {@code t} is not a number.
+   * How long a value an mg read may be kept, by the remaining TTL its reply's {@code t} flag gives:
+   * the route's TTL, or less when the item expires sooner (memcached's {@code t} counts whole
+   * seconds from the start of the current one, so one less is what is sure); the route's TTL
+   * without a {@code t} flag, not a positive time when its token is not a number.
    */
-  private long lifetime(String t) {
-    long left;
-    try {
-      left = t == null ? -1 : Long.parseLong(t);
-    } catch (NumberFormatException e) {
-      return 0;
-    }
+  private long lifetime(Response mg) {
+    long left = ReadThrough.ttlLeft(mg, -1, 0); // 0: kept for -1 s, so not kept
     return left < 0 ? ttlNanos : Math.min(ttlNanos, TimeUnit.SECONDS.toNanos(left - 1));
   }
 

@@ -153,6 +153,33 @@ final class ReadThrough {
   }
 
   /**
+   * The remaining TTL an mg reply's {@code t} flag gives, in seconds as memcached writes it ({@code
+   * -1}: the item never expires): {@code missing} when the reply has no {@code t} flag, {@code
+   * unreadable} when its token is not a number (ASCII digits after an optional {@code -}, within a
+   * {@code long}). Each caller decides what those two mean for it.
+   */
+  static long ttlLeft(Response mg, long missing, long unreadable) {
+    String t = mg.flagToken('t');
+    if (t == null) {
+      return missing;
+    }
+    int n = t.length();
+    int i = n > 0 && t.charAt(0) == '-' ? 1 : 0;
+    if (i == n) {
+      return unreadable; // a bare t, or t-
+    }
+    long left = 0;
+    for (; i < n; i++) {
+      int d = t.charAt(i) - '0';
+      if (d < 0 || d > 9 || left > (Long.MAX_VALUE - d) / 10) {
+        return unreadable; // not an ASCII digit, or past a long
+      }
+      left = left * 10 + d;
+    }
+    return t.charAt(0) == '-' ? -left : left;
+  }
+
+  /**
    * Whether each key's string names the key's bytes: a key parsed from bytes that are not UTF-8
    * decodes to U+FFFD, which requests made from the string would send as another key.
    */

@@ -274,13 +274,7 @@ final class WarmUpRoute implements Route, ParentRoute {
    * missing or not a number.
    */
   static long remaining(Response mg) {
-    String t = mg.flagToken('t');
-    long left;
-    try {
-      left = t == null ? -2 : Long.parseLong(t);
-    } catch (NumberFormatException e) {
-      return -1;
-    }
+    long left = ReadThrough.ttlLeft(mg, -2, -2); // either: as an item expiring this second
     if (left == -1) {
       return 0;
     }
