@@ -60,6 +60,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.near.cache.admissions</td><td>function counter: values near-cache routes put into their cache</td><td></td></tr>
  *   <tr><td>memroute.near.cache.evictions</td><td>function counter: values removed before they expired to make room</td><td></td></tr>
  *   <tr><td>memroute.near.cache.invalidations</td><td>function counter: values removed before they expired by a write (or flush_all) through the route</td><td></td></tr>
+ *   <tr><td>memroute.near.cache.joins</td><td>function counter: keys missed and read by waiting for a read of the key already in flight, not by a request of their own</td><td></td></tr>
  *   <tr><td>memroute.discovery.lookups</td><td>function timer: DNS lookups of a discovered pool, and their time</td><td>pool, result (ok, error, timeout, empty, refused)</td></tr>
  *   <tr><td>memroute.discovery.reconfigurations</td><td>function counter: answers that changed the pool's members</td><td>pool</td></tr>
  *   <tr><td>memroute.discovery.members</td><td>gauge: the pool's backends</td><td>pool</td></tr>
@@ -263,6 +264,13 @@ public final class MemrouteMetrics implements MeterBinder {
             NearCacheEvent.INVALIDATION,
             null,
             "values near-cache routes removed before they expired, for a write or flush_all"));
+    common.add(
+        nearCacheCounter(
+            registry,
+            "joins",
+            NearCacheEvent.JOIN,
+            null,
+            "keys near-cache routes missed and read by joining a read of the key in flight"));
     for (BackendState s : BackendState.values()) {
       common.add(
           Gauge.builder("memroute.backends", engine, e -> count(e, s))

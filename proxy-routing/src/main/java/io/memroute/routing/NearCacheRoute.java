@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +43,14 @@ import org.slf4j.LoggerFactory;
  * (always for a new array, whether or not the key was in it) before it is sent and again before it
  * is answered, so a read that overlapped it in any way puts nothing, or puts a value the write's
  * second swap takes out before its caller hears of the write.
+ *
+ * <p>A hot key's read that goes to the child leads a flight, which the reads of the key that come
+ * while it is in flight join instead of asking the child themselves. A table of slots, a key's slot
+ * picked by its hash, holds the flights, one each, so that no more are in flight at once (a read
+ * whose slot holds another key's flight goes alone). A write, like its bucket, takes its key's
+ * flight out of the table before it is sent and again before it is answered, and a flush_all all of
+ * them: a read that begins after a write was sent never joins a read sent before it, nor, once the
+ * write is answered, one that overlapped it.
  */
 final class NearCacheRoute implements Route, ParentRoute {
   private static final Logger log = LoggerFactory.getLogger(Routes.class);
@@ -68,6 +78,9 @@ final class NearCacheRoute implements Route, ParentRoute {
   /** The most entries one admission removes (or looks for) to make room for its bytes. */
   private static final int MAX_EVICTIONS = 32;
 
+  /** The most reads that others join in flight at once: slots of the flight table. */
+  static final int MAX_FLIGHTS = 1024;
+
   private final Route child;
   private final long ttlNanos;
   private final int admitAfter;
@@ -79,6 +92,7 @@ final class NearCacheRoute implements Route, ParentRoute {
   private final AtomicLong bytes = new AtomicLong(); // of the entries in, and those about to be
   private final FrequencySketch sketch; // null: every key read is admitted
   private final AtomicReference<DelayedFlush> delayedFlush = new AtomicReference<>();
+  private final AtomicReferenceArray<Flight> flights; // a key's slot picked by its hash
 
   NearCacheRoute(
       Route child, long ttlNanos, int admitAfter, int maxEntries, long maxBytes, int maxValueSize) {
@@ -90,6 +104,7 @@ final class NearCacheRoute implements Route, ParentRoute {
     this.maxValueSize = maxValueSize;
     this.ways = Math.min(WAYS, maxEntries);
     this.buckets = new AtomicReferenceArray<>(maxEntries / ways);
+    this.flights = new AtomicReferenceArray<>(Math.min(MAX_FLIGHTS, buckets.length()));
     this.sketch = admitAfter > 1 ? new FrequencySketch(maxEntries, ttlNanos) : null;
   }
 
@@ -143,7 +158,7 @@ final class NearCacheRoute implements Route, ParentRoute {
     if (!hot(e, hash, now)) {
       return child.route(request, context); // the usual read: nothing added
     }
-    Pending p = new Pending(hash, b, seen, now, meta);
+    Pending p = new Pending(hash, request.keyBytes(), b, seen, now, meta);
     return meta ? metaGet(request, p, context) : get(request, p, withCas, context);
   }
 
@@ -156,17 +171,21 @@ final class NearCacheRoute implements Route, ParentRoute {
       }
       ask = gets ? Request.gets(request.key()) : Request.get(request.key());
     }
-    return ask(
+    return readOnce(
+        request,
         ask,
+        p,
+        gets,
         context,
         r -> {
           if (r.isHit() && r.items().size() == 1) {
             Item it = r.items().get(0);
             if (it.key().equals(request.key())) { // a custom child may answer another
               long cas = gets ? it.cas() : 0;
-              keep(p, request.keyBytes(), it.key(), it.value(), it.flags(), cas, ttlNanos, context);
+              return keep(p, p.key, it.key(), it.value(), it.flags(), cas, ttlNanos, context);
             }
           }
+          return null;
         },
         r -> r);
   }
@@ -178,21 +197,163 @@ final class NearCacheRoute implements Route, ParentRoute {
     } catch (IllegalArgumentException x) {
       return child.route(request, context); // no room for ours (repeated flags): not kept
     }
-    return ask(
+    boolean withCas = request.hasFlag('c');
+    return readOnce(
+        request,
         ask,
+        p,
+        withCas,
         context,
         r -> {
           // not a value stale (X), being recached (Z) or to be recached by this caller (W)
           if (r.isHit() && ReadThrough.settled(r) && !r.hasFlag('W')) {
             long life = lifetime(r);
             if (life > 0) {
-              long cas = request.hasFlag('c') ? r.cas() : 0;
-              String key = request.key();
-              keep(p, request.keyBytes(), key, r.value(), r.flags(), cas, life, context);
+              long cas = withCas ? r.cas() : 0;
+              return keep(p, p.key, request.key(), r.value(), r.flags(), cas, life, context);
+            }
+          }
+          return null;
+        },
+        r -> r.isHit() ? ReadThrough.asAsked(request, r) : r);
+  }
+
+  /**
+   * Reads a hot key once for the reads of it in flight together: joins the flight in the key's slot
+   * if it is the key's and can answer {@code request}; else sends {@code ask} (leading a flight if
+   * the slot is free) and, once the child answers, runs {@code keep} (which returns the entry it
+   * made of the reply, or {@code null}) before the caller and the joiners hear of the reply.
+   */
+  private CompletionStage<Response> readOnce(
+      Request request,
+      Request ask,
+      Pending p,
+      boolean withCas,
+      RouteContext context,
+      Function<Response, Entry> keep,
+      UnaryOperator<Response> answer) {
+    int slot = flightOf(p.hash);
+    Flight f = flights.get(slot);
+    if (f != null && f.hash == p.hash && f.answers(p.meta, withCas) && f.isFor(p.key)) {
+      return join(f, request, ask, p, withCas, context, keep, answer);
+    }
+    Flight mine = null;
+    if (f == null) { // else another key's, or one that cannot answer this read: go alone
+      mine = new Flight(p.hash, p.key, p.meta, withCas);
+      if (!flights.compareAndSet(slot, null, mine)) {
+        mine = null; // taken meanwhile
+      }
+    }
+    Flight led = mine;
+    return ask(
+        ask,
+        context,
+        r -> {
+          Entry e = null;
+          try {
+            e = keep.apply(r);
+          } finally {
+            if (led != null) {
+              land(slot, led, r, e);
             }
           }
         },
-        r -> r.isHit() ? ReadThrough.asAsked(request, r) : r);
+        answer);
+  }
+
+  /**
+   * Answers {@code request} once the flight {@code f} it joined lands: from the value its leader
+   * read (a copy, as from the cache); with the leader's reply if that is a failure; else (a miss, a
+   * value not kept) by reading on its own, as if it had not joined.
+   */
+  private CompletionStage<Response> join(
+      Flight f,
+      Request request,
+      Request ask,
+      Pending p,
+      boolean withCas,
+      RouteContext context,
+      Function<Response, Entry> keep,
+      UnaryOperator<Response> answer) {
+    context.countNearCache(NearCacheEvent.JOIN);
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    f.landed.thenRun(
+        () -> {
+          Response a;
+          try {
+            if (f.value != null) {
+              a = p.meta ? f.value.metaHit(request) : f.value.hit(withCas);
+            } else if (f.failure != null) {
+              a = f.failure; // holds no value: nothing a caller could change for another
+            } else {
+              ask(ask, context, keep::apply, answer).thenAccept(out::complete);
+              return;
+            }
+          } catch (RuntimeException x) {
+            a = Replies.failed(x, this);
+          }
+          out.complete(a);
+        });
+    return out;
+  }
+
+  /**
+   * Ends the flight {@code f}: out of the table first, so that a read from now on finds the entry
+   * or leads a new flight; then its joiners answered from {@code e}, the entry the leader made of
+   * its reply {@code r}, or with {@code r} if that is a failure.
+   */
+  private void land(int slot, Flight f, Response r, Entry e) {
+    flights.compareAndSet(slot, f, null);
+    if (e != null) {
+      f.value = e;
+    } else if (r.isFailure() || r.status().isErrorReply()) {
+      f.failure = r;
+    }
+    f.landed.complete(null);
+  }
+
+  private int flightOf(long hash) {
+    return (int) (((hash >>> 32) * flights.length()) >>> 32);
+  }
+
+  /** Takes {@code key}'s flight, if any, out of the table: no read joins it from now on. */
+  private void ground(long hash, byte[] key, int from, int to) {
+    int slot = flightOf(hash);
+    Flight f = flights.get(slot);
+    if (f != null && f.hash == hash && Arrays.equals(f.key, 0, f.key.length, key, from, to)) {
+      flights.compareAndSet(slot, f, null);
+    }
+  }
+
+  /**
+   * A read of a hot key in flight to the child, which the reads of the key that begin meanwhile
+   * join. Its leader sets {@code value} or {@code failure} (or neither) before it completes {@code
+   * landed}, which the joiners wait for.
+   */
+  private static final class Flight {
+    final long hash;
+    final byte[] key;
+    final boolean meta; // an mg's, whose entry can answer an mg
+    final boolean withCas;
+    final CompletableFuture<Void> landed = new CompletableFuture<>();
+    Entry value; // the entry made of the leader's reply, kept or not
+    Response failure; // the leader's reply, if it failed
+
+    Flight(long hash, byte[] key, boolean meta, boolean withCas) {
+      this.hash = hash;
+      this.key = key;
+      this.meta = meta;
+      this.withCas = withCas;
+    }
+
+    /** Whether its value can answer a read: an mg only from an mg, with a CAS if asked. */
+    boolean answers(boolean meta, boolean withCas) {
+      return this.meta == meta && (!withCas || this.withCas);
+    }
+
+    boolean isFor(byte[] key) {
+      return Arrays.equals(this.key, key);
+    }
   }
 
   /**
@@ -243,14 +404,16 @@ final class NearCacheRoute implements Route, ParentRoute {
   /** A key a read is about to ask the child for, remembered to keep its value. */
   private static final class Pending {
     final long hash;
+    final byte[] key; // null in a multiget's, which neither leads nor joins flights
     final int bucket;
     final Entry[] seen;
     final long sentAt; // on the context's ticker
     // an mg: it keeps only a value its reply shows neither stale nor being recached
     final boolean meta;
 
-    Pending(long hash, int bucket, Entry[] seen, long sentAt, boolean meta) {
+    Pending(long hash, byte[] key, int bucket, Entry[] seen, long sentAt, boolean meta) {
       this.hash = hash;
+      this.key = key;
       this.bucket = bucket;
       this.seen = seen;
       this.sentAt = sentAt;
@@ -292,7 +455,7 @@ final class NearCacheRoute implements Route, ParentRoute {
         context.countNearCache(NearCacheEvent.MISS);
         if (!missed.containsKey(k)) {
           boolean hot = hot(e, hash, now);
-          missed.put(k, hot ? new Pending(hash, b, seen, now, false) : null);
+          missed.put(k, hot ? new Pending(hash, null, b, seen, now, false) : null);
           anyHot |= hot;
         }
       }
@@ -346,9 +509,10 @@ final class NearCacheRoute implements Route, ParentRoute {
    * Keeps {@code value} (a copy) as the value of {@code key} for {@code lifeNanos} from when its
    * read was sent, or until a delayed flush_all sent before may take effect, if the bucket {@code
    * p} saw is still there and the value is not too large. A failure is logged, never thrown at the
-   * reply's caller.
+   * reply's caller. Returns the entry made of the value, whether or not it went in, or {@code
+   * null}.
    */
-  private void keep(
+  private Entry keep(
       Pending p,
       byte[] key,
       String keyString,
@@ -358,10 +522,10 @@ final class NearCacheRoute implements Route, ParentRoute {
       long lifeNanos,
       RouteContext context) {
     if (value == null || value.length > maxValueSize) {
-      return; // none: decoded in place by a custom route
+      return null; // none: decoded in place by a custom route
     }
     if (Entry.weight(key, value) > maxBytes) {
-      return; // would not fit even alone: evict nothing for it
+      return null; // would not fit even alone: evict nothing for it
     }
     long expiresAt = p.sentAt + lifeNanos;
     DelayedFlush f = delayedFlush.get();
@@ -369,14 +533,15 @@ final class NearCacheRoute implements Route, ParentRoute {
       expiresAt = f.from; // the value may be one the flush drops
     }
     if (expiresAt - context.ticker().nanoTime() <= 0) {
-      return; // it would never be served
+      return null; // it would never be served
     }
+    Entry e = new Entry(p.hash, key, keyString, value.clone(), flags, cas, p.meta, expiresAt);
     try {
-      Entry e = new Entry(p.hash, key, keyString, value.clone(), flags, cas, p.meta, expiresAt);
       admit(p, e, context);
     } catch (RuntimeException x) {
       log.warn("nearCache: keeping the value of {} failed", keyString, x);
     }
+    return e;
   }
 
   /**
@@ -487,6 +652,7 @@ final class NearCacheRoute implements Route, ParentRoute {
   /** Swaps the key's bucket for a new array without it, whether or not it held the key. */
   private void drop(byte[] key, int from, int to, long now, RouteContext context) {
     long hash = HASH.hash(key, from, to - from);
+    ground(hash, key, from, to);
     int b = bucketOf(hash);
     Entry[] cur;
     Entry gone;
@@ -557,6 +723,9 @@ final class NearCacheRoute implements Route, ParentRoute {
   }
 
   private void clear(RouteContext context) {
+    for (int i = 0; i < flights.length(); i++) {
+      flights.set(i, null);
+    }
     long now = context.ticker().nanoTime();
     for (int b = 0; b < buckets.length(); b++) {
       Entry[] gone = buckets.getAndSet(b, new Entry[0]); // a new array: see drop

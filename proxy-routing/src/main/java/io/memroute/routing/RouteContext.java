@@ -124,11 +124,12 @@ public interface RouteContext {
 
   /**
    * Counts one event of a {@link Routes#nearCache} route's cache: a key read from it or past it, a
-   * value taken in, or one removed before it expired. Reported as {@code memroute.near.cache.gets}
-   * (tag {@code result}: {@code hit}, {@code miss}), {@code memroute.near.cache.admissions}, {@code
-   * memroute.near.cache.evictions} and {@code memroute.near.cache.invalidations}, and the {@code
+   * value taken in, one removed before it expired, a read that joined another. Reported as {@code
+   * memroute.near.cache.gets} (tag {@code result}: {@code hit}, {@code miss}), {@code
+   * memroute.near.cache.admissions}, {@code memroute.near.cache.evictions}, {@code
+   * memroute.near.cache.invalidations} and {@code memroute.near.cache.joins}, and the {@code
    * near_cache_hits}, {@code near_cache_misses}, {@code near_cache_admissions}, {@code
-   * near_cache_evictions} and {@code near_cache_invalidations} stats.
+   * near_cache_evictions}, {@code near_cache_invalidations} and {@code near_cache_joins} stats.
    */
   default void countNearCache(NearCacheEvent event) {}
 
@@ -225,7 +226,12 @@ public interface RouteContext {
      * A value was removed before it expired by a write of its key, or a flush_all, through the
      * route.
      */
-    INVALIDATION
+    INVALIDATION,
+    /**
+     * A key the cache could not answer (counted as a {@link #MISS}) waited for a read of it already
+     * in flight to the child instead of asking the child itself.
+     */
+    JOIN
   }
 
   /** Returns a builder for a context over explicit pools (tests, routes run outside a router). */

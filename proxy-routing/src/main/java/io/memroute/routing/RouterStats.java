@@ -14,10 +14,10 @@ import java.util.Map;
  * l1_fills_failed}, {@code l1_fills_dropped} (the writes of {@link Routes#l1l2} routes into their
  * L1), {@code ncache_hits} (keys those routes found as a negative-cache sentinel), {@code
  * near_cache_hits}, {@code near_cache_misses}, {@code near_cache_admissions}, {@code
- * near_cache_evictions}, {@code near_cache_invalidations} (the caches of {@link Routes#nearCache}
- * routes; see {@link RouteContext.NearCacheEvent}), {@code spooled_deletes_spooled}, {@code
- * spooled_deletes_replayed}, {@code spooled_deletes_superseded}, {@code
- * spooled_deletes_dropped_full}, {@code spooled_deletes_dropped_expired}, {@code
+ * near_cache_evictions}, {@code near_cache_invalidations}, {@code near_cache_joins} (the caches of
+ * {@link Routes#nearCache} routes; see {@link RouteContext.NearCacheEvent}), {@code
+ * spooled_deletes_spooled}, {@code spooled_deletes_replayed}, {@code spooled_deletes_superseded},
+ * {@code spooled_deletes_dropped_full}, {@code spooled_deletes_dropped_expired}, {@code
  * spooled_deletes_dropped_error}, {@code spooled_deletes_dropped_closed} (the spools of {@link
  * Routes#reliableDeletes} routes; see {@link RouteContext.SpooledDelete}), {@code cmd_<command>}
  * (routed requests, e.g. {@code cmd_get}), {@code active_req}, {@code active_req_limit}, {@code

@@ -56,6 +56,19 @@ class NearCacheRouteTest {
     return r.join();
   }
 
+  /**
+   * The reply to {@code request} from one of many threads: it may wait for another thread's read of
+   * its key, in flight, which it joined.
+   */
+  private Response awaited(Route route, Request request) {
+    CompletableFuture<Response> r = route.route(request, counts).toCompletableFuture();
+    try {
+      return r.get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("not answered: " + request, e);
+    }
+  }
+
   private String get(Route route, String key) {
     return run(route, Request.get(key)).valueAsString();
   }
@@ -647,6 +660,210 @@ class NearCacheRouteTest {
     assertThat(overHeld.size()).isZero();
   }
 
+  // ---------------------------------------------------------------- reads of a key at once
+
+  /** {@code main}'s requests of the key {@code key} (reads and writes). */
+  private long requestsOf(String line) {
+    return lines(main).stream().filter(line::equals).count();
+  }
+
+  @Test
+  void readsOfAnExpiredHotKeyWhileOneIsInFlightJoinItAndEachGetsItsOwnCopy() {
+    preload(main, "k", "v", 5, 0);
+    run(overHeld, Request.get("k")); // kept
+    f.time.advance(TTL); // expired: hot, as read less than a TTL ago
+    held.reads = true;
+    main.clearRequests();
+
+    CompletableFuture<Response> first = start(Request.get("k"));
+    CompletableFuture<Response> second = start(Request.get("k"));
+    CompletableFuture<Response> third = start(Request.get("k"));
+    assertThat(second).as("waits for the first").isNotDone();
+    held.release(0);
+
+    assertThat(lines(main)).containsExactly("get k");
+    for (CompletableFuture<Response> r : List.of(first, second, third)) {
+      assertThat(r.join().valueAsString()).isEqualTo("v");
+      assertThat(r.join().flags()).isEqualTo(5);
+      assertThat(r.join().key()).isEqualTo("k");
+    }
+    assertThat(second.join().value()).isNotSameAs(first.join().value());
+    assertThat(third.join().value()).isNotSameAs(second.join().value());
+    second.join().value()[0] = 'X';
+    assertThat(third.join().valueAsString()).isEqualTo("v");
+    assertThat(run(overHeld, Request.get("k")).valueAsString()).as("kept: a hit").isEqualTo("v");
+    assertThat(count(NearCacheEvent.JOIN)).isEqualTo(2);
+    assertThat(count(NearCacheEvent.MISS)).as("every read the cache did not answer").isEqualTo(4);
+  }
+
+  @Test
+  void aReadBegunAfterAWriteWasSentNeverJoinsAReadSentBeforeIt() {
+    preload(main, "k", "old", 0, 0);
+    held.reads = true;
+    held.writes = true;
+    CompletableFuture<Response> before = start(Request.get("k")); // the server reads "old"
+    CompletableFuture<Response> write = start(Fixture.set("k", "new"));
+
+    CompletableFuture<Response> after = start(Request.get("k"));
+
+    assertThat(requestsOf("get k")).as("sent its own read").isEqualTo(2);
+    held.release(1); // the write lands and is answered
+    held.release(0);
+    held.release(2);
+    assertThat(write.join().status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(before.join().valueAsString()).isEqualTo("old");
+    assertThat(count(NearCacheEvent.JOIN)).isZero();
+    assertThat(after.join().valueAsString())
+        .as("its own read, before the write landed")
+        .isEqualTo("old");
+  }
+
+  @Test
+  void aReadBegunAfterAWriteWasAnsweredNeverJoinsAReadThatOverlappedIt() {
+    preload(main, "k", "old", 0, 0);
+    held.reads = true;
+    held.writes = true;
+    CompletableFuture<Response> write = start(Fixture.set("k", "new"));
+    CompletableFuture<Response> during = start(Request.get("k")); // the server reads "old"
+    held.release(0);
+    assertThat(write.join().status()).isEqualTo(ResponseStatus.STORED);
+
+    CompletableFuture<Response> after = start(Request.get("k"));
+    held.release(1);
+    held.release(2);
+
+    assertThat(during.join().valueAsString()).isEqualTo("old");
+    assertThat(after.join().valueAsString()).as("not the read from before").isEqualTo("new");
+    assertThat(count(NearCacheEvent.JOIN)).isZero();
+  }
+
+  @Test
+  void aReadBegunAfterAFlushAllNeverJoinsAReadSentBeforeIt() {
+    preload(main, "k", "old", 0, 0);
+    held.reads = true;
+    CompletableFuture<Response> before = start(Request.get("k"));
+    start(Request.flushAll()).join();
+    preload(main, "k", "new", 0, 0);
+
+    CompletableFuture<Response> after = start(Request.get("k"));
+    held.release(0);
+    held.release(1);
+
+    assertThat(before.join().valueAsString()).isEqualTo("old");
+    assertThat(after.join().valueAsString()).isEqualTo("new");
+    assertThat(count(NearCacheEvent.JOIN)).isZero();
+  }
+
+  @Test
+  void theJoinersOfAReadThatFindsNothingReadOnTheirOwn() {
+    held.reads = true;
+    CompletableFuture<Response> first = start(Request.get("k"));
+    CompletableFuture<Response> second = start(Request.get("k"));
+    preload(main, "k", "v", 0, 0); // after the first read: what the second's own read finds
+    held.release(0);
+    held.release(1);
+
+    assertThat(first.join().isMiss()).isTrue();
+    assertThat(second.join().valueAsString()).isEqualTo("v");
+    assertThat(requestsOf("get k")).isEqualTo(2);
+    assertThat(count(NearCacheEvent.JOIN)).isOne();
+  }
+
+  /** A child whose every reply the test completes, in the order asked. */
+  private static final class Later implements Route {
+    final List<CompletableFuture<Response>> replies = new ArrayList<>();
+
+    @Override
+    public CompletionStage<Response> route(Request q, RouteContext c) {
+      CompletableFuture<Response> r = new CompletableFuture<>();
+      replies.add(r);
+      return r;
+    }
+  }
+
+  @Test
+  void theJoinersOfAReadThatFailsGetItsFailureAndTheNextReadAsksAgain() {
+    Later child = new Later();
+    Route route = Routes.nearCache().admitAfter(1).build(child);
+    CompletableFuture<Response> first = route.route(Request.get("k"), counts).toCompletableFuture();
+    CompletableFuture<Response> second =
+        route.route(Request.get("k"), counts).toCompletableFuture();
+    Response timeout = Response.failure(FailureReason.TIMEOUT, "b1", "timed out");
+    child.replies.get(0).complete(timeout);
+
+    assertThat(child.replies).hasSize(1);
+    assertThat(first.join().failureReason()).isEqualTo(FailureReason.TIMEOUT);
+    assertThat(second.join().failureReason()).isEqualTo(FailureReason.TIMEOUT);
+
+    CompletableFuture<Response> third = route.route(Request.get("k"), counts).toCompletableFuture();
+    CompletableFuture<Response> fourth =
+        route.route(Request.get("k"), counts).toCompletableFuture();
+    child.replies.get(1).completeExceptionally(new IllegalStateException("boom"));
+
+    assertThat(child.replies).as("a new flight, joined again").hasSize(2);
+    assertThat(third.join().status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(fourth.join().status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(fourth.join().message()).contains("boom");
+    assertThat(count(NearCacheEvent.JOIN)).isEqualTo(2);
+  }
+
+  @Test
+  void anMgJoinerIsAnsweredWithTheFlagsItAskedAsFromTheCache() {
+    preload(main, "k", "val", 3, 0);
+    held.reads = true;
+    CompletableFuture<Response> first = start(Request.metaGet("k", "v"));
+    CompletableFuture<Response> joiner = start(Request.metaGet("k", "s", "k", "O77", "f", "v"));
+    CompletableFuture<Response> text = start(Request.get("k")); // an mg's flight cannot answer it
+    held.release(0);
+    held.release(1);
+
+    assertThat(lines(main)).containsExactly("set k 3 0 3", "mg k v f t", "get k");
+    assertThat(first.join().line()).isEqualTo("VA 3");
+    assertThat(joiner.join().line()).isEqualTo("VA 3 s3 kk O77 f3");
+    assertThat(joiner.join().valueAsString()).isEqualTo("val");
+    assertThat(text.join().valueAsString()).isEqualTo("val");
+    assertThat(count(NearCacheEvent.JOIN)).isOne();
+  }
+
+  @Test
+  void aGetsJoinsOnlyAReadWithItsCas() {
+    preload(main, "k", "v", 0, 0);
+    held.reads = true;
+    CompletableFuture<Response> get = start(Request.get("k"));
+    CompletableFuture<Response> gets = start(Request.gets("k")); // alone: a get has no CAS
+    CompletableFuture<Response> getsToo = start(Request.gets("k")); // alone: the slot is taken
+    held.release(0);
+    held.release(1);
+    held.release(2);
+
+    assertThat(lines(main)).containsExactly("set k 0 0 1", "get k", "gets k", "gets k");
+    assertThat(gets.join().cas()).isNotZero();
+    assertThat(getsToo.join().cas()).isEqualTo(gets.join().cas());
+    assertThat(get.join().valueAsString()).isEqualTo("v");
+    assertThat(count(NearCacheEvent.JOIN)).isZero();
+  }
+
+  @Test
+  void aReadWhoseSlotHoldsAnotherKeysFlightGoesAlone() {
+    preload(main, "a", "1", 0, 0);
+    preload(main, "b", "2", 0, 0);
+    NearCacheRoute oneSlot =
+        (NearCacheRoute) Routes.nearCache().admitAfter(1).maxEntries(4).build(held);
+    held.reads = true;
+    CompletableFuture<Response> a = oneSlot.route(Request.get("a"), counts).toCompletableFuture();
+    CompletableFuture<Response> b = oneSlot.route(Request.get("b"), counts).toCompletableFuture();
+    CompletableFuture<Response> b2 = oneSlot.route(Request.get("b"), counts).toCompletableFuture();
+    for (int i = 0; i < 3; i++) {
+      held.release(i);
+    }
+
+    assertThat(requestsOf("get b")).as("one slot, a's: b leads no flight").isEqualTo(2);
+    assertThat(a.join().valueAsString()).isEqualTo("1");
+    assertThat(b.join().valueAsString()).isEqualTo("2");
+    assertThat(b2.join().valueAsString()).isEqualTo("2");
+    assertThat(count(NearCacheEvent.JOIN)).isZero();
+  }
+
   /**
    * A child over a concurrent map that answers get, set and flush_all at once on the caller's
    * thread (the memory backend records every request, too slow for many threads' many requests).
@@ -712,7 +929,7 @@ class NearCacheRouteTest {
                   while (!stop.get()) {
                     int k = random.nextInt(keys);
                     int atLeast = finished.get(k);
-                    String v = run(route, Request.get("k" + k)).valueAsString();
+                    String v = awaited(route, Request.get("k" + k)).valueAsString();
                     if ((v == null ? 0 : Integer.parseInt(v)) < atLeast) {
                       older++;
                     }
@@ -727,7 +944,7 @@ class NearCacheRouteTest {
             pool.submit(
                 () -> {
                   for (int n = 1; n <= 20_000; n++) {
-                    run(route, Fixture.set("k" + key, Integer.toString(n)));
+                    awaited(route, Fixture.set("k" + key, Integer.toString(n)));
                     finished.set(key, n);
                   }
                 }));
@@ -791,7 +1008,7 @@ class NearCacheRouteTest {
                   java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
                   for (int i = 0; i < 50_000; i++) {
                     String k = String.format("k%02d", random.nextInt(keys));
-                    run(route, i % 8 == 0 ? Fixture.set(k, "000" + seed) : Request.get(k));
+                    awaited(route, i % 8 == 0 ? Fixture.set(k, "000" + seed) : Request.get(k));
                   }
                 }));
       }

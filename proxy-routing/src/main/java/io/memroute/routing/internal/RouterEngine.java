@@ -378,7 +378,8 @@ public final class RouterEngine {
           "near_cache_misses",
           "near_cache_admissions",
           "near_cache_evictions",
-          "near_cache_invalidations");
+          "near_cache_invalidations",
+          "near_cache_joins");
 
   /** Returns how many events {@code event} the router's near-cache routes counted. */
   public long nearCache(NearCacheEvent event) {
