@@ -1,5 +1,6 @@
 package io.memroute.routing;
 
+import io.memroute.core.Ticker;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -12,6 +13,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * reads per 16 counters: with many more keys than counters, each counter then carries about one
  * count of other keys, so that a threshold of a few reads still tells the hot keys (at least about
  * one read in {@code keys} of those counted) from the rest.
+ *
+ * <p>The window is on a ticker read only when a key's count reaches the threshold asked (and on the
+ * sketch's first count): the counts halve then, before the estimate is taken again, if a window has
+ * ended since they last did. So no key is taken for hot on counts older than a window, and a read
+ * that does not reach the threshold costs no clock read.
  *
  * <p>Thread-safe and allocation-free. A count raced by another thread may be lost: the estimate
  * only decides whether a key is worth caching.
@@ -52,15 +58,26 @@ final class FrequencySketch {
   }
 
   /**
-   * Counts one read of the key whose hash is {@code hash} at {@code now} (nanoseconds) and returns
-   * its estimate, this read included: 1 to {@value #MAX_COUNT}.
+   * Counts one read of the key whose hash is {@code hash} and returns whether its estimate, this
+   * read included, reaches {@code threshold}; reads {@code ticker} only if it does (or on the
+   * sketch's first count), to halve the counts first when a window has ended.
    */
-  int increment(long hash, long now) {
-    halveIfDue(now);
-    int min = MAX_COUNT;
-    for (int i = 0; i < 4; i++) {
-      min = Math.min(min, count(hash, i));
+  boolean reaches(long hash, int threshold, Ticker ticker) {
+    if (halveAt.get() == UNSET) { // the first window starts at the first count
+      halveAt.compareAndSet(UNSET, ticker.nanoTime() + windowNanos);
     }
+    if (increment(hash) < threshold) {
+      return false;
+    }
+    return !halveIfDue(ticker.nanoTime()) || frequency(hash) >= threshold;
+  }
+
+  /**
+   * Counts one read of the key whose hash is {@code hash}, with no regard to the window, and
+   * returns its estimate, this read included: 1 to {@value #MAX_COUNT}.
+   */
+  int increment(long hash) {
+    int min = frequency(hash);
     if (min == MAX_COUNT) {
       return MAX_COUNT;
     }
@@ -81,6 +98,15 @@ final class FrequencySketch {
     return min + 1;
   }
 
+  /** The estimate of the key whose hash is {@code hash}: the least of its four counters. */
+  int frequency(long hash) {
+    int min = MAX_COUNT;
+    for (int i = 0; i < 4; i++) {
+      min = Math.min(min, count(hash, i));
+    }
+    return min;
+  }
+
   private int count(long hash, int i) {
     long x = spread(hash, i);
     return (int) ((table.get((int) x & mask) >>> shift(x)) & 0xf);
@@ -96,13 +122,14 @@ final class FrequencySketch {
     return (int) ((x >>> 40) & 0xf) << 2;
   }
 
-  private void halveIfDue(long now) {
+  /** Halves the counts if a window has ended at {@code now}: whether they were halved. */
+  private boolean halveIfDue(long now) {
     long at = halveAt.get();
-    if (at == UNSET) {
-      halveAt.compareAndSet(UNSET, now + windowNanos);
-    } else if (now - at >= 0 && halveAt.compareAndSet(at, now + windowNanos)) {
+    if (now - at >= 0 && halveAt.compareAndSet(at, now + windowNanos)) {
       halve();
+      return true;
     }
+    return false;
   }
 
   /** Halves every counter: what was counted a window ago weighs half as much as what is now. */

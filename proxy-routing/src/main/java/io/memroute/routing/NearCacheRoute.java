@@ -149,15 +149,19 @@ final class NearCacheRoute implements Route, ParentRoute {
     int b = bucketOf(hash);
     Entry[] seen = buckets.get(b);
     Entry e = find(seen, hash, request);
-    long now = context.ticker().nanoTime();
-    if (e != null && e.liveAt(now) && e.answers(meta, withCas)) {
-      context.countNearCache(NearCacheEvent.HIT);
-      return Replies.completed(meta ? e.metaHit(request) : e.hit(withCas));
+    long now = 0;
+    if (e != null) {
+      now = context.ticker().nanoTime();
+      if (e.liveAt(now) && e.answers(meta, withCas)) {
+        context.countNearCache(NearCacheEvent.HIT);
+        return Replies.completed(meta ? e.metaHit(request) : e.hit(withCas));
+      }
     }
     context.countNearCache(NearCacheEvent.MISS);
-    if (!hot(e, hash, now)) {
-      return child.route(request, context); // the usual read: nothing added
+    if (!hot(e, hash, now, context)) {
+      return child.route(request, context); // the usual read: nothing added, no clock read
     }
+    now = e == null ? context.ticker().nanoTime() : now;
     Pending p = new Pending(hash, request.keyBytes(), b, seen, now, meta);
     return meta ? metaGet(request, p, context) : get(request, p, withCas, context);
   }
@@ -454,7 +458,7 @@ final class NearCacheRoute implements Route, ParentRoute {
       } else {
         context.countNearCache(NearCacheEvent.MISS);
         if (!missed.containsKey(k)) {
-          boolean hot = hot(e, hash, now);
+          boolean hot = hot(e, hash, now, context);
           missed.put(k, hot ? new Pending(hash, null, b, seen, now, false) : null);
           anyHot |= hot;
         }
@@ -493,14 +497,14 @@ final class NearCacheRoute implements Route, ParentRoute {
 
   /**
    * Whether a key the cache could not answer is worth keeping: it was in the cache until less than
-   * a TTL ago (still read, and its entry a proof it was hot), or the sketch has counted enough
-   * reads of it.
+   * a TTL ago (still read, and its entry a proof it was hot; {@code now} is read only when there is
+   * an entry), or the sketch has counted enough reads of it.
    */
-  private boolean hot(Entry e, long hash, long now) {
+  private boolean hot(Entry e, long hash, long now, RouteContext context) {
     if (e != null && now - e.expiresAt < ttlNanos) {
       return true;
     }
-    return sketch == null || sketch.increment(hash, now) >= admitAfter;
+    return sketch == null || sketch.reaches(hash, admitAfter, context.ticker());
   }
 
   // ---------------------------------------------------------------- admission

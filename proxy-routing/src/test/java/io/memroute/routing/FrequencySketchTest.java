@@ -2,7 +2,9 @@ package io.memroute.routing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.memroute.core.Ticker;
 import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class FrequencySketchTest {
@@ -14,24 +16,51 @@ class FrequencySketchTest {
     long key = 0x9E3779B97F4A7C15L;
 
     for (int i = 1; i <= 15; i++) {
-      assertThat(sketch.increment(key, 0)).isEqualTo(i);
+      assertThat(sketch.increment(key)).isEqualTo(i);
     }
-    assertThat(sketch.increment(key, 0)).isEqualTo(15);
-    assertThat(sketch.increment(~key, 0)).as("another key").isEqualTo(1);
+    assertThat(sketch.increment(key)).isEqualTo(15);
+    assertThat(sketch.increment(~key)).as("another key").isEqualTo(1);
   }
 
   @Test
-  void countsHalveEveryWindow() {
+  void countsHalveEveryWindowBeforeTheyCanReachTheThreshold() {
     FrequencySketch sketch = new FrequencySketch(1000, 100);
+    long[] now = {0};
+    Ticker ticker = () -> now[0];
     long key = 42;
-    for (int i = 0; i < 7; i++) {
-      sketch.increment(key, 0); // the window starts at the first read: halving at 100
+    for (int i = 1; i <= 7; i++) { // the window starts at the first read: halving at 100
+      assertThat(sketch.reaches(key, 8, ticker)).isFalse();
     }
 
-    assertThat(sketch.increment(key, 99)).isEqualTo(8);
-    assertThat(sketch.increment(key, 100)).as("8 halved, then this read").isEqualTo(5);
-    assertThat(sketch.increment(key, 150)).isEqualTo(6);
-    assertThat(sketch.increment(key, 200)).isEqualTo(4);
+    now[0] = 99;
+    assertThat(sketch.reaches(key, 8, ticker)).as("8 within the window").isTrue();
+    now[0] = 100;
+    assertThat(sketch.reaches(key, 8, ticker)).as("9, halved to 4: the window ended").isFalse();
+    assertThat(sketch.frequency(key)).isEqualTo(4);
+    now[0] = 150;
+    for (int i = 5; i <= 7; i++) {
+      assertThat(sketch.reaches(key, 8, ticker)).isFalse();
+    }
+    assertThat(sketch.reaches(key, 8, ticker)).isTrue();
+    now[0] = 200;
+    assertThat(sketch.reaches(key, 8, ticker)).isFalse();
+    assertThat(sketch.frequency(key)).isEqualTo(4);
+  }
+
+  @Test
+  void aReadBelowTheThresholdReadsNoClock() {
+    FrequencySketch sketch = new FrequencySketch(1000, 100);
+    AtomicInteger reads = new AtomicInteger();
+    Ticker ticker = () -> 10L * reads.incrementAndGet();
+
+    for (int i = 1; i <= 4; i++) {
+      assertThat(sketch.reaches(i, 3, ticker)).isFalse(); // four keys, once each
+    }
+    assertThat(sketch.reaches(1, 3, ticker)).isFalse();
+    assertThat(reads).as("only the first count starts the window").hasValue(1);
+
+    assertThat(sketch.reaches(1, 3, ticker)).isTrue();
+    assertThat(reads).as("the third read of key 1 reaches 3: the window is checked").hasValue(2);
   }
 
   @Test
@@ -44,8 +73,8 @@ class FrequencySketchTest {
     int n = 1_000_000;
     for (int i = 1; i <= n; i++) {
       if (i % 100 == 0) { // one read in 100: far above one in 1000, the sketch's size
-        hotAtThree += sketch.increment(hot, 0) >= 3 ? 1 : 0;
-      } else if (sketch.increment(random.nextLong(), 0) >= 3) {
+        hotAtThree += sketch.increment(hot) >= 3 ? 1 : 0;
+      } else if (sketch.increment(random.nextLong()) >= 3) {
         coldAtThree++;
       }
     }

@@ -133,6 +133,33 @@ class NearCacheRouteTest {
   }
 
   @Test
+  void aReadOfAKeyNeitherCachedNorHotReadsNoClock() {
+    preload(main, "k", "v", 0, 0);
+    AtomicInteger clockReads = new AtomicInteger();
+    RouteContext counted =
+        new CountingContext(f.context) {
+          @Override
+          public io.memroute.core.Ticker ticker() {
+            return () -> {
+              clockReads.incrementAndGet();
+              return f.time.nanoTime();
+            };
+          }
+        };
+    NearCacheRoute route = cache(Routes.nearCache());
+    route.route(Request.get("other"), counted); // the sketch's window starts
+
+    clockReads.set(0);
+    route.route(Request.get("k"), counted);
+    route.route(Request.get("k"), counted);
+    assertThat(clockReads).as("two reads: not hot, passed on").hasValue(0);
+    assertThat(route.route(Request.get("k"), counted).toCompletableFuture().join().valueAsString())
+        .isEqualTo("v");
+    assertThat(clockReads).as("the third: hot, kept from when it was sent").hasPositiveValue();
+    assertThat(route.size()).isOne();
+  }
+
+  @Test
   void aValueOverMaxValueSizeIsNeverKept() {
     preload(main, "big", "12345678901", 0, 0);
     preload(main, "fits", "1234567890", 0, 0);
