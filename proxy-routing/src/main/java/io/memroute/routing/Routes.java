@@ -593,12 +593,12 @@ public final class Routes {
    *
    * <p><b>Which keys</b> (admission): each read the cache does not answer counts its key in a small
    * frequency sketch (a count-min sketch of 4-bit counters, after Caffeine's TinyLFU) whose counts
-   * halve every TTL; the read that brings a key's count to {@link NearCacheBuilder#admitAfter
-   * admitAfter} keeps its reply. A key whose entry expired less than a TTL ago is kept again on its
-   * next read, so that a hot key reaches the child once per TTL. With {@code admitAfter(1)} every
-   * key read is kept. Misses are never kept, nor values over {@link NearCacheBuilder#maxValueSize
-   * maxValueSize}, nor an mg value the server marks stale or being recached ({@code X}, {@code W},
-   * {@code Z}).
+   * halve every TTL (checked when a count reaches {@code admitAfter}, before it keeps); the read
+   * that brings a key's count to {@link NearCacheBuilder#admitAfter admitAfter} keeps its reply. A
+   * key whose entry expired less than a TTL ago is kept again on its next read, so that a hot key
+   * reaches the child once per TTL. With {@code admitAfter(1)} every key read is kept. Misses are
+   * never kept, nor values over {@link NearCacheBuilder#maxValueSize maxValueSize}, nor an mg value
+   * the server marks stale or being recached ({@code X}, {@code W}, {@code Z}).
    *
    * <p><b>Bounds.</b> At most {@link NearCacheBuilder#maxEntries maxEntries} entries, in buckets of
    * four picked by the key's hash (a new value takes the place of its key's old one; a full bucket
@@ -629,6 +629,18 @@ public final class Routes {
    * served until 8 seconds after it at the latest). A write that fails or times out may still reach
    * the server later; a value read before it lands may then be served for up to the TTL.
    *
+   * <p><b>Reads of a key at once</b> (single flight): the read of a hot key that goes to the child
+   * leads a flight, which the reads of the key that come while it is in flight join instead of
+   * asking the child (a {@code get} joins a {@code get} or {@code gets}, a {@code gets} a {@code
+   * gets}, an {@code mg} an {@code mg}, with {@code c} if it asks for the CAS). A joiner is
+   * answered with a copy of the value the leader read, as from the cache; with the leader's reply
+   * if that failed (no reply, or an error reply); else (a miss, a value not kept) by a read of its
+   * own. A write takes its key's flight out of the table before it is sent and before it is
+   * answered, and {@code flush_all} all flights: no read begun after a write was sent joins one
+   * sent before it, nor, once the write is answered, one that overlapped it. At most {@code
+   * min(maxEntries / 4, 1024)} flights, one per slot picked by the key's hash: a read whose slot
+   * holds another key's flight reads alone. Multigets neither lead nor join flights.
+   *
    * <p><b>Writes elsewhere</b> (another router or host, another client, a route around this one)
    * and items that expire or are evicted on the server are seen only when the entry expires: for up
    * to the TTL, reads return the old value. That is the price of a near cache: choose the TTL by
@@ -637,15 +649,16 @@ public final class Routes {
    * <p><b>Replies</b> from the cache carry a copy of the value (callers may change the arrays they
    * get), no backend and no elapsed time, and complete on the calling thread. They reach no
    * backend, so {@code memroute.requests} does not count them; the route counts hits, misses,
-   * admissions, evictions and invalidations through {@link RouteContext#countNearCache} ({@code
-   * memroute.near.cache.*} meters, {@code near_cache_*} stats).
+   * admissions, evictions, invalidations and joins through {@link RouteContext#countNearCache}
+   * ({@code memroute.near.cache.*} meters, {@code near_cache_*} stats).
    *
    * <p><b>Cost.</b> A read the cache does not answer costs a hash of the key, a look into its
-   * bucket, a read of the ticker and a count in the sketch, and allocates nothing; when its key is
-   * hot, a future of its own and a callback, to keep the value before the reply is answered (so
-   * that the caller's next read finds it). A hit allocates the reply and the copy of the value. A
-   * write replaces its key's bucket twice and has a future of its own. Built, the route takes 8 to
-   * 16 bytes per {@code maxEntries} for its sketch (at most 8 MiB), and 1 for its table.
+   * bucket and a count in the sketch (the ticker is read only when its key has an entry or reaches
+   * {@code admitAfter}), and allocates nothing; when its key is hot, a future of its own, a
+   * callback and a flight, to keep the value before the reply is answered (so that the caller's
+   * next read finds it). A hit allocates the reply and the copy of the value. A write replaces its
+   * key's bucket twice and has a future of its own. Built, the route takes 8 to 16 bytes per {@code
+   * maxEntries} for its sketch (at most 8 MiB), and 1 for its table.
    *
    * <p>Each route built has a cache of its own, which lives as long as the route: a reconfiguration
    * that builds a new route starts with an empty cache.
