@@ -228,8 +228,9 @@ public interface RouteContext {
      */
     INVALIDATION,
     /**
-     * A key the cache could not answer (counted as a {@link #MISS}) waited for a read of it already
-     * in flight to the child instead of asking the child itself.
+     * A key the cache could not answer (counted as a {@link #MISS}) joined a read of it already in
+     * flight to the child instead of asking the child itself (if that read kept nothing, it then
+     * asked the child).
      */
     JOIN
   }
