@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 
 /**
  * The route DSL: factories for the common routes, the Java counterpart of the memcached proxy's
@@ -155,6 +156,59 @@ public final class Routes {
    */
   public static Route random(Route... children) {
     return new BasicRoutes.RandomRoute(FanOutRoutes.copy(children, "random"));
+  }
+
+  /**
+   * Spreads requests over replicas by load, with the default options: {@code
+   * loadBalance().children(children).build()}. See {@link #loadBalance()}.
+   *
+   * @throws IllegalArgumentException if there are no children
+   */
+  public static Route loadBalance(Route... children) {
+    return loadBalance().children(children).build();
+  }
+
+  /**
+   * A load balancer over replicas with options: mcrouter's LoadBalancerRoute with {@code
+   * two-random-choices}. Each request draws two distinct children at random (in proportion to their
+   * {@link LoadBalanceBuilder#child(Route, int) weights}) and goes to the one with fewer requests
+   * in flight through this route, per unit of weight; on a tie, to the first drawn. A slow or stuck
+   * replica gathers requests in flight and is avoided; two choices rather than the least loaded of
+   * all keeps routers that count alike from herding onto one child.
+   *
+   * <p><b>Load.</b> memcached reports no load in its replies, so where mcrouter reads the load its
+   * servers report, this route counts the requests it has sent to each child and not yet seen
+   * completed (in any way: a reply, a failure, an exception the child threw or completed its future
+   * with). The counts are this route's own: requests to the same servers through other routes,
+   * other routers or other processes are not seen.
+   *
+   * <p><b>Failover.</b> A reply that is a failure (no reply from a server: {@link
+   * io.memroute.core.Response#isFailure()}) or a {@code SERVER_ERROR} (also what a child that
+   * throws answers) is retried on the other child drawn, then on the least loaded of the rest, at
+   * most {@link LoadBalanceBuilder#failoverCount failoverCount} times (default {@value
+   * LoadBalanceBuilder#DEFAULT_FAILOVER_COUNT}, mcrouter's {@code failover_count}); the last reply
+   * is answered. A miss, a {@code CLIENT_ERROR} or an {@code ERROR} is answered as it is: another
+   * replica would say the same. Each retry is counted as a failover ({@link
+   * RouteContext#countFailover}).
+   *
+   * <p><b>What goes where.</b> The whole request goes to one child: a multiget is not split (the
+   * children are replicas, each holds every key), a keyless command ({@code flush_all}, {@code
+   * version}) reaches one child only, as with {@link #random}. It is a route for reads: send writes
+   * and keyless commands to every replica with {@link #commands()}:
+   *
+   * <pre>{@code
+   * Route replicas = Routes.commands()
+   *     .on(List.of(Command.GET, Command.GETS, Command.MG), Routes.loadBalance(
+   *         Routes.pool("r1"), Routes.pool("r2"), Routes.pool("r3")))
+   *     .any(Routes.allSync(Routes.pool("r1"), Routes.pool("r2"), Routes.pool("r3")))
+   *     .build();
+   * }</pre>
+   *
+   * <p>One child is allowed: every request goes to it (a replica list that shrank to one keeps
+   * working).
+   */
+  public static LoadBalanceBuilder loadBalance() {
+    return new LoadBalanceBuilder();
   }
 
   // ---------------------------------------------------------------- fan-out
@@ -1265,6 +1319,104 @@ public final class Routes {
           missIsFailure,
           Durations.saturatedNanos(hedgeAfter),
           d.append(')').toString());
+    }
+  }
+
+  /**
+   * Builds a {@link Routes#loadBalance()} route. Not thread-safe; each route it builds counts its
+   * own requests in flight.
+   */
+  public static final class LoadBalanceBuilder {
+    /** The default number of retries on another child after a failure: 1. */
+    public static final int DEFAULT_FAILOVER_COUNT = 1;
+
+    /** The largest weight: 10,000. */
+    public static final int MAX_WEIGHT = 10_000;
+
+    private static final int MAX_FAILOVER_COUNT = 1000;
+
+    private final List<Route> children = new ArrayList<>();
+    private final List<Integer> weights = new ArrayList<>();
+    private int failoverCount = DEFAULT_FAILOVER_COUNT;
+    private RandomGenerator random;
+
+    private LoadBalanceBuilder() {}
+
+    /** Adds children of weight 1. */
+    public LoadBalanceBuilder children(Route... children) {
+      for (Route r : Objects.requireNonNull(children, "children")) {
+        child(Objects.requireNonNull(r, "child"), 1);
+      }
+      return this;
+    }
+
+    /** Adds children of weight 1. */
+    public LoadBalanceBuilder children(List<Route> children) {
+      return children(Objects.requireNonNull(children, "children").toArray(new Route[0]));
+    }
+
+    /**
+     * Adds a child of weight {@code weight}, 1 to {@value #MAX_WEIGHT}: it is drawn in proportion
+     * to its weight, and its requests in flight count divided by it, so a child of weight 2 gets
+     * about twice the requests of one of weight 1, whether the children are idle or busy (a replica
+     * with twice the capacity, say).
+     */
+    public LoadBalanceBuilder child(Route child, int weight) {
+      Objects.requireNonNull(child, "child");
+      inRange("weight", weight, 1, MAX_WEIGHT);
+      children.add(child);
+      weights.add(weight);
+      return this;
+    }
+
+    /**
+     * Sets how many times a request that failed (no reply, or a {@code SERVER_ERROR}) is retried on
+     * another child (default {@value #DEFAULT_FAILOVER_COUNT}), 0 to 1000: first on the other child
+     * drawn, then on the least loaded of the rest. A count above the number of children less one
+     * tries each child once.
+     */
+    public LoadBalanceBuilder failoverCount(int count) {
+      this.failoverCount = (int) inRange("failoverCount", count, 0, MAX_FAILOVER_COUNT);
+      return this;
+    }
+
+    /**
+     * Draws the children from {@code random} instead of {@link ThreadLocalRandom} (for tests that
+     * need a known sequence). It is called on every thread that routes a request through the route,
+     * so it must be thread-safe ({@link java.util.Random} is; {@link java.util.SplittableRandom} is
+     * not) unless one thread routes them all.
+     */
+    public LoadBalanceBuilder random(RandomGenerator random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /**
+     * Builds the route.
+     *
+     * @throws IllegalArgumentException if there are no children
+     */
+    public Route build() {
+      if (children.isEmpty()) {
+        throw new IllegalArgumentException("loadBalance: no children (expected: at least one)");
+      }
+      Route[] c = children.toArray(new Route[0]);
+      int[] w = new int[c.length];
+      boolean weighted = false;
+      StringBuilder d = new StringBuilder("loadBalance(");
+      for (int i = 0; i < c.length; i++) {
+        w[i] = weights.get(i);
+        weighted |= w[i] != 1;
+      }
+      for (int i = 0; i < c.length; i++) {
+        d.append(i == 0 ? "" : ", ").append(c[i]);
+        if (weighted) {
+          d.append(" weight ").append(w[i]);
+        }
+      }
+      int failovers = Math.min(failoverCount, c.length - 1);
+      d.append("; failoverCount ").append(failovers);
+      return new LoadBalanceRoute(c, w, failovers, random, d.append(')').toString());
     }
   }
 
