@@ -863,6 +863,55 @@ public final class Routes {
     return new RateLimitBuilder(Objects.requireNonNull(child, "child"));
   }
 
+  /**
+   * Delays every request by {@code before} before sending it to {@code child}: {@code
+   * delay().before(before).build(child)}. See {@link #delay()}.
+   *
+   * @param before more than 0, at most 1 hour
+   */
+  public static Route delay(Duration before, Route child) {
+    Objects.requireNonNull(before, "before");
+    if (before.isNegative() || before.isZero() || before.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException(
+          "before: " + before + " (expected: more than 0, at most 1 hour)");
+    }
+    return delay().before(before).build(child);
+  }
+
+  /**
+   * Injects latency, for testing how an application and its routes (timeouts, {@link #allFastest},
+   * {@link FailoverBuilder#hedgeAfter hedging}) handle a slow cache, in staging: mcrouter's
+   * LatencyInjectionRoute. Three options, each off unless set, combine:
+   *
+   * <ul>
+   *   <li>{@link DelayBuilder#before before}: wait this long, then send the request to the child;
+   *   <li>{@link DelayBuilder#after after}: answer the child's reply this long after it came;
+   *   <li>{@link DelayBuilder#total total}: answer no sooner than this long after the request came
+   *       to the route (a reply that took longer is answered at once).
+   * </ul>
+   *
+   * <p>With {@code after} and {@code total} both set, the reply waits for the later of the two.
+   * Waits are timers on the context's scheduler (a router's event loops): no thread blocks, and the
+   * child's reply is answered on the scheduler's thread. Every request is delayed, whatever its
+   * command; mcrouter's latency carried in the request has no counterpart.
+   *
+   * <p><b>Deadlines.</b> A backend's read timeout runs from the moment the request is sent, so
+   * {@code before} is not part of it and a delay longer than the read timeout does not make the
+   * request time out: the caller waits for the delay and then for the reply, up to the read
+   * timeout. What sees the delay is whatever times the route from outside: a caller's own timeout
+   * ({@code orTimeout}), an {@code allFastest} wait, a failover's hedge, an await timeout.
+   *
+   * <p><b>Closing.</b> When the router closes, a request still waiting to be sent fails at once
+   * with {@link io.memroute.core.FailureReason#CLOSED} ({@code router closed}), as requests to a
+   * closed router do, and a reply still being held is answered at once; a scheduler that refuses
+   * the timer (shut down) does the same. A request the caller cancelled while it waited is not
+   * sent. A delayed request outlives a reconfiguration unseen: sent after the backend it hashes to
+   * was removed, it fails with {@code CLOSED}.
+   */
+  public static DelayBuilder delay() {
+    return new DelayBuilder();
+  }
+
   // ---------------------------------------------------------------- big values
 
   /**
@@ -1417,6 +1466,73 @@ public final class Routes {
       int failovers = Math.min(failoverCount, c.length - 1);
       d.append("; failoverCount ").append(failovers);
       return new LoadBalanceRoute(c, w, failovers, random, d.append(')').toString());
+    }
+  }
+
+  /** Builds a {@link Routes#delay()} route. Not thread-safe; the route it builds is immutable. */
+  public static final class DelayBuilder {
+    private static final Duration MAX_DELAY = Duration.ofHours(1);
+
+    private Duration before = Duration.ZERO;
+    private Duration after = Duration.ZERO;
+    private Duration total = Duration.ZERO;
+
+    private DelayBuilder() {}
+
+    /**
+     * Waits this long before sending each request to the child; 0 (the default: none) to 1 hour.
+     */
+    public DelayBuilder before(Duration before) {
+      this.before = check("before", before);
+      return this;
+    }
+
+    /** Holds each reply this long before answering it; 0 (the default: none) to 1 hour. */
+    public DelayBuilder after(Duration after) {
+      this.after = check("after", after);
+      return this;
+    }
+
+    /**
+     * Answers each request no sooner than this long after it came to the route, {@code before}
+     * included; 0 (the default: none) to 1 hour.
+     */
+    public DelayBuilder total(Duration total) {
+      this.total = check("total", total);
+      return this;
+    }
+
+    private static Duration check(String what, Duration d) {
+      Objects.requireNonNull(d, what);
+      if (d.isNegative() || d.compareTo(MAX_DELAY) > 0) {
+        throw new IllegalArgumentException(what + ": " + d + " (expected: 0 to 1 hour)");
+      }
+      return d;
+    }
+
+    /**
+     * Builds the route over {@code child}.
+     *
+     * @throws IllegalStateException if no delay is set
+     */
+    public Route build(Route child) {
+      Objects.requireNonNull(child, "child");
+      if (before.isZero() && after.isZero() && total.isZero()) {
+        throw new IllegalStateException(
+            "delay: nothing to wait for (expected: before, after or total > 0)");
+      }
+      StringBuilder d = new StringBuilder("delay(").append(child);
+      if (!before.isZero()) {
+        d.append(", before ").append(before);
+      }
+      if (!after.isZero()) {
+        d.append(", after ").append(after);
+      }
+      if (!total.isZero()) {
+        d.append(", total ").append(total);
+      }
+      return new DelayRoute(
+          child, before.toNanos(), after.toNanos(), total.toNanos(), d.append(')').toString());
     }
   }
 
