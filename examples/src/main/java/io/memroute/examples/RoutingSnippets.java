@@ -151,6 +151,19 @@ final class RoutingSnippets {
     return twoLevel;
   }
 
+  static Route replicas() {
+    // docs:begin load-balance
+    Route replicas =
+        Routes.commands()
+            .on(
+                List.of(Command.GET, Command.GETS, Command.MG),
+                Routes.loadBalance(Routes.pool("r1"), Routes.pool("r2"), Routes.pool("r3")))
+            .any(Routes.allSync(Routes.pool("r1"), Routes.pool("r2"), Routes.pool("r3")))
+            .build();
+    // docs:end
+    return replicas;
+  }
+
   static Route nearCache() {
     // docs:begin near-cache
     Route hotKeys =

@@ -218,6 +218,28 @@ class RoutingSnippetsTest {
   }
 
   @Test
+  void replicasReadFromOneAndWriteToAll() {
+    MemoryBackend r1 = MemoryBackend.create("r1");
+    MemoryBackend r2 = MemoryBackend.create("r2");
+    MemoryBackend r3 = MemoryBackend.create("r3");
+    RouteContext ctx = context(r1, r2, r3);
+    Route route = RoutingSnippets.replicas();
+
+    Response set =
+        route.route(Request.set("k", "v".getBytes(UTF_8), 0), ctx).toCompletableFuture().join();
+    assertThat(set.status()).isEqualTo(ResponseStatus.STORED);
+    for (MemoryBackend r : List.of(r1, r2, r3)) {
+      assertThat(r.valueOf("k")).isEqualTo("v");
+      r.clearRequests();
+    }
+    for (int i = 0; i < 30; i++) {
+      Response get = route.route(Request.get("k"), ctx).toCompletableFuture().join();
+      assertThat(get.valueAsString()).isEqualTo("v");
+    }
+    assertThat(r1.requestCount() + r2.requestCount() + r3.requestCount()).isEqualTo(30);
+  }
+
+  @Test
   void nearCacheServesAHotKeyFromTheJvmUntilAWriteOrItsTtl() {
     MemoryBackend main = MemoryBackend.create("main").put("k", "v1");
     ManualScheduler time = ManualScheduler.create();
