@@ -9,11 +9,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.context.annotation.Bean;
 
 /**
- * With Micrometer on the class path, binds the router's meters ({@code memroute.requests}, ...; see
- * docs/operations.md) to the application's registries: Spring Boot binds every {@link MeterBinder}
- * bean, and Actuator shows them at {@code /actuator/metrics}. The meters carry a {@code backend}
- * tag unless {@code memroute.per-backend-metrics=false}. Applies to the application's own router
- * bean too; a bean named {@code memrouteMetrics} replaces this one.
+ * Binds the router's meters ({@code memroute.requests}, ...; see docs/operations.md) to the
+ * application's registries: Spring Boot binds every {@link MeterBinder} bean, and Actuator shows
+ * them at {@code /actuator/metrics}. The meters carry a {@code backend} tag unless {@code
+ * memroute.per-backend-metrics=false}. Applies to the application's own router bean too; a bean
+ * named {@code memrouteMetrics} replaces this one.
  */
 @AutoConfiguration(after = MemrouteAutoConfiguration.class)
 @ConditionalOnClass(MeterBinder.class)
