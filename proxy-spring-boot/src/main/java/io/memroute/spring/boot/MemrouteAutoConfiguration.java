@@ -17,8 +17,8 @@ import org.springframework.context.annotation.Bean;
  * requests in flight).
  *
  * <ul>
- *   <li>An application's own {@link MemcacheRouter} bean replaces it (the properties are then still
- *       bound and checked, but not used).
+ *   <li>An application's own {@link MemcacheRouter} bean replaces it; it needs no {@code
+ *       memroute.*} property (those set are still bound and checked).
  *   <li>{@link MemrouteRouterCustomizer} beans change the builder before it builds, in order: for
  *       routes written in Java and anything else the properties cannot say.
  *   <li>An application's {@link TransportResources} bean (event loops shared with other clients) is
@@ -54,8 +54,8 @@ public class MemrouteAutoConfiguration {
    * The application's router, built from the properties, then changed by the customizers; it
    * connects in the background (after any DNS lookup of {@code memroute.discover.*}).
    *
-   * @throws IllegalStateException if {@code memroute.transport} names another transport than the
-   *     application's {@link TransportResources} bean has
+   * @throws IllegalStateException if no property names a server, or if {@code memroute.transport}
+   *     names another transport than the application's {@link TransportResources} bean has
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean

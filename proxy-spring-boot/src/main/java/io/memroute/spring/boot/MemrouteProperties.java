@@ -84,7 +84,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * <p>The constructor checks everything with memroute's own validation, so a bad value fails the
  * application's startup with an {@link IllegalArgumentException} that names every offending
  * property, e.g. {@code memroute.failure-limit: -1 (expected: 0-1000)}; it keeps the router
- * configuration and the transport it resolved. Immutable. Spring binds it by the constructor's
+ * configuration and the transport it resolved. No server at all is not a bad value: an application
+ * with a router bean of its own needs no {@code memroute.*} property; {@link #routerConfig()}, and
+ * so the auto-configured router, fails then. Immutable. Spring binds it by the constructor's
  * parameter names: compile with {@code -parameters}, as {@code spring-boot-starter-parent} does.
  */
 @ConfigurationProperties(prefix = "memroute")
@@ -114,7 +116,8 @@ public final class MemrouteProperties {
   private final Duration discoverInterval;
   private final Duration discoverLookupTimeout;
   private final Integer discoverMaxMembers;
-  // resolved once, by the constructor's checks; the configuration has the TLS context of startup
+  // resolved once, by the constructor's checks; the configuration has the TLS context of startup,
+  // null when no property names a server (an application with a router bean of its own)
   private final RouterConfig config;
   private final Transport transportType;
   private final Map<String, DnsDiscovery> discoveries;
@@ -268,10 +271,16 @@ public final class MemrouteProperties {
    * call has other connection settings (see {@link BackendOptions#sameConnectionSettings});
    * without, every call returns the same configuration, with the JVM's default context or none.
    *
-   * @throws IllegalStateException if TLS is on and its context cannot be made now (the trust file
-   *     was checked at startup but is unreadable since): never a plaintext configuration instead
+   * @throws IllegalStateException if no property names a server ({@code memroute.servers}, {@code
+   *     memroute.backends.*} or {@code memroute.discover.*}: the properties are then valid, for an
+   *     application whose router bean is its own, but describe no router), or if TLS is on and its
+   *     context cannot be made now (the trust file was checked at startup but is unreadable since):
+   *     never a plaintext configuration instead
    */
   public RouterConfig routerConfig() {
+    if (config == null) {
+      throw new IllegalStateException(NO_SERVERS);
+    }
     if (!tls.on() || tls.trustCertificates() == null) {
       return config;
     }
@@ -285,6 +294,10 @@ public final class MemrouteProperties {
         .backendDefaults(config.backendDefaults().toBuilder().tls(context).build())
         .build();
   }
+
+  private static final String NO_SERVERS =
+      "invalid memroute properties: memroute.servers: none (expected: memroute.servers=host:port,"
+          + "..., memroute.backends.<label>=host:port or memroute.discover.<pool>=name:port)";
 
   /**
    * Returns the transport: the one named, or for {@code auto} the one {@link Transport#auto()}
@@ -526,9 +539,15 @@ public final class MemrouteProperties {
     if (!servers.isEmpty() && !backends.isEmpty()) {
       problems.add("memroute.servers and memroute.backends are exclusive (expected: one of them)");
     } else if (servers.isEmpty() && backends.isEmpty() && discover.isEmpty()) {
-      problems.add(
-          "memroute.servers: none (expected: memroute.servers=host:port,..., "
-              + "memroute.backends.<label>=host:port or memroute.discover.<pool>=name:port)");
+      // no router described: no problem for an application with a router bean of its own, and
+      // routerConfig() says what is missing to the auto-configured one
+      if (!pools.isEmpty()) {
+        problems.add(
+            "memroute.pools."
+                + pools.keySet().iterator().next()
+                + ": no memroute.backends (expected: memroute.backends.<label>=host:port for the"
+                + " labels of memroute.pools)");
+      }
     } else if (!servers.isEmpty()) {
       if (!pools.isEmpty()) {
         problems.add(
@@ -691,7 +710,7 @@ public final class MemrouteProperties {
     } else if (route != null) {
       config.route(Routes.pool(route));
     }
-    if (!problems.isEmpty()) {
+    if (!problems.isEmpty() || poolBuilders.isEmpty() && discover.isEmpty()) {
       return null;
     }
     try {

@@ -309,9 +309,33 @@ class BadPropertiesTest {
             "memroute.pools.main: unknown backend 'nope' (expected: one of [cache.a, cache.b])");
   }
 
+  /** Valid properties (an application's own router needs none), but no router to auto-configure. */
   @Test
-  void noServersFailsStartup() {
-    assertThat(failure("memroute.read-timeout=1s")).contains("memroute.servers: none");
+  void noServersFailsTheAutoConfiguredRouter() {
+    runner
+        .withPropertyValues("memroute.read-timeout=1s")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure())
+                  .hasMessageContaining("memcacheRouter")
+                  .rootCause()
+                  .isInstanceOf(IllegalStateException.class)
+                  .hasMessage(
+                      "invalid memroute properties: memroute.servers: none (expected:"
+                          + " memroute.servers=host:port,..., memroute.backends.<label>=host:port"
+                          + " or memroute.discover.<pool>=name:port)");
+            });
+    assertThat(failure("memroute.servers=", "memroute.failure-limit=-1"))
+        .isEqualTo("invalid memroute properties: memroute.failure-limit: -1 (expected: 0-1000)");
+  }
+
+  @Test
+  void poolsWithoutBackendsFailStartup() {
+    assertThat(failure("memroute.pools.main=a,b"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.pools.main: no memroute.backends (expected:"
+                + " memroute.backends.<label>=host:port for the labels of memroute.pools)");
   }
 
   @Test

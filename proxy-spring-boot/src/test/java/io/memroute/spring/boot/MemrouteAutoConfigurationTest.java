@@ -216,6 +216,22 @@ class MemrouteAutoConfigurationTest {
   }
 
   @Test
+  void anOwnRouterBeanNeedsNoMemrouteProperties() {
+    new ApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(
+                MemrouteAutoConfiguration.class, MemrouteMetricsAutoConfiguration.class))
+        .withUserConfiguration(OwnRouter.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed().hasSingleBean(MemcacheRouter.class);
+              MemcacheRouter router = context.getBean(MemcacheRouter.class);
+              assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
+                  .isSameAs(router.metrics(true));
+            });
+  }
+
+  @Test
   void anOwnRouterBeanReplacesTheAutoConfiguredOneAndGetsItsMeters() {
     runner
         .withUserConfiguration(OwnRouter.class)
