@@ -96,6 +96,22 @@ class MemrouteCacheAutoConfigurationTest {
     return Long.parseLong(entry.flagToken('t'));
   }
 
+  /**
+   * memroute's manager, not Boot's, when the names do not put memroute's auto-configuration first
+   * (memroute's "io." sorts before Boot's "org."): only its ordering before Boot's does.
+   */
+  @Test
+  void comesBeforeBootsCacheAutoConfigurationWhateverTheNames() {
+    withServer()
+        .withConfiguration(AutoConfigurations.of(AfterCacheAutoConfiguration.class))
+        .withUserConfiguration(Caching.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .getBean(CacheManager.class)
+                    .isInstanceOf(MemrouteCacheManager.class));
+  }
+
   @Test
   void fixedCacheNamesRefuseOthers() {
     withServer()
