@@ -74,9 +74,10 @@ class LoadingIntegrationTest extends TwoHostsTest {
       int host = i % 2;
       Callable<String> slowLoad =
           () -> {
-            loads.incrementAndGet();
+            // who won, before the count the test waits for: it reads the winner once it sees 1
             loadedOn.set(Thread.currentThread());
             winner.set(host);
+            loads.incrementAndGet();
             gate.await(); // held back until every call waits
             return "Ada";
           };
@@ -295,9 +296,11 @@ class LoadingIntegrationTest extends TwoHostsTest {
               .retrieve(
                   42L,
                   () -> {
-                    loads.incrementAndGet();
+                    // who won, before the count the test waits for: it reads the winner once it
+                    // sees 1 (set after, the test could take host -1's, a, for the loser)
                     suppliedOn.set(Thread.currentThread());
                     winner.set(host);
+                    loads.incrementAndGet();
                     return load;
                   }));
     }
