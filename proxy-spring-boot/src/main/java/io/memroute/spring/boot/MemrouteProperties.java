@@ -87,7 +87,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * configuration and the transport it resolved. No server at all is not a bad value: an application
  * with a router bean of its own needs no {@code memroute.*} property; {@link #routerConfig()}, and
  * so the auto-configured router, fails then. Immutable. Spring binds it by the constructor's
- * parameter names: compile with {@code -parameters}, as {@code spring-boot-starter-parent} does.
+ * parameter names, which memroute's build keeps ({@code -parameters}).
  */
 @ConfigurationProperties(prefix = "memroute")
 public final class MemrouteProperties {
