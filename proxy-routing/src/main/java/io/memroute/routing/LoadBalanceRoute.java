@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
@@ -20,22 +21,40 @@ import java.util.random.RandomGenerator;
  * <p>memcached reports no load in its replies (mcrouter's load comes from its own servers), so the
  * load is what this route sees: the requests it sent to a child that have not completed, counted
  * in-process and released when the child's future completes, however it completes.
+ *
+ * <p>A dead replica answers at once (a refused connection, a backend marked down), so its count
+ * stays at 0 and the load alone would send it every request it is drawn for, each then paying a
+ * failed try. So a child whose last reply was a failure or a {@code SERVER_ERROR} loses to a drawn
+ * child whose last reply was not, for a while after that reply; then it is tried again (by its
+ * count, at once), and a good reply ends its penalty.
  */
 final class LoadBalanceRoute implements Route, ParentRoute {
   // one counter per 64-byte line: children's counts change on different threads
   private static final int STRIDE = 16;
+  private static final int LONG_STRIDE = 8;
+
+  /** In {@link #failedAt}: the child's last reply was not a failure. */
+  private static final long NONE = Long.MIN_VALUE;
 
   private final Route[] children;
   private final int[] weights;
   private final long[] ends; // ends[i]: sum of weights[0..i]; draws fall in [ends[i-1], ends[i])
   private final boolean weighted; // weights differ
   private final AtomicIntegerArray inFlight;
+  // failedAt[i * LONG_STRIDE]: when child i's last reply, a failure, came (ticker nanos), or NONE
+  private final AtomicLongArray failedAt;
+  private final long avoidNanos; // 0: failures are not remembered
   private final int tries; // 1 + failovers, at most the number of children
   private final RandomGenerator random; // null: ThreadLocalRandom per request
   private final String description;
 
   LoadBalanceRoute(
-      Route[] children, int[] weights, int failovers, RandomGenerator random, String description) {
+      Route[] children,
+      int[] weights,
+      int failovers,
+      long avoidNanos,
+      RandomGenerator random,
+      String description) {
     this.children = children;
     this.weights = weights;
     this.ends = new long[weights.length];
@@ -48,6 +67,11 @@ final class LoadBalanceRoute implements Route, ParentRoute {
     }
     this.weighted = differ;
     this.inFlight = new AtomicIntegerArray(children.length * STRIDE);
+    this.failedAt = new AtomicLongArray(children.length * LONG_STRIDE);
+    for (int i = 0; i < children.length; i++) {
+      failedAt.set(i * LONG_STRIDE, NONE);
+    }
+    this.avoidNanos = avoidNanos;
     this.tries = Math.min(1 + failovers, children.length);
     this.random = random;
     this.description = description;
@@ -63,8 +87,13 @@ final class LoadBalanceRoute implements Route, ParentRoute {
     RandomGenerator r = random != null ? random : ThreadLocalRandom.current();
     int a = draw(r, -1);
     int b = draw(r, a);
-    // a was drawn first, at random: a tie goes to it
-    int first = lighter(b, a) ? b : a;
+    int first;
+    int avoided = avoided(a, b, context);
+    if (avoided >= 0) {
+      first = avoided == a ? b : a;
+    } else { // a was drawn first, at random: a tie goes to it
+      first = lighter(b, a) ? b : a;
+    }
     Attempts attempts = new Attempts(request, context, first, first == a ? b : a);
     attempts.send(first);
     return attempts.out;
@@ -102,6 +131,38 @@ final class LoadBalanceRoute implements Route, ParentRoute {
       }
     }
     return lo;
+  }
+
+  /**
+   * Of {@code a} and {@code b}, the one that failed lately while the other did not, or {@code -1}.
+   * Reads the clock only when one of them has failed: never while the children answer.
+   */
+  private int avoided(int a, int b, RouteContext context) {
+    long fa = failedAt.get(a * LONG_STRIDE);
+    long fb = failedAt.get(b * LONG_STRIDE);
+    if (fa == NONE && fb == NONE) {
+      return -1;
+    }
+    long now = context.ticker().nanoTime();
+    boolean outA = recent(fa, now);
+    boolean outB = recent(fb, now);
+    return outA == outB ? -1 : outA ? a : b;
+  }
+
+  private boolean recent(long failed, long now) {
+    return failed != NONE && now - failed < avoidNanos;
+  }
+
+  /** Remembers whether child {@code i}'s reply was a failure, when failures are avoided. */
+  private void noteReply(int i, boolean failed, RouteContext context) {
+    if (avoidNanos == 0) {
+      return;
+    }
+    if (failed) {
+      failedAt.set(i * LONG_STRIDE, context.ticker().nanoTime());
+    } else if (failedAt.get(i * LONG_STRIDE) != NONE) { // no write while a child keeps answering
+      failedAt.set(i * LONG_STRIDE, NONE);
+    }
   }
 
   /** Whether child {@code i} is less loaded than {@code j}, per unit of weight. */
@@ -145,7 +206,9 @@ final class LoadBalanceRoute implements Route, ParentRoute {
     public void accept(Response r) {
       int done = current;
       inFlight.decrementAndGet(done * STRIDE);
-      if (tried >= tries || !worthAnother(r)) {
+      boolean failed = worthAnother(r);
+      noteReply(done, failed, context);
+      if (tried >= tries || !failed) {
         out.complete(r);
         return;
       }
@@ -160,10 +223,18 @@ final class LoadBalanceRoute implements Route, ParentRoute {
         used[other] = true;
       }
       used[done] = true;
+      // the least loaded child not tried yet, one that did not fail lately if there is one
+      long now = avoidNanos == 0 ? 0 : context.ticker().nanoTime();
       int next = -1;
+      boolean nextAvoided = false;
       for (int i = 0; i < children.length; i++) {
-        if (!used[i] && (next < 0 || lighter(i, next))) {
+        if (used[i]) {
+          continue;
+        }
+        boolean avoided = avoidNanos != 0 && recent(failedAt.get(i * LONG_STRIDE), now);
+        if (next < 0 || (nextAvoided && !avoided) || (nextAvoided == avoided && lighter(i, next))) {
           next = i;
+          nextAvoided = avoided;
         }
       }
       send(next);

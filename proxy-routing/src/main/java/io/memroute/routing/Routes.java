@@ -191,6 +191,12 @@ public final class Routes {
    * replica would say the same. Each retry is counted as a failover ({@link
    * RouteContext#countFailover}).
    *
+   * <p><b>Failed children.</b> A dead replica answers at once, so it never has requests in flight
+   * and the load alone would send it nearly every request it is drawn for. A child whose last reply
+   * was a failure or a {@code SERVER_ERROR} therefore loses to a drawn child whose last reply was
+   * not, for {@link LoadBalanceBuilder#avoidFailedFor avoidFailedFor} after that reply (default 1
+   * second); then it is tried again.
+   *
    * <p><b>What goes where.</b> The whole request goes to one child: a multiget is not split (the
    * children are replicas, each holds every key), a keyless command ({@code flush_all}, {@code
    * version}) reaches one child only, as with {@link #random}. It is a route for reads: send writes
@@ -1382,11 +1388,16 @@ public final class Routes {
     /** The largest weight: 10,000. */
     public static final int MAX_WEIGHT = 10_000;
 
+    /** How long a child that failed loses draws by default: 1 second. */
+    public static final Duration DEFAULT_AVOID_FAILED_FOR = Duration.ofSeconds(1);
+
     private static final int MAX_FAILOVER_COUNT = 1000;
+    private static final Duration MAX_AVOID_FAILED_FOR = Duration.ofMinutes(1);
 
     private final List<Route> children = new ArrayList<>();
     private final List<Integer> weights = new ArrayList<>();
     private int failoverCount = DEFAULT_FAILOVER_COUNT;
+    private Duration avoidFailedFor = DEFAULT_AVOID_FAILED_FOR;
     private RandomGenerator random;
 
     private LoadBalanceBuilder() {}
@@ -1430,6 +1441,24 @@ public final class Routes {
     }
 
     /**
+     * Sets how long a child whose last reply was a failure or a {@code SERVER_ERROR} loses to a
+     * drawn child whose last reply was not (default 1 second), 0 (off) to 1 minute. A dead replica
+     * answers at once, so it never has requests in flight and would otherwise win nearly every draw
+     * it is in, each request paying a failed try first (or failing, with no failover). Once the
+     * time has passed the child is tried again; a reply that is neither ends its penalty at once.
+     * When both drawn children failed lately, their load decides, as usual.
+     */
+    public LoadBalanceBuilder avoidFailedFor(Duration duration) {
+      Objects.requireNonNull(duration, "avoidFailedFor");
+      if (duration.isNegative() || duration.compareTo(MAX_AVOID_FAILED_FOR) > 0) {
+        throw new IllegalArgumentException(
+            "avoidFailedFor: " + duration + " (expected: 0 to 1 minute)");
+      }
+      this.avoidFailedFor = duration;
+      return this;
+    }
+
+    /**
      * Draws the children from {@code random} instead of {@link ThreadLocalRandom} (for tests that
      * need a known sequence). It is called on every thread that routes a request through the route,
      * so it must be thread-safe ({@link java.util.Random} is; {@link java.util.SplittableRandom} is
@@ -1465,7 +1494,11 @@ public final class Routes {
       }
       int failovers = Math.min(failoverCount, c.length - 1);
       d.append("; failoverCount ").append(failovers);
-      return new LoadBalanceRoute(c, w, failovers, random, d.append(')').toString());
+      if (!avoidFailedFor.equals(DEFAULT_AVOID_FAILED_FOR)) {
+        d.append("; avoidFailedFor ").append(avoidFailedFor);
+      }
+      return new LoadBalanceRoute(
+          c, w, failovers, avoidFailedFor.toNanos(), random, d.append(')').toString());
     }
   }
 

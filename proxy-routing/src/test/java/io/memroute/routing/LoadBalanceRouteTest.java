@@ -11,6 +11,7 @@ import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.routing.Fixture.Fixed;
 import io.memroute.routing.Fixture.Manual;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
@@ -88,6 +90,100 @@ class LoadBalanceRouteTest {
     assertThat(b.calls()).isEqualTo(50);
     assertThat(load(r, 0)).isEqualTo(50);
     assertThat(load(r, 1)).isEqualTo(50);
+  }
+
+  @Test
+  void aChildThatFailsFastIsAvoidedForAWhileThenTriedAgain() {
+    // a dead replica answers at once, so it never has requests in flight: by load alone it would
+    // win every draw against a busy live one and cost each request a failed try first
+    AtomicReference<Response> deadReply = new AtomicReference<>(FAIL);
+    AtomicInteger deadCalls = new AtomicInteger();
+    Route dead =
+        (q, c) -> {
+          deadCalls.incrementAndGet();
+          return CompletableFuture.completedFuture(deadReply.get());
+        };
+    Manual live = new Manual("live");
+    Route r = Routes.loadBalance().children(dead, live).random(new Random(5)).build();
+    for (int i = 0; i < 100; i++) {
+      run(r, Request.get("k"));
+    }
+    assertThat(deadCalls).hasValue(1);
+    assertThat(live.calls()).isEqualTo(100);
+    assertThat(failovers).hasValue(1);
+
+    // a second later it is tried again (its count, 0, beats the live one's): still failing
+    fx.time.advance(Duration.ofSeconds(1));
+    for (int i = 0; i < 10; i++) {
+      run(r, Request.get("k"));
+    }
+    assertThat(deadCalls).hasValue(2);
+
+    // recovered: the next try after the wait is answered, and it takes requests again
+    deadReply.set(hit("v"));
+    fx.time.advance(Duration.ofSeconds(1));
+    for (int i = 0; i < 10; i++) {
+      assertThat(run(r, Request.get("k")).join().valueAsString()).isEqualTo("v");
+    }
+    assertThat(deadCalls).hasValue(12);
+  }
+
+  @Test
+  void avoidingFailedChildrenCanBeTurnedOff() {
+    Fixed dead = new Fixed(FAIL);
+    Manual live = new Manual("live");
+    Route r =
+        Routes.loadBalance()
+            .children(dead, live)
+            .avoidFailedFor(Duration.ZERO)
+            .random(new Random(5))
+            .build();
+    for (int i = 0; i < 100; i++) {
+      run(r, Request.get("k"));
+    }
+    // by load alone the dead child, with nothing in flight, is tried first every time but the
+    // first, when both were idle and the live one was drawn first
+    assertThat(dead.calls.get()).isEqualTo(99);
+    assertThat(r.toString())
+        .isEqualTo(
+            "loadBalance(fixed(BACKEND_FAILURE), live; failoverCount 1; avoidFailedFor PT0S)");
+  }
+
+  @Test
+  void whenBothDrawnChildrenFailedLatelyTheDrawAndLoadDecide() {
+    Fixed a = new Fixed(FAIL);
+    Fixed b = new Fixed(FAIL);
+    Route r = Routes.loadBalance().children(a, b).failoverCount(0).random(new Random(6)).build();
+    for (int i = 0; i < 40; i++) {
+      assertThat(run(r, Request.get("k")).join().isFailure()).isTrue();
+    }
+    // neither is avoided for the other: both keep being tried first
+    assertThat(a.calls.get() + b.calls.get()).isEqualTo(40);
+    assertThat(a.calls.get()).isBetween(10, 30);
+  }
+
+  @Test
+  void aThirdTryPrefersAChildThatDidNotFailLately() {
+    Fixed a = new Fixed(FAIL);
+    Fixed b = new Fixed(FAIL);
+    Fixed failedBefore = new Fixed(FAIL);
+    Manual busy = new Manual("busy");
+    // first request: failedBefore then busy drawn, both idle: failedBefore fails, busy holds it
+    // second: a then b drawn, both fail; of failedBefore (idle but failed lately) and busy (one in
+    // flight, no failure), busy is tried
+    Route r =
+        Routes.loadBalance()
+            .children(a, b, failedBefore, busy)
+            .failoverCount(2)
+            .random(scripted(2, 2, 0, 0))
+            .build();
+    CompletableFuture<Response> held = run(r, Request.get("k"));
+    CompletableFuture<Response> second = run(r, Request.get("k"));
+    assertThat(List.of(a.calls.get(), b.calls.get(), failedBefore.calls.get(), busy.calls()))
+        .containsExactly(1, 1, 1, 2);
+    busy.reply(hit("busy"));
+    assertThat(second.join().valueAsString()).isEqualTo("busy");
+    assertThat(held).isNotDone();
   }
 
   @Test
@@ -297,5 +393,14 @@ class LoadBalanceRouteTest {
     assertThatNullPointerException()
         .isThrownBy(() -> Routes.loadBalance().random(null))
         .withMessage("random");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Routes.loadBalance().avoidFailedFor(Duration.ofMillis(-1)))
+        .withMessage("avoidFailedFor: PT-0.001S (expected: 0 to 1 minute)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Routes.loadBalance().avoidFailedFor(Duration.ofSeconds(61)))
+        .withMessage("avoidFailedFor: PT1M1S (expected: 0 to 1 minute)");
+    assertThatNullPointerException()
+        .isThrownBy(() -> Routes.loadBalance().avoidFailedFor(null))
+        .withMessage("avoidFailedFor");
   }
 }
