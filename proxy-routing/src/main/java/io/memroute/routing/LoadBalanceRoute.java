@@ -208,7 +208,8 @@ final class LoadBalanceRoute implements Route, ParentRoute {
       inFlight.decrementAndGet(done * STRIDE);
       boolean failed = worthAnother(r);
       noteReply(done, failed, context);
-      if (tried >= tries || !failed) {
+      // a request the caller cancelled (or completed) is not worth another try, as in failover
+      if (tried >= tries || !failed || out.isDone()) {
         out.complete(r);
         return;
       }

@@ -216,6 +216,21 @@ class LoadBalanceRouteTest {
   }
 
   @Test
+  void aRequestTheCallerCancelledIsNotRetried() {
+    Manual a = new Manual("a");
+    Manual b = new Manual("b");
+    Route r = Routes.loadBalance(a, b);
+    CompletableFuture<Response> f = run(r, Request.get("k"));
+    f.cancel(false);
+    Manual first = a.calls() == 1 ? a : b;
+    first.reply(FAIL);
+    // nobody waits for the answer: no second request
+    assertThat(a.calls() + b.calls()).isEqualTo(1);
+    assertThat(failovers).hasValue(0);
+    assertThat(load(r, 0) + load(r, 1)).isZero();
+  }
+
+  @Test
   void aFailureOrServerErrorIsRetriedOnTheOtherChildDrawn() {
     Fixed failing = new Fixed(FAIL);
     Fixed busy = new Fixed(SERVER_ERROR);
