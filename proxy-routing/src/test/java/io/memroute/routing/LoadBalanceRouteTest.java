@@ -340,6 +340,46 @@ class LoadBalanceRouteTest {
   }
 
   @Test
+  void theTwoChildrenDrawnAreDistinctAndDrawnInProportionToTheirWeights() {
+    int[] weights = {1, 2, 3, 4};
+    int n = weights.length;
+    List<Integer> order = new ArrayList<>();
+    Routes.LoadBalanceBuilder b = Routes.loadBalance();
+    for (int i = 0; i < n; i++) {
+      int child = i;
+      b.child(
+          (q, c) -> {
+            order.add(child);
+            return CompletableFuture.completedFuture(FAIL);
+          },
+          weights[i]);
+    }
+    // idle children failing, not avoided: each request tries the first drawn, then the other one
+    Route r = b.avoidFailedFor(Duration.ZERO).random(new Random(7)).build();
+    int requests = 40_000;
+    long[][] pairs = new long[n][n];
+    for (int k = 0; k < requests; k++) {
+      order.clear();
+      run(r, Request.get("k")).join();
+      assertThat(order).hasSize(2);
+      assertThat(order.get(0)).isNotEqualTo(order.get(1));
+      pairs[order.get(0)][order.get(1)]++;
+    }
+    // expected: the first in proportion to its weight, the second to its weight among the rest
+    double total = 10;
+    double chiSquare = 0;
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
+        if (i != j) {
+          double expected = requests * weights[i] / total * weights[j] / (total - weights[i]);
+          chiSquare += Math.pow(pairs[i][j] - expected, 2) / expected;
+        }
+      }
+    }
+    assertThat(chiSquare).as("chi-square over 11 degrees of freedom").isLessThan(31.3); // p 0.001
+  }
+
+  @Test
   void weightsShareRequestsInFlightInProportion() {
     Manual heavy = new Manual("heavy");
     Manual light = new Manual("light");
