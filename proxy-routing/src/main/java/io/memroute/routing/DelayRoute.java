@@ -12,6 +12,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 
 /**
  * {@link Routes#delay()}: mcrouter's LatencyInjectionRoute. Waits on the context's scheduler (never
@@ -90,7 +91,8 @@ final class DelayRoute implements Route, ParentRoute {
    * One wait: before the request is sent ({@code request} set), or before its reply is answered
    * ({@code reply} set). Whoever takes it first ends it: its timer, or the close of its router.
    */
-  private final class Wait extends AtomicBoolean implements Runnable {
+  private final class Wait extends AtomicBoolean
+      implements Runnable, BiConsumer<Response, Throwable> {
     private static final long serialVersionUID = 1L;
     final GuardedFuture<Response> out;
     final RouteContext context;
@@ -133,6 +135,18 @@ final class DelayRoute implements Route, ParentRoute {
       }
       if (get()) { // ended meanwhile by a close: the timer is not needed
         timer.cancel(false);
+        return;
+      }
+      // a caller that cancels (or answers) the request itself ends the wait: without this its
+      // timer and its place in WAITS would stay until the delay ran out, up to an hour
+      out.onDone(this);
+    }
+
+    /** {@code out} completed: a no-op if the wait ended first, else the wait ends now, unused. */
+    @Override
+    public void accept(Response r, Throwable e) {
+      if (take()) {
+        timer.cancel(false);
       }
     }
 
@@ -168,6 +182,11 @@ final class DelayRoute implements Route, ParentRoute {
       }
       return false;
     }
+  }
+
+  /** How many waits are listed, of all delay routes: for tests. */
+  static int listedWaits() {
+    return WAITS.size();
   }
 
   private static void endWaitsOfClosedRouters() {

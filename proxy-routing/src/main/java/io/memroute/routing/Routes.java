@@ -911,8 +911,9 @@ public final class Routes {
    * with {@link io.memroute.core.FailureReason#CLOSED} ({@code router closed}), as requests to a
    * closed router do, and a reply still being held is answered at once; a scheduler that refuses
    * the timer (shut down) does the same. A request the caller cancelled while it waited is not
-   * sent. A delayed request outlives a reconfiguration unseen: sent after the backend it hashes to
-   * was removed, it fails with {@code CLOSED}.
+   * sent, and the timer of a cancelled request is cancelled at once. A delayed request outlives a
+   * reconfiguration unseen: sent after the backend it hashes to was removed, it fails with {@code
+   * CLOSED}.
    */
   public static DelayBuilder delay() {
     return new DelayBuilder();

@@ -156,6 +156,24 @@ class DelayRouteTest {
   }
 
   @Test
+  void aRequestAnsweredByTheCallerWhileItWaitsLeavesNoTimerBehind() {
+    Manual child = new Manual("child");
+    Route before = Routes.delay(Duration.ofHours(1), child);
+    Route after = Routes.delay().after(Duration.ofHours(1)).build(child);
+    int listed = DelayRoute.listedWaits();
+    for (int i = 0; i < 100; i++) {
+      before.route(get, fx.context).toCompletableFuture().cancel(false);
+      CompletableFuture<Response> held = after.route(get, fx.context).toCompletableFuture();
+      child.reply(hit("v"));
+      held.completeExceptionally(new IllegalStateException("the caller gave up"));
+    }
+    // nothing left for an hour: no timer, no listed wait
+    assertThat(fx.time.pending()).isZero();
+    assertThat(DelayRoute.listedWaits()).isEqualTo(listed);
+    assertThat(child.calls()).isEqualTo(100);
+  }
+
+  @Test
   void closingTheRouterEndsTheWaitsAtOnce() {
     ClosingContext context = new ClosingContext(fx.context);
     Manual child = new Manual("child");
