@@ -199,8 +199,10 @@ public final class Routes {
    *
    * <p><b>What goes where.</b> The whole request goes to one child: a multiget is not split (the
    * children are replicas, each holds every key), a keyless command ({@code flush_all}, {@code
-   * version}) reaches one child only, as with {@link #random}. It is a route for reads: send writes
-   * and keyless commands to every replica with {@link #commands()}:
+   * version}) reaches one child only, as with {@link #random}. It is a route for reads: like {@link
+   * #failover()}, it retries whatever the command, so an {@code incr} whose reply was lost (a
+   * timeout) may be applied on two children. Send writes and keyless commands to every replica with
+   * {@link #commands()}:
    *
    * <pre>{@code
    * Route replicas = Routes.commands()
