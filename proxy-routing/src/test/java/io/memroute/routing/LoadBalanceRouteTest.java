@@ -18,6 +18,10 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
@@ -201,6 +205,43 @@ class LoadBalanceRouteTest {
       Response reply = run(r, Request.get("k")).join();
       assertThat(reply.isOk()).as("%s", reply).isFalse();
       assertThat(load(r, 0) + load(r, 1)).as("%s", reply).isZero();
+    }
+  }
+
+  @Test
+  void countsReturnToZeroUnderConcurrentRequestsAndReplies() throws Exception {
+    ExecutorService repliers = Executors.newFixedThreadPool(2);
+    ExecutorService callers = Executors.newFixedThreadPool(2);
+    try {
+      AtomicInteger n = new AtomicInteger();
+      // replies on other threads than the requests, every third one a failure (retried)
+      Route child =
+          (q, c) ->
+              CompletableFuture.supplyAsync(
+                  () -> n.incrementAndGet() % 3 == 0 ? FAIL : hit("v"), repliers);
+      Route r = Routes.loadBalance().children(child, child, child).failoverCount(2).build();
+      List<Future<List<CompletableFuture<Response>>>> batches = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        batches.add(
+            callers.submit(
+                () -> {
+                  List<CompletableFuture<Response>> replies = new ArrayList<>();
+                  for (int i = 0; i < 5_000; i++) {
+                    replies.add(run(r, Request.get("k")));
+                  }
+                  return replies;
+                }));
+      }
+      for (Future<List<CompletableFuture<Response>>> b : batches) {
+        for (CompletableFuture<Response> f : b.get(30, TimeUnit.SECONDS)) {
+          f.get(30, TimeUnit.SECONDS);
+        }
+      }
+      assertThat(List.of(load(r, 0), load(r, 1), load(r, 2))).containsOnly(0);
+      assertThat(n.get()).isGreaterThan(20_000); // the failures were retried
+    } finally {
+      callers.shutdownNow();
+      repliers.shutdownNow();
     }
   }
 
