@@ -1,0 +1,1064 @@
+package io.memroute.config.mcrouter;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.memroute.core.BackendOptions;
+import io.memroute.core.Command;
+import io.memroute.routing.BackendConfig;
+import io.memroute.routing.Placement;
+import io.memroute.routing.PoolConfig;
+import io.memroute.routing.Route;
+import io.memroute.routing.RouterConfig;
+import io.memroute.routing.Routes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** Reads one mcrouter configuration; one instance per parse, not thread-safe. */
+final class McrouterParser {
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder()
+          .enable(JsonReadFeature.ALLOW_JAVA_COMMENTS)
+          .enable(JsonReadFeature.ALLOW_TRAILING_COMMA)
+          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
+
+  /** The route handles this parser builds, as mcrouter spells them. */
+  static final Set<String> SUPPORTED =
+      new TreeSet<>(
+          List.of(
+              "Pool",
+              "PoolRoute",
+              "HashRoute",
+              "AllSyncRoute",
+              "AllAsyncRoute",
+              "AllInitialRoute",
+              "AllFastestRoute",
+              "AllMajorityRoute",
+              "FailoverRoute",
+              "MissFailoverRoute",
+              "LatestRoute",
+              "OperationSelectorRoute",
+              "PrefixPolicyRoute",
+              "PrefixSelectorRoute",
+              "ModifyExptimeRoute",
+              "NullRoute",
+              "DevNullRoute",
+              "ErrorRoute",
+              "RandomRoute",
+              "LoadBalancerRoute",
+              "RateLimitRoute",
+              "WarmUpRoute"));
+
+  // mcrouter's operation names (carbon request names) and the commands they stand for
+  private static final Map<String, List<Command>> OPERATIONS = new LinkedHashMap<>();
+
+  static {
+    OPERATIONS.put("get", List.of(Command.GET, Command.MG));
+    OPERATIONS.put("gets", List.of(Command.GETS));
+    OPERATIONS.put("gat", List.of(Command.GAT));
+    OPERATIONS.put("gats", List.of(Command.GATS));
+    OPERATIONS.put("set", List.of(Command.SET, Command.MS));
+    OPERATIONS.put("add", List.of(Command.ADD));
+    OPERATIONS.put("replace", List.of(Command.REPLACE));
+    OPERATIONS.put("append", List.of(Command.APPEND));
+    OPERATIONS.put("prepend", List.of(Command.PREPEND));
+    OPERATIONS.put("cas", List.of(Command.CAS));
+    OPERATIONS.put("delete", List.of(Command.DELETE, Command.MD));
+    OPERATIONS.put("incr", List.of(Command.INCR));
+    OPERATIONS.put("decr", List.of(Command.DECR));
+    OPERATIONS.put("touch", List.of(Command.TOUCH));
+    OPERATIONS.put("version", List.of(Command.VERSION));
+    OPERATIONS.put("flushall", List.of(Command.FLUSH_ALL));
+  }
+
+  // mcrouter's classes of requests for rate limits (carbon's GetLike, UpdateLike, DeleteLike)
+  private static final List<Command> GET_LIKE =
+      List.of(Command.GET, Command.GETS, Command.GAT, Command.GATS, Command.MG);
+  private static final List<Command> UPDATE_LIKE =
+      List.of(
+          Command.SET,
+          Command.ADD,
+          Command.REPLACE,
+          Command.APPEND,
+          Command.PREPEND,
+          Command.CAS,
+          Command.MS);
+  private static final List<Command> DELETE_LIKE = List.of(Command.DELETE, Command.MD);
+
+  private final JsonNode root;
+  private final String routingPrefix;
+  private final Map<String, JsonNode> poolsJson = new LinkedHashMap<>();
+  private final Map<String, JsonNode> registered = new HashMap<>();
+  private final Map<String, List<Route>> seen = new HashMap<>();
+  private final Map<String, BackendConfig> backends = new LinkedHashMap<>();
+  private final Map<String, String> backendPool = new HashMap<>();
+  private final Map<String, PoolConfig> pools = new LinkedHashMap<>();
+  private final Map<String, String> poolNames = new HashMap<>(); // pool + hash -> memroute pool
+
+  McrouterParser(String json, String routingPrefix) {
+    try {
+      this.root = MAPPER.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "mcrouter config: not JSON: " + e.getOriginalMessage() + " " + location(e), e);
+    }
+    this.routingPrefix = routingPrefix;
+  }
+
+  private static String location(JsonProcessingException e) {
+    return e.getLocation() == null
+        ? ""
+        : "(line "
+            + e.getLocation().getLineNr()
+            + ", column "
+            + e.getLocation().getColumnNr()
+            + ")";
+  }
+
+  RouterConfig build() {
+    if (root == null || !root.isObject()) {
+      throw new IllegalArgumentException(
+          "mcrouter config: " + kind(root) + " (expected: a JSON object)");
+    }
+    checkKeys(
+        root, "", "the config", Set.of("pools", "route", "routes", "named_handles"), Set.of());
+    JsonNode jpools = root.get("pools");
+    if (jpools != null) {
+      if (!jpools.isObject()) {
+        throw error("pools", kind(jpools) + " (expected: an object of pools by name)");
+      }
+      jpools.fields().forEachRemaining(e -> poolsJson.put(e.getKey(), e.getValue()));
+    }
+    JsonNode named = root.get("named_handles");
+    if (named != null) {
+      register(named, "named_handles");
+    }
+    Route route = one(rootRoute(), rootPath());
+    RouterConfig.Builder b = RouterConfig.builder();
+    backends.values().forEach(b::backend);
+    pools.values().forEach(b::pool);
+    return b.route(route).build();
+  }
+
+  private String rootPath() {
+    return root.has("route") ? "route" : "routes";
+  }
+
+  private JsonNode rootRoute() {
+    JsonNode route = root.get("route");
+    JsonNode routes = root.get("routes");
+    if (route != null && routes != null) {
+      throw error("routes", "both 'route' and 'routes' are set (expected: one of them)");
+    }
+    if (route != null) {
+      return route;
+    }
+    if (routes == null) {
+      throw error("", "no 'route' or 'routes' (expected: one of them)");
+    }
+    if (!routes.isArray() || routes.isEmpty()) {
+      throw error("routes", kind(routes) + " (expected: a non-empty array of {aliases, route})");
+    }
+    List<String> all = new ArrayList<>();
+    JsonNode chosen = null;
+    for (int i = 0; i < routes.size(); i++) {
+      JsonNode entry = routes.get(i);
+      String path = "routes[" + i + "]";
+      if (!entry.isObject()) {
+        throw error(path, kind(entry) + " (expected: {aliases, route})");
+      }
+      checkKeys(entry, path, "a routes entry", Set.of("aliases", "route"), Set.of());
+      if (!entry.has("route")) {
+        throw error(path, "no 'route'");
+      }
+      JsonNode aliases = entry.get("aliases");
+      if (aliases != null) {
+        if (!aliases.isArray()) {
+          throw error(path + ".aliases", kind(aliases) + " (expected: an array of strings)");
+        }
+        for (JsonNode a : aliases) {
+          all.add(a.asText());
+          if (a.asText().equals(routingPrefix)) {
+            chosen = entry.get("route");
+          }
+        }
+      }
+    }
+    if (routingPrefix == null) {
+      if (routes.size() == 1) {
+        return routes.get(0).get("route");
+      }
+      throw error(
+          "routes",
+          routes.size()
+              + " entries (expected: one, or McrouterConfig.parse(json, routingPrefix) to pick"
+              + " one of "
+              + all
+              + "; memroute has no routing prefixes in keys)");
+    }
+    if (chosen == null) {
+      throw error(
+          "routes",
+          "no entry has the alias '" + routingPrefix + "' (expected: one of " + all + ")");
+    }
+    return chosen;
+  }
+
+  private void register(JsonNode named, String path) {
+    if (!named.isArray()) {
+      throw error(path, kind(named) + " (expected: an array of route handles with a 'name')");
+    }
+    for (int i = 0; i < named.size(); i++) {
+      JsonNode h = named.get(i);
+      JsonNode name = h.get("name");
+      if (!h.isObject() || name == null || !name.isTextual()) {
+        throw error(path + "[" + i + "]", "a route handle without a string 'name'");
+      }
+      if (registered.put(name.asText(), h) != null) {
+        throw error(path + "[" + i + "]", "the name '" + name.asText() + "' is used twice");
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- route handles
+
+  private Route one(JsonNode json, String path) {
+    List<Route> routes = list(json, path);
+    if (routes.size() != 1) {
+      throw error(path, routes.size() + " route handles (expected: 1)");
+    }
+    return routes.get(0);
+  }
+
+  private List<Route> list(JsonNode json, String path) {
+    if (json == null || json.isNull()) {
+      throw error(path, "missing (expected: a route handle)");
+    }
+    if (json.isArray()) {
+      List<Route> out = new ArrayList<>();
+      for (int i = 0; i < json.size(); i++) {
+        out.addAll(list(json.get(i), path + "[" + i + "]"));
+      }
+      return out;
+    }
+    if (json.isObject()) {
+      JsonNode name = json.get("name");
+      if (name != null && name.isTextual()) {
+        List<Route> done = seen.get(name.asText());
+        if (done != null) {
+          return done;
+        }
+        List<Route> built = create(type(json, path), json, path);
+        seen.put(name.asText(), built);
+        return built;
+      }
+      return create(type(json, path), json, path);
+    }
+    if (json.isTextual()) {
+      String s = json.asText();
+      if (s.isEmpty()) {
+        return List.of();
+      }
+      if (s.startsWith("@") || s.indexOf('%') >= 0) {
+        throw error(
+            path,
+            "'"
+                + s
+                + "': JSONM macros and parameters are not supported (expected: the preprocessed"
+                + " config, e.g. from mcrouter's admin request 'get __mcrouter__.preprocessed_config')");
+      }
+      List<Route> done = seen.get(s);
+      if (done != null) {
+        return done;
+      }
+      JsonNode reg = registered.remove(s);
+      List<Route> built;
+      if (reg != null) {
+        built = create(type(reg, path), reg, path + " ('" + s + "')");
+      } else {
+        int pipe = s.indexOf('|');
+        built =
+            pipe < 0
+                ? create(s, null, path)
+                : create(s.substring(0, pipe), TextNode.valueOf(s.substring(pipe + 1)), path);
+      }
+      seen.put(s, built);
+      return built;
+    }
+    throw error(path, kind(json) + " (expected: a route handle: object, array or string)");
+  }
+
+  private String type(JsonNode json, String path) {
+    JsonNode type = json.get("type");
+    if (type == null || !type.isTextual()) {
+      throw error(path, "no string 'type' in the route handle");
+    }
+    return type.asText();
+  }
+
+  private List<Route> create(String type, JsonNode json, String path) {
+    switch (type) {
+      case "Pool":
+        return serverRoutes(json, path);
+      case "PoolRoute":
+        return List.of(poolRoute(json, path));
+      case "HashRoute":
+        return List.of(hashRoute(json, path));
+      case "AllSyncRoute":
+        return List.of(Routes.allSync(children(json, path, type, Set.of())));
+      case "AllAsyncRoute":
+        return List.of(Routes.allAsync(arr(children(json, path, type, Set.of()))));
+      case "AllInitialRoute":
+        return List.of(Routes.allInitial(arr(children(json, path, type, Set.of()))));
+      case "AllFastestRoute":
+        return List.of(Routes.allFastest(arr(children(json, path, type, Set.of()))));
+      case "AllMajorityRoute":
+        return List.of(Routes.majority(arr(children(json, path, type, Set.of()))));
+      case "RandomRoute":
+        return List.of(Routes.random(arr(children(json, path, type, Set.of()))));
+      case "FailoverRoute":
+        return List.of(failover(json, path));
+      case "MissFailoverRoute":
+        return List.of(missFailover(json, path));
+      case "LatestRoute":
+        return List.of(latest(json, path));
+      case "OperationSelectorRoute":
+      case "PrefixPolicyRoute":
+        return List.of(operationSelector(type, json, path));
+      case "PrefixSelectorRoute":
+        return List.of(prefixSelector(json, path));
+      case "ModifyExptimeRoute":
+        return List.of(modifyExptime(json, path));
+      case "NullRoute":
+      case "DevNullRoute":
+        if (json != null && json.isObject()) {
+          checkKeys(json, path, type, Set.of("type", "name"), Set.of());
+        }
+        return List.of(Routes.nullRoute());
+      case "ErrorRoute":
+        return List.of(errorRoute(json, path));
+      case "LoadBalancerRoute":
+        return List.of(loadBalancer(json, path));
+      case "RateLimitRoute":
+        return List.of(rateLimitRoute(json, path));
+      case "WarmUpRoute":
+        return List.of(warmUp(json, path));
+      default:
+        String where = json != null && json.isObject() ? path + ".type" : path;
+        throw error(
+            where,
+            "'"
+                + type
+                + "' is not supported (supported: "
+                + String.join(", ", SUPPORTED)
+                + (registered.isEmpty() && seen.isEmpty() ? "" : ", or a named handle")
+                + ")");
+    }
+  }
+
+  private static Route[] arr(List<Route> routes) {
+    return routes.toArray(new Route[0]);
+  }
+
+  /** A route's children: its {@code children} option as an object, else the value itself. */
+  private List<Route> children(JsonNode json, String path, String type, Set<String> options) {
+    List<Route> children;
+    if (json != null && json.isObject()) {
+      Set<String> known = new TreeSet<>(options);
+      known.addAll(Set.of("type", "name", "children"));
+      checkKeys(json, path, type, known, Set.of());
+      JsonNode c = json.get("children");
+      children = c == null ? List.of() : list(c, path + ".children");
+    } else if (json == null) {
+      children = List.of();
+    } else {
+      children = list(json, path);
+    }
+    if (children.isEmpty()) {
+      throw error(path, type + " without children (expected: at least one)");
+    }
+    return children;
+  }
+
+  private Route failover(JsonNode json, String path) {
+    List<Route> children = children(json, path, "FailoverRoute", Set.of("failover_policy"));
+    Routes.FailoverBuilder b = Routes.failover().children(children);
+    JsonNode policy = json != null && json.isObject() ? json.get("failover_policy") : null;
+    if (policy != null) {
+      String pp = path + ".failover_policy";
+      if (!policy.isObject()) {
+        throw error(pp, kind(policy) + " (expected: an object)");
+      }
+      checkKeys(policy, pp, "failover_policy", Set.of("type", "max_tries"), Set.of());
+      JsonNode t = policy.get("type");
+      if (t != null && !t.asText().equals("InOrderPolicy")) {
+        throw error(
+            pp + ".type",
+            "'" + t.asText() + "' is not supported (supported: InOrderPolicy, the default)");
+      }
+      JsonNode max = policy.get("max_tries");
+      if (max != null) {
+        b.failoverCount(intIn(max, pp + ".max_tries", 1, Integer.MAX_VALUE));
+      }
+    }
+    return b.build();
+  }
+
+  private Route missFailover(JsonNode json, String path) {
+    List<Route> children =
+        children(json, path, "MissFailoverRoute", Set.of("return_best_on_error"));
+    if (json != null && json.isObject() && json.has("return_best_on_error")) {
+      if (bool(json.get("return_best_on_error"), path + ".return_best_on_error")) {
+        throw error(
+            path + ".return_best_on_error", "true is not supported (expected: false, the default)");
+      }
+    }
+    if (children.size() == 1) {
+      return children.get(0);
+    }
+    // mcrouter: get-like requests until the first hit; everything else to the first child only
+    return Routes.commands()
+        .on(GET_LIKE, Routes.failover().children(children).missIsFailure(true).build())
+        .any(children.get(0))
+        .build();
+  }
+
+  private Route latest(JsonNode json, String path) {
+    List<Route> children =
+        children(
+            json, path, "LatestRoute", Set.of("failover_count", "salt", "thread_local_failover"));
+    int count = 5; // mcrouter's default
+    if (json != null && json.isObject() && json.has("failover_count")) {
+      count = intIn(json.get("failover_count"), path + ".failover_count", 1, Integer.MAX_VALUE);
+    }
+    return Routes.failover().children(children).shuffle(true).failoverCount(count).build();
+  }
+
+  private Route operationSelector(String type, JsonNode json, String path) {
+    if (json == null || !json.isObject()) {
+      return one(json, path);
+    }
+    checkKeys(
+        json, path, type, Set.of("type", "name", "default_policy", "operation_policies"), Set.of());
+    JsonNode def = json.get("default_policy");
+    JsonNode ops = json.get("operation_policies");
+    if (def == null && ops == null) {
+      throw error(path, type + " needs 'default_policy' or 'operation_policies'");
+    }
+    Routes.CommandsBuilder b = Routes.commands();
+    if (def != null) {
+      b.any(one(def, path + ".default_policy"));
+    } else {
+      b.any(Routes.nullRoute()); // mcrouter answers an operation without a policy by default
+    }
+    if (ops != null) {
+      if (!ops.isObject()) {
+        throw error(path + ".operation_policies", kind(ops) + " (expected: an object)");
+      }
+      // sorted, as mcrouter builds them, so that named handles resolve alike
+      List<String> names = new ArrayList<>();
+      ops.fieldNames().forEachRemaining(names::add);
+      names.sort(null);
+      for (String op : names) {
+        List<Command> commands = OPERATIONS.get(op);
+        String pp = path + ".operation_policies." + op;
+        if (commands == null) {
+          throw error(
+              pp, "unknown operation '" + op + "' (supported: " + OPERATIONS.keySet() + ")");
+        }
+        b.on(commands, one(ops.get(op), pp));
+      }
+    }
+    return b.build();
+  }
+
+  private Route prefixSelector(JsonNode json, String path) {
+    if (json == null || !json.isObject()) {
+      return one(json, path); // mcrouter: a plain route is the wildcard
+    }
+    checkKeys(
+        json,
+        path,
+        "PrefixSelectorRoute",
+        Set.of("type", "name", "policies", "wildcard"),
+        Set.of());
+    JsonNode policies = json.get("policies");
+    JsonNode wildcard = json.get("wildcard");
+    if (policies == null && wildcard == null) {
+      throw error(path, "PrefixSelectorRoute: no policies/wildcard");
+    }
+    Routes.PrefixBuilder b = Routes.prefix().longestMatch();
+    if (policies != null) {
+      if (!policies.isObject()) {
+        throw error(path + ".policies", kind(policies) + " (expected: an object)");
+      }
+      for (Iterator<Map.Entry<String, JsonNode>> it = policies.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        b.route(e.getKey(), one(e.getValue(), path + ".policies." + e.getKey()));
+      }
+    }
+    // mcrouter's PrefixSelectorRoute without a wildcard answers the default (null) reply
+    b.defaultRoute(wildcard == null ? Routes.nullRoute() : one(wildcard, path + ".wildcard"));
+    return b.build();
+  }
+
+  private Route modifyExptime(JsonNode json, String path) {
+    JsonNode o = object(json, path, "ModifyExptimeRoute");
+    checkKeys(
+        o,
+        path,
+        "ModifyExptimeRoute",
+        Set.of("type", "name", "target", "exptime", "action"),
+        Set.of());
+    Route target = one(required(o, "target", path), path + ".target");
+    int exptime = intIn(required(o, "exptime", path), path + ".exptime", 0, 30 * 24 * 3600);
+    String action = o.has("action") ? o.get("action").asText() : "set";
+    switch (action) {
+      case "set":
+        return Routes.ttl(Duration.ofSeconds(exptime), target);
+      case "min":
+        // mcrouter: a minimum with 0 (never expires) changes nothing
+        return exptime == 0 ? target : Routes.maxTtl(Duration.ofSeconds(exptime), target);
+      default:
+        throw error(path + ".action", "'" + action + "' (expected: set or min)");
+    }
+  }
+
+  private Route errorRoute(JsonNode json, String path) {
+    if (json == null) {
+      return Routes.error("");
+    }
+    if (json.isTextual()) {
+      return Routes.error(json.asText());
+    }
+    JsonNode o = object(json, path, "ErrorRoute");
+    checkKeys(o, path, "ErrorRoute", Set.of("type", "name", "response"), Set.of("enable_logging"));
+    return Routes.error(o.has("response") ? o.get("response").asText() : "");
+  }
+
+  private Route loadBalancer(JsonNode json, String path) {
+    JsonNode o = object(json, path, "LoadBalancerRoute");
+    List<Route> children =
+        children(
+            o,
+            path,
+            "LoadBalancerRoute",
+            Set.of("algorithm", "failover_count", "load_ttl_ms", "default_server_load_percent"));
+    String algorithm = o.has("algorithm") ? o.get("algorithm").asText() : "weighted-hashing";
+    if (!algorithm.equals("two-random-choices")) {
+      throw error(
+          path + ".algorithm",
+          "'"
+              + algorithm
+              + "' is not supported (supported: two-random-choices; mcrouter's default is"
+              + " weighted-hashing)");
+    }
+    Routes.LoadBalanceBuilder b = Routes.loadBalance().children(arr(children));
+    if (o.has("failover_count")) {
+      b.failoverCount(intIn(o.get("failover_count"), path + ".failover_count", 0, 1000));
+    }
+    return b.build();
+  }
+
+  private Route rateLimitRoute(JsonNode json, String path) {
+    JsonNode o = object(json, path, "RateLimitRoute");
+    checkKeys(
+        o, path, "RateLimitRoute", Set.of("type", "name", "target", "rates", "fallback"), Set.of());
+    Route target = one(required(o, "target", path), path + ".target");
+    Route fallback =
+        o.has("fallback") ? one(o.get("fallback"), path + ".fallback") : Routes.nullRoute();
+    return rateLimited(target, required(o, "rates", path), path + ".rates", fallback);
+  }
+
+  private Route warmUp(JsonNode json, String path) {
+    JsonNode o = object(json, path, "WarmUpRoute");
+    checkKeys(o, path, "WarmUpRoute", Set.of("type", "name", "cold", "warm", "exptime"), Set.of());
+    Route cold = one(required(o, "cold", path), path + ".cold");
+    Route warm = one(required(o, "warm", path), path + ".warm");
+    Routes.WarmUpBuilder b = Routes.warmUp();
+    if (o.has("exptime")) {
+      b.refillTtl(
+          Duration.ofSeconds(intIn(o.get("exptime"), path + ".exptime", 0, 30 * 24 * 3600)));
+    }
+    return b.build(cold, warm);
+  }
+
+  // ---------------------------------------------------------------- pools
+
+  private Route poolRoute(JsonNode json, String path) {
+    JsonNode o;
+    JsonNode pool;
+    if (json != null && json.isTextual()) {
+      o = null;
+      pool = json;
+    } else {
+      o = object(json, path, "PoolRoute");
+      checkKeys(
+          o,
+          path,
+          "PoolRoute",
+          Set.of("type", "name", "pool", "hash", "shadows", "rates", "asynclog", "asynclog_name"),
+          Set.of());
+      pool = required(o, "pool", path);
+    }
+    String poolPath = o == null ? path : path + ".pool";
+    String hashFunc = null;
+    String salt = "";
+    JsonNode hash = o == null ? null : o.get("hash");
+    if (hash != null) {
+      if (hash.isTextual()) {
+        hashFunc = hash.asText();
+      } else if (hash.isObject()) {
+        checkKeys(hash, path + ".hash", "hash", Set.of("hash_func", "salt"), Set.of());
+        hashFunc = hash.has("hash_func") ? hash.get("hash_func").asText() : null;
+        salt = hash.has("salt") ? hash.get("salt").asText() : "";
+      } else {
+        throw error(path + ".hash", kind(hash) + " (expected: a string or an object)");
+      }
+    }
+    Route route = Routes.pool(pool(pool, poolPath, hashFunc, salt, path + ".hash"));
+    if (o != null && o.has("rates")) {
+      route = rateLimited(route, o.get("rates"), path + ".rates", Routes.nullRoute());
+    }
+    // mcrouter keeps an asynclog for every PoolRoute unless "asynclog": false
+    if (o == null || !o.has("asynclog") || bool(o.get("asynclog"), path + ".asynclog")) {
+      route = Routes.reliableDeletes(route);
+    }
+    if (o != null && o.has("shadows")) {
+      route = shadows(route, o.get("shadows"), path + ".shadows", poolSize(pool, poolPath));
+    }
+    return route;
+  }
+
+  private Route hashRoute(JsonNode json, String path) {
+    // only over a whole pool ("HashRoute|Pool|A", children "Pool|A"): that is a pool's placement
+    JsonNode children = json;
+    String hashFunc = null;
+    String salt = "";
+    if (json != null && json.isObject()) {
+      checkKeys(
+          json,
+          path,
+          "HashRoute",
+          Set.of("type", "name", "children", "hash_func", "salt"),
+          Set.of());
+      children = json.get("children");
+      hashFunc = json.has("hash_func") ? json.get("hash_func").asText() : null;
+      salt = json.has("salt") ? json.get("salt").asText() : "";
+    }
+    String childPath = json != null && json.isObject() ? path + ".children" : path;
+    if (children == null || !children.isTextual() || !children.asText().startsWith("Pool|")) {
+      throw error(
+          childPath,
+          "HashRoute is supported over one pool only (expected: \"Pool|<name>\"; use PoolRoute)");
+    }
+    return Routes.pool(
+        pool(TextNode.valueOf(children.asText().substring(5)), childPath, hashFunc, salt, path));
+  }
+
+  /** "Pool|A": a route per server of the pool, in order. */
+  private List<Route> serverRoutes(JsonNode json, String path) {
+    PoolJson p = poolJson(json, path);
+    List<String> labels = servers(p);
+    List<Route> out = new ArrayList<>();
+    for (int i = 0; i < labels.size(); i++) {
+      String name = p.name + "[" + i + "]";
+      if (!pools.containsKey(name)) {
+        pools.put(name, PoolConfig.of(name, labels.get(i)));
+      }
+      out.add(Routes.pool(name));
+    }
+    return out;
+  }
+
+  private int poolSize(JsonNode pool, String path) {
+    return servers(poolJson(pool, path)).size();
+  }
+
+  /** The memroute pool for a mcrouter pool hashed with {@code hashFunc} and {@code salt}. */
+  private String pool(JsonNode json, String path, String hashFunc, String salt, String hashPath) {
+    PoolJson p = poolJson(json, path);
+    List<String> labels = servers(p);
+    JsonNode weights = p.json.get("weights");
+    // mcrouter: a pool with weights is WeightedCh3 unless the route names another hash_func
+    String func = hashFunc != null ? hashFunc : weights != null ? "WeightedCh3" : "Ch3";
+    String key = p.name + "\0" + func + "\0" + salt;
+    String existing = poolNames.get(key);
+    if (existing != null) {
+      return existing;
+    }
+    String name =
+        poolNames.isEmpty()
+                || poolNames.keySet().stream().noneMatch(k -> k.startsWith(p.name + "\0"))
+            ? p.name
+            : p.name + "#" + func + (salt.isEmpty() ? "" : ":" + salt);
+    Placement placement;
+    try {
+      placement = Placement.mcrouter(func, salt);
+    } catch (IllegalArgumentException e) {
+      throw error(hashPath, e.getMessage());
+    }
+    PoolConfig.Builder b = PoolConfig.builder(name).placement(placement);
+    boolean weighted = func.equals("WeightedCh3");
+    if (weighted && weights == null) {
+      throw error(hashPath, "WeightedCh3 over pool '" + p.name + "', which has no 'weights'");
+    }
+    for (int i = 0; i < labels.size(); i++) {
+      if (weighted) {
+        double w = weights.get(i).asDouble();
+        b.backend(labels.get(i), w);
+      } else {
+        b.backends(labels.get(i));
+      }
+    }
+    try {
+      pools.put(name, b.build());
+    } catch (IllegalArgumentException e) {
+      throw error("pools." + p.name, e.getMessage());
+    }
+    poolNames.put(key, name);
+    return name;
+  }
+
+  private static final class PoolJson {
+    final String name;
+    final JsonNode json;
+    final String path;
+
+    PoolJson(String name, JsonNode json, String path) {
+      this.name = name;
+      this.json = json;
+      this.path = path;
+    }
+  }
+
+  private PoolJson poolJson(JsonNode json, String path) {
+    if (json != null && json.isTextual()) {
+      String name = json.asText();
+      JsonNode p = poolsJson.get(name);
+      if (p == null) {
+        throw error(
+            path, "unknown pool '" + name + "' (expected: one of " + poolsJson.keySet() + ")");
+      }
+      return new PoolJson(name, p, "pools." + name);
+    }
+    if (json != null && json.isObject()) {
+      JsonNode name = json.get("name");
+      if (name == null || !name.isTextual()) {
+        throw error(path, "an inline pool without a string 'name'");
+      }
+      poolsJson.putIfAbsent(name.asText(), json);
+      return new PoolJson(name.asText(), poolsJson.get(name.asText()), path);
+    }
+    throw error(
+        path, kind(json) + " (expected: a pool name or an object with 'name' and 'servers')");
+  }
+
+  /** The labels of a pool's servers, in order, adding their backends. */
+  private List<String> servers(PoolJson p) {
+    JsonNode o = p.json;
+    if (!o.isObject()) {
+      throw error(p.path, kind(o) + " (expected: an object with 'servers')");
+    }
+    checkKeys(
+        o,
+        p.path,
+        "a pool",
+        Set.of(
+            "name",
+            "servers",
+            "protocol",
+            "server_timeout",
+            "connect_timeout",
+            "keep_routing_prefix",
+            "weights"),
+        Set.of("region", "cluster", "qos", "failure_domains"));
+    JsonNode servers = o.get("servers");
+    if (servers == null || !servers.isArray() || servers.isEmpty()) {
+      throw error(
+          p.path + ".servers", kind(servers) + " (expected: a non-empty array of host:port)");
+    }
+    if (o.has("protocol") && !o.get("protocol").asText().equalsIgnoreCase("ascii")) {
+      throw error(
+          p.path + ".protocol",
+          "'" + o.get("protocol").asText() + "' is not supported (supported: ascii)");
+    }
+    if (o.has("keep_routing_prefix")
+        && bool(o.get("keep_routing_prefix"), p.path + ".keep_routing_prefix")) {
+      throw error(
+          p.path + ".keep_routing_prefix",
+          "true is not supported (memroute has no routing prefixes: it places and sends keys as"
+              + " given)");
+    }
+    JsonNode weights = o.get("weights");
+    if (weights != null && (!weights.isArray() || weights.size() != servers.size())) {
+      throw error(
+          p.path + ".weights",
+          kind(weights) + " (expected: an array of one number per server, " + servers.size() + ")");
+    }
+    BackendOptions options = null;
+    if (o.has("server_timeout") || o.has("connect_timeout")) {
+      BackendOptions.Builder b = BackendOptions.builder();
+      Duration read = null;
+      if (o.has("server_timeout")) {
+        read =
+            Duration.ofMillis(
+                intIn(o.get("server_timeout"), p.path + ".server_timeout", 1, Integer.MAX_VALUE));
+        b.readTimeout(read);
+      }
+      // mcrouter: the connect timeout defaults to the server timeout
+      Duration connect =
+          o.has("connect_timeout")
+              ? Duration.ofMillis(
+                  intIn(
+                      o.get("connect_timeout"), p.path + ".connect_timeout", 1, Integer.MAX_VALUE))
+              : read;
+      b.connectTimeout(connect);
+      options = b.build();
+    }
+    List<String> labels = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      String sp = p.path + ".servers[" + i + "]";
+      BackendConfig backend;
+      try {
+        backend = BackendConfig.of(null, address(servers.get(i), sp), options);
+      } catch (IllegalArgumentException e) {
+        throw error(sp, e.getMessage());
+      }
+      BackendConfig before = backends.putIfAbsent(backend.label(), backend);
+      if (before != null && !before.equals(backend)) {
+        throw error(
+            sp,
+            "server "
+                + backend.label()
+                + " is also in pool '"
+                + backendPool.get(backend.label())
+                + "' with other timeouts (expected: the same server_timeout and connect_timeout)");
+      }
+      backendPool.putIfAbsent(backend.label(), p.name);
+      labels.add(backend.label());
+    }
+    return labels;
+  }
+
+  /** {@code host:port}, from mcrouter's {@code host:port[:protocol[:security[:compression]]]}. */
+  private static String address(JsonNode server, String path) {
+    if (!server.isTextual()) {
+      throw error(path, kind(server) + " (expected: \"host:port\")");
+    }
+    String s = server.asText();
+    int hostEnd = s.startsWith("[") ? s.indexOf(']') : 0;
+    if (hostEnd < 0) {
+      throw error(path, "'" + s + "' (expected: [ipv6]:port)");
+    }
+    int portColon = s.indexOf(':', hostEnd);
+    int extra = portColon < 0 ? -1 : s.indexOf(':', portColon + 1);
+    if (extra < 0) {
+      return s;
+    }
+    String[] rest = s.substring(extra + 1).split(":", -1);
+    if (!rest[0].equalsIgnoreCase("ascii")
+        || (rest.length > 1 && !rest[1].equals("plain"))
+        || rest.length > 2) {
+      throw error(
+          path,
+          "'"
+              + s
+              + "': only the ascii protocol over plain TCP is supported (expected: host:port,"
+              + " host:port:ascii or host:port:ascii:plain)");
+    }
+    return s.substring(0, extra);
+  }
+
+  // ---------------------------------------------------------------- PoolRoute options
+
+  private Route rateLimited(Route target, JsonNode rates, String path, Route fallback) {
+    if (!rates.isObject()) {
+      throw error(path, kind(rates) + " (expected: an object)");
+    }
+    checkKeys(
+        rates,
+        path,
+        "rates",
+        Set.of(
+            "gets_rate", "gets_burst", "sets_rate", "sets_burst", "deletes_rate", "deletes_burst"),
+        Set.of());
+    Routes.CommandsBuilder b = Routes.commands().any(target);
+    limit(b, rates, path, "gets", GET_LIKE, target, fallback);
+    limit(b, rates, path, "sets", UPDATE_LIKE, target, fallback);
+    limit(b, rates, path, "deletes", DELETE_LIKE, target, fallback);
+    return b.build();
+  }
+
+  private static void limit(
+      Routes.CommandsBuilder b,
+      JsonNode rates,
+      String path,
+      String kind,
+      List<Command> commands,
+      Route target,
+      Route fallback) {
+    JsonNode rate = rates.get(kind + "_rate");
+    if (rate == null) {
+      if (rates.has(kind + "_burst")) {
+        throw error(path + "." + kind + "_burst", "without " + kind + "_rate");
+      }
+      return;
+    }
+    double r = positive(rate, path + "." + kind + "_rate");
+    double burst =
+        rates.has(kind + "_burst")
+            ? positive(rates.get(kind + "_burst"), path + "." + kind + "_burst")
+            : r;
+    // a rate per second as a whole number of permits per period: r/s = 1000r per 1000 s
+    boolean whole = r == Math.rint(r) && r <= 1e9;
+    Routes.RateLimitBuilder rl =
+        whole
+            ? Routes.rateLimit(target).rate((long) r, Duration.ofSeconds(1))
+            : Routes.rateLimit(target)
+                .rate(Math.max(1, Math.round(r * 1000)), Duration.ofSeconds(1000));
+    rl.burst((int) Math.max(1, Math.min(Integer.MAX_VALUE, Math.round(burst))));
+    b.on(commands, rl.fallback(fallback).build());
+  }
+
+  private Route shadows(Route main, JsonNode shadows, String path, int servers) {
+    if (!shadows.isArray()) {
+      throw error(path, kind(shadows) + " (expected: an array)");
+    }
+    Route route = main;
+    for (int i = 0; i < shadows.size(); i++) {
+      String sp = path + "[" + i + "]";
+      JsonNode s = object(shadows.get(i), sp, "a shadow");
+      checkKeys(s, sp, "a shadow", Set.of("target", "index_range", "key_fraction_range"), Set.of());
+      Route target = one(required(s, "target", sp), sp + ".target");
+      // mcrouter shadows the servers of index_range only, [0, 0] by default; memroute's shadow
+      // takes a fraction of all keys, so the range must cover the whole pool
+      JsonNode ir = s.get("index_range");
+      long lo = 0;
+      long hi = 0;
+      if (ir != null) {
+        if (!ir.isArray() || ir.size() != 2) {
+          throw error(sp + ".index_range", kind(ir) + " (expected: [start, end])");
+        }
+        lo = ir.get(0).asLong();
+        hi = ir.get(1).asLong();
+      }
+      if (lo != 0 || hi < servers - 1) {
+        throw error(
+            sp + ".index_range",
+            "["
+                + lo
+                + ", "
+                + hi
+                + "] shadows part of the pool's servers, which is not supported (expected: [0, "
+                + (servers - 1)
+                + "] or more; mcrouter's default is [0, 0])");
+      }
+      double fraction = 1;
+      JsonNode kr = s.get("key_fraction_range");
+      if (kr != null) {
+        if (!kr.isArray() || kr.size() != 2) {
+          throw error(sp + ".key_fraction_range", kind(kr) + " (expected: [start, end])");
+        }
+        double a = kr.get(0).asDouble();
+        double z = kr.get(1).asDouble();
+        if (!(0 <= a && a <= z && z <= 1)) {
+          throw error(
+              sp + ".key_fraction_range",
+              "[" + a + ", " + z + "] (expected: 0 <= start <= end <= 1)");
+        }
+        fraction = z - a;
+      }
+      route = Routes.shadow(route, target, fraction);
+    }
+    return route;
+  }
+
+  // ---------------------------------------------------------------- JSON helpers
+
+  private static JsonNode object(JsonNode json, String path, String what) {
+    if (json == null || !json.isObject()) {
+      throw error(path, what + ": " + kind(json) + " (expected: an object)");
+    }
+    return json;
+  }
+
+  private static JsonNode required(JsonNode o, String field, String path) {
+    JsonNode v = o.get(field);
+    if (v == null || v.isNull()) {
+      throw error(path, "no '" + field + "'");
+    }
+    return v;
+  }
+
+  /**
+   * Refuses keys outside {@code supported} and {@code ignored} (options that change nothing in
+   * process), naming the first one.
+   */
+  private static void checkKeys(
+      JsonNode o, String path, String what, Set<String> supported, Set<String> ignored) {
+    for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
+      String k = it.next();
+      if (!supported.contains(k) && !ignored.contains(k)) {
+        Set<String> sorted = new TreeSet<>(supported);
+        sorted.remove("type");
+        sorted.remove("name");
+        throw error(
+            path.isEmpty() ? k : path + "." + k,
+            "option '" + k + "' of " + what + " is not supported (supported: " + sorted + ")");
+      }
+    }
+  }
+
+  private static boolean bool(JsonNode v, String path) {
+    if (!v.isBoolean()) {
+      throw error(path, kind(v) + " (expected: true or false)");
+    }
+    return v.asBoolean();
+  }
+
+  private static int intIn(JsonNode v, String path, int min, int max) {
+    if (!v.isIntegralNumber() || !v.canConvertToInt() || v.asInt() < min || v.asInt() > max) {
+      throw error(
+          path,
+          v
+              + " (expected: a whole number "
+              + (max == Integer.MAX_VALUE ? ">= " + min : min + "-" + max)
+              + ")");
+    }
+    return v.asInt();
+  }
+
+  private static double positive(JsonNode v, String path) {
+    if (!v.isNumber() || !(v.asDouble() > 0) || Double.isInfinite(v.asDouble())) {
+      throw error(path, v + " (expected: a number > 0)");
+    }
+    return v.asDouble();
+  }
+
+  private static String kind(JsonNode v) {
+    if (v == null) {
+      return "missing";
+    }
+    String text = v.toString();
+    return text.length() > 60 ? text.substring(0, 57) + "..." : text;
+  }
+
+  private static IllegalArgumentException error(String path, String message) {
+    return new IllegalArgumentException(
+        (path.isEmpty() ? "mcrouter config" : path) + ": " + message);
+  }
+}

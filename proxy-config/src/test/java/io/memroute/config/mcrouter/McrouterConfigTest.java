@@ -1,0 +1,469 @@
+package io.memroute.config.mcrouter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.memroute.core.FailureReason;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.routing.BackendConfig;
+import io.memroute.routing.Placement;
+import io.memroute.routing.Pool;
+import io.memroute.routing.PoolConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Each handle and option of {@link McrouterConfig}, by what the built routes do. */
+class McrouterConfigTest {
+  private static final String A0 = "10.0.0.1:11211";
+  private static final String A1 = "10.0.0.2:11211";
+  private static final String B0 = "10.0.1.1:11211";
+
+  private static final String POOLS =
+      "\"pools\": {\"A\": {\"servers\": [\""
+          + A0
+          + "\", \""
+          + A1
+          + "\"]},"
+          + " \"B\": {\"servers\": [\""
+          + B0
+          + "\"]}}";
+
+  private static String config(String route) {
+    return "{" + POOLS + ", \"route\": " + route + "}";
+  }
+
+  private static String servers(int n) {
+    List<String> s = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      s.add("\"127.0.0.1:" + (20000 + i) + "\"");
+    }
+    return String.join(", ", s);
+  }
+
+  @Test
+  void poolRoutePlacesKeysAsMcrouterCh3() {
+    // mcrouter's own test vector (Ch3HashFunc): "sample" over 100 servers is server 97
+    Harness h =
+        new Harness(
+            "{\"pools\": {\"P\": {\"servers\": ["
+                + servers(100)
+                + "]}}, \"route\": \"PoolRoute|P\"}");
+    assertThat(h.set("sample", "v").status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(h.backend("127.0.0.1:20097").valueOf("sample")).isEqualTo("v");
+    assertThat(h.config.backends().keySet()).hasSize(100).startsWith("127.0.0.1:20000");
+  }
+
+  @Test
+  void hashSaltAndFunctionBecomeThePoolsPlacement() {
+    String json =
+        config(
+            "{\"type\": \"PoolRoute\", \"pool\": \"A\", \"hash\": {\"hash_func\": \"Crc32\","
+                + " \"salt\": \"s\"}}");
+    Harness h = new Harness(json);
+    Pool expected =
+        Pool.of(
+            PoolConfig.builder("x")
+                .backends(A0, A1)
+                .placement(Placement.mcrouter("Crc32", "s"))
+                .build(),
+            h.backends);
+    for (int i = 0; i < 50; i++) {
+      String key = "k" + i;
+      h.set(key, "v");
+      String label = expected.backends().get(expected.indexOf(key)).name();
+      assertThat(h.backend(label).valueOf(key)).as(key).isEqualTo("v");
+    }
+  }
+
+  @Test
+  void poolWeightsAreWeightedCh3() {
+    String json =
+        "{\"pools\": {\"W\": {\"servers\": [\""
+            + A0
+            + "\", \""
+            + A1
+            + "\"], \"weights\": [1, 0]}},"
+            + " \"route\": \"PoolRoute|W\"}";
+    Harness h = new Harness(json);
+    for (int i = 0; i < 50; i++) {
+      h.set("k" + i, "v");
+    }
+    assertThat(h.backend(A0).keys()).hasSize(50); // weight 0 drains A1
+    assertThat(h.backend(A1).keys()).isEmpty();
+  }
+
+  @Test
+  void poolRouteKeepsFailedDeletesAsMcrouterAsynclogDoes() {
+    Harness h = new Harness(config("\"PoolRoute|B\""));
+    h.backend(B0).failWith(FailureReason.CONNECT_FAILED);
+    assertThat(h.run(Request.delete("k")).status()).isEqualTo(ResponseStatus.NOT_FOUND);
+
+    Harness off =
+        new Harness(config("{\"type\": \"PoolRoute\", \"pool\": \"B\", \"asynclog\": false}"));
+    off.backend(B0).failWith(FailureReason.CONNECT_FAILED);
+    assertThat(off.run(Request.delete("k")).isFailure()).isTrue();
+  }
+
+  @Test
+  void failoverRouteTriesTheNextChildOnError() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"FailoverRoute\", \"children\": [\"PoolRoute|B\", \"PoolRoute|A\"]}"));
+    h.backend(B0).failWith(FailureReason.TIMEOUT);
+    assertThat(h.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(h.backend(A0).keys().size() + h.backend(A1).keys().size()).isEqualTo(1);
+  }
+
+  @Test
+  void failoverRouteShortFormAndMaxTries() {
+    Harness h = new Harness(config("\"FailoverRoute|Pool|A\""));
+    h.backend(A0).failWith(FailureReason.TIMEOUT);
+    assertThat(h.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(h.backend(A1).valueOf("k")).isEqualTo("v");
+
+    Harness one =
+        new Harness(
+            config(
+                "{\"type\": \"FailoverRoute\", \"children\": \"Pool|A\", \"failover_policy\":"
+                    + " {\"max_tries\": 1}}"));
+    one.backend(A0).failWith(FailureReason.TIMEOUT);
+    assertThat(one.set("k", "v").isFailure()).isTrue();
+  }
+
+  @Test
+  void allSyncOverAPoolWritesEveryServer() {
+    Harness h = new Harness(config("\"AllSyncRoute|Pool|A\""));
+    assertThat(h.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(h.backend(A0).valueOf("k")).isEqualTo("v");
+    assertThat(h.backend(A1).valueOf("k")).isEqualTo("v");
+  }
+
+  @Test
+  void allAsyncAnswersAtOnceAndStillWrites() {
+    Harness h = new Harness(config("{\"type\": \"AllAsyncRoute\", \"children\": [\"Pool|B\"]}"));
+    assertThat(h.set("k", "v").status()).isEqualTo(ResponseStatus.NOT_STORED); // the null reply
+    assertThat(h.backend(B0).valueOf("k")).isEqualTo("v");
+  }
+
+  @Test
+  void operationSelectorSendsEachOperationToItsPolicy() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"OperationSelectorRoute\", \"operation_policies\": {\"get\":"
+                    + " \"PoolRoute|B\"}, \"default_policy\": \"AllSyncRoute|Pool|A\"}"));
+    h.set("k", "v");
+    assertThat(h.backend(A0).valueOf("k")).isEqualTo("v");
+    assertThat(h.get("k").isMiss()).isTrue(); // read from B
+    h.backend(B0).put("k", "b");
+    assertThat(h.get("k").valueAsString()).isEqualTo("b");
+  }
+
+  @Test
+  void prefixSelectorTakesTheLongestMatchElseTheWildcard() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"PrefixSelectorRoute\", \"policies\": {\"u\": \"PoolRoute|A\","
+                    + " \"user:\": \"PoolRoute|B\"}, \"wildcard\": \"NullRoute\"}"));
+    h.set("user:1", "v");
+    assertThat(h.backend(B0).valueOf("user:1")).isEqualTo("v");
+    h.set("u1", "v");
+    assertThat(h.backend(A0).keys().size() + h.backend(A1).keys().size()).isEqualTo(1);
+    assertThat(h.set("other", "v").status()).isEqualTo(ResponseStatus.NOT_STORED);
+  }
+
+  @Test
+  void modifyExptimeSetsOrCapsTheTtl() {
+    Harness set =
+        new Harness(
+            config(
+                "{\"type\": \"ModifyExptimeRoute\", \"target\": \"PoolRoute|B\", \"exptime\": 60}"));
+    set.run(Request.set("k", "v".getBytes(), 0));
+    assertThat(set.backend(B0).exptime("k")).isNotNull().isNotZero();
+
+    Harness min =
+        new Harness(
+            config(
+                "{\"type\": \"ModifyExptimeRoute\", \"target\": \"PoolRoute|B\", \"exptime\": 60,"
+                    + " \"action\": \"min\"}"));
+    min.run(Request.set("short", "v".getBytes(), 10));
+    min.run(Request.set("long", "v".getBytes(), 0));
+    assertThat(min.backend(B0).requests().get(0).line()).isEqualTo("set short 0 10 1");
+    assertThat(min.backend(B0).requests().get(1).line()).isEqualTo("set long 0 60 1");
+  }
+
+  /**
+   * A config whose gets take {@code getRoute}, so that it still has a pool (RouterConfig needs
+   * one).
+   */
+  private static String forGets(String getRoute) {
+    return config(
+        "{\"type\": \"OperationSelectorRoute\", \"operation_policies\": {\"get\": "
+            + getRoute
+            + "}, \"default_policy\": \"PoolRoute|B\"}");
+  }
+
+  @Test
+  void nullAndErrorRoutes() {
+    Harness n = new Harness(forGets("\"NullRoute\""));
+    n.backend(B0).put("k", "v");
+    assertThat(n.get("k").isMiss()).isTrue();
+    Response e = new Harness(forGets("\"ErrorRoute|gone fishing\"")).get("k");
+    assertThat(e.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(e.message()).contains("gone fishing");
+    Response o =
+        new Harness(forGets("{\"type\": \"ErrorRoute\", \"response\": \"down\"}")).get("k");
+    assertThat(o.message()).contains("down");
+  }
+
+  @Test
+  void missFailoverReadsOnUntilAHitAndWritesToTheFirst() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"MissFailoverRoute\", \"children\": [\"PoolRoute|B\", \"Pool|A\"]}"));
+    h.backend(A1).put("k", "a1");
+    assertThat(h.get("k").valueAsString()).isEqualTo("a1");
+    h.set("w", "v");
+    assertThat(h.backend(B0).valueOf("w")).isEqualTo("v");
+    assertThat(h.backend(A0).keys()).isEmpty();
+  }
+
+  @Test
+  void latestRouteFailsOverAcrossTheReplicas() {
+    Harness h =
+        new Harness(
+            config("{\"type\": \"LatestRoute\", \"children\": \"Pool|A\", \"failover_count\": 2}"));
+    h.backend(A0).failWith(FailureReason.TIMEOUT);
+    h.backend(A1).put("k", "v");
+    for (int i = 0; i < 20; i++) {
+      assertThat(h.get("k").valueAsString()).isEqualTo("v");
+    }
+  }
+
+  @Test
+  void randomAndLoadBalancerPickAChild() {
+    Harness r = new Harness(config("\"RandomRoute|Pool|A\""));
+    r.backend(A0).put("k", "v");
+    r.backend(A1).put("k", "v");
+    assertThat(r.get("k").valueAsString()).isEqualTo("v");
+
+    Harness lb =
+        new Harness(
+            config(
+                "{\"type\": \"LoadBalancerRoute\", \"children\": \"Pool|A\", \"algorithm\":"
+                    + " \"two-random-choices\", \"failover_count\": 1}"));
+    lb.backend(A0).failWith(FailureReason.TIMEOUT);
+    lb.backend(A1).put("k", "v");
+    assertThat(lb.get("k").valueAsString()).isEqualTo("v"); // one failover reaches A1 always
+  }
+
+  @Test
+  void ratesLimitEachClassOfOperation() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"PoolRoute\", \"pool\": \"B\", \"rates\": {\"gets_rate\": 1, \"gets_burst\": 1}}"));
+    h.backend(B0).put("k", "v");
+    assertThat(h.get("k").valueAsString()).isEqualTo("v");
+    assertThat(h.get("k").isMiss()).isTrue(); // over the limit: the null reply
+    assertThat(h.set("k", "w").status()).isEqualTo(ResponseStatus.STORED); // sets unlimited
+    h.time.advance(Duration.ofSeconds(1));
+    assertThat(h.get("k").valueAsString()).isEqualTo("w");
+  }
+
+  @Test
+  void rateLimitRouteUsesItsFallback() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"RateLimitRoute\", \"target\": \"PoolRoute|B\", \"rates\":"
+                    + " {\"sets_rate\": 1}, \"fallback\": \"ErrorRoute|slow down\"}"));
+    assertThat(h.set("a", "v").status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(h.set("b", "v").message()).contains("slow down");
+  }
+
+  @Test
+  void shadowsCopyToTheTarget() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"PoolRoute\", \"pool\": \"B\", \"shadows\": [{\"target\": \"PoolRoute|A\","
+                    + " \"index_range\": [0, 0], \"key_fraction_range\": [0, 1]}]}"));
+    h.set("k", "v");
+    assertThat(h.backend(B0).valueOf("k")).isEqualTo("v");
+    assertThat(h.backend(A0).keys().size() + h.backend(A1).keys().size()).isEqualTo(1);
+  }
+
+  @Test
+  void warmUpFillsColdFromWarm() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"WarmUpRoute\", \"cold\": \"PoolRoute|B\", \"warm\": \"PoolRoute|A\", \"exptime\": 30}"));
+    h.backend(A0).put("k", "v");
+    assertThat(h.get("k").valueAsString()).isEqualTo("v");
+    assertThat(h.backend(B0).valueOf("k")).isEqualTo("v");
+  }
+
+  @Test
+  void namedHandlesAreBuiltOnceAndShared() {
+    String json =
+        "{"
+            + POOLS
+            + ", \"named_handles\": [{\"name\": \"main\", \"type\": \"PoolRoute\", \"pool\": \"B\"}],"
+            + " \"route\": {\"type\": \"OperationSelectorRoute\", \"operation_policies\": {\"get\": \"main\","
+            + " \"set\": \"main\"}}}";
+    Harness h = new Harness(json);
+    h.set("k", "v");
+    assertThat(h.get("k").valueAsString()).isEqualTo("v");
+    assertThat(h.run(Request.delete("k")).status())
+        .isEqualTo(ResponseStatus.NOT_FOUND); // no policy
+  }
+
+  @Test
+  void acceptsCommentsTrailingCommasAndServerProtocolSuffixes() {
+    String json =
+        "{ // mcrouter allows comments\n \"pools\": {\"A\": {\"servers\": [\""
+            + A0
+            + ":ascii:plain\","
+            + " \"[::1]:5000\",],}, /* and these */ },\n \"route\": \"PoolRoute|A\",}";
+    assertThat(McrouterConfig.parse(json).backends().keySet()).containsExactly(A0, "[::1]:5000");
+  }
+
+  @Test
+  void poolTimeoutsBecomeBackendOptions() {
+    String json =
+        "{\"pools\": {\"A\": {\"servers\": [\""
+            + A0
+            + "\"], \"server_timeout\": 200}}, \"route\": \"PoolRoute|A\"}";
+    BackendConfig b = McrouterConfig.parse(json).backends().get(A0);
+    assertThat(b.options().readTimeout()).isEqualTo(Duration.ofMillis(200));
+    assertThat(b.options().connectTimeout()).isEqualTo(Duration.ofMillis(200));
+  }
+
+  @Test
+  void routesWithOneEntryOrAChosenAlias() {
+    String one =
+        "{" + POOLS + ", \"routes\": [{\"aliases\": [\"/a/b/\"], \"route\": \"PoolRoute|B\"}]}";
+    Harness h = new Harness(one);
+    h.set("k", "v");
+    assertThat(h.backend(B0).valueOf("k")).isEqualTo("v");
+
+    String two =
+        "{"
+            + POOLS
+            + ", \"routes\": [{\"aliases\": [\"/a/b/\"], \"route\": \"PoolRoute|B\"},"
+            + " {\"aliases\": [\"/a/c/\"], \"route\": \"AllSyncRoute|Pool|A\"}]}";
+    assertThatThrownBy(() -> McrouterConfig.parse(two))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("routes: 2 entries")
+        .hasMessageContaining("[/a/b/, /a/c/]");
+    Harness c = new Harness(McrouterConfig.parse(two, "/a/c/"));
+    c.set("k", "v");
+    assertThat(c.backend(A1).valueOf("k")).isEqualTo("v");
+    assertThatThrownBy(() -> McrouterConfig.parse(two, "/x/y/"))
+        .hasMessageContaining("no entry has the alias '/x/y/'");
+  }
+
+  // ---------------------------------------------------------------- errors
+
+  @Test
+  void unsupportedHandleNamesItsPath() {
+    String json =
+        config(
+            "{\"type\": \"AllSyncRoute\", \"children\": [\"PoolRoute|A\", \"PoolRoute|B\", {\"type\": \"SRRoute\"}]}");
+    assertThatThrownBy(() -> McrouterConfig.parse(json))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("route.children[2].type: 'SRRoute' is not supported (supported: ")
+        .hasMessageContaining("FailoverRoute");
+    assertThatThrownBy(() -> McrouterConfig.parse(config("\"KeySplitRoute|Pool|A\"")))
+        .hasMessageStartingWith("route: 'KeySplitRoute' is not supported");
+  }
+
+  @Test
+  void unsupportedOptionsAreRefused() {
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config("{\"type\": \"PoolRoute\", \"pool\": \"A\", \"max_outstanding\": 5}")))
+        .hasMessageStartingWith(
+            "route.max_outstanding: option 'max_outstanding' of PoolRoute is not supported");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        "{\"type\": \"FailoverRoute\", \"children\": \"Pool|A\", \"failover_errors\": [\"tko\"]}")))
+        .hasMessageStartingWith("route.failover_errors: option 'failover_errors' of FailoverRoute");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    "{\"pools\": {\"A\": {\"servers\": [\""
+                        + A0
+                        + "\"], \"protocol\": \"caret\"}}, \"route\": \"PoolRoute|A\"}"))
+        .hasMessage("pools.A.protocol: 'caret' is not supported (supported: ascii)");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config("{\"type\": \"LoadBalancerRoute\", \"children\": \"Pool|A\"}")))
+        .hasMessageContaining("route.algorithm: 'weighted-hashing' is not supported");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        "{\"type\": \"PoolRoute\", \"pool\": \"A\", \"shadows\": [{\"target\": \"PoolRoute|B\"}]}")))
+        .hasMessageContaining(
+            "route.shadows[0].index_range: [0, 0] shadows part of the pool's servers");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config("{\"type\": \"PoolRoute\", \"pool\": \"A\", \"hash\": \"Rendezvous\"}")))
+        .hasMessageStartingWith("route.hash: ");
+  }
+
+  @Test
+  void macrosAndBadInputAreRefused() {
+    assertThatThrownBy(() -> McrouterConfig.parse(config("\"@route(A)\"")))
+        .hasMessageStartingWith("route: '@route(A)': JSONM macros");
+    assertThatThrownBy(() -> McrouterConfig.parse("{\"macros\": {}, \"route\": \"NullRoute\"}"))
+        .hasMessageStartingWith("macros: option 'macros' of the config is not supported");
+    assertThatThrownBy(() -> McrouterConfig.parse("{\"route\": "))
+        .hasMessageStartingWith("mcrouter config: not JSON");
+    assertThatThrownBy(() -> McrouterConfig.parse(config("\"PoolRoute|C\"")))
+        .hasMessage("route: unknown pool 'C' (expected: one of [A, B])");
+  }
+
+  @Test
+  void aServerInTwoPoolsWithOtherTimeoutsIsRefused() {
+    String json =
+        "{\"pools\": {\"A\": {\"servers\": [\""
+            + A0
+            + "\"], \"server_timeout\": 100},"
+            + " \"B\": {\"servers\": [\""
+            + A0
+            + "\"]}},"
+            + " \"route\": {\"type\": \"AllSyncRoute\", \"children\": [\"PoolRoute|A\", \"PoolRoute|B\"]}}";
+    assertThatThrownBy(() -> McrouterConfig.parse(json))
+        .hasMessageStartingWith(
+            "pools.B.servers[0]: server " + A0 + " is also in pool 'A' with other timeouts");
+  }
+
+  @Test
+  void theSamePoolWithTwoHashesBecomesTwoPools() {
+    String json =
+        config(
+            "{\"type\": \"AllSyncRoute\", \"children\": [\"PoolRoute|A\", {\"type\": \"PoolRoute\","
+                + " \"pool\": \"A\", \"hash\": {\"salt\": \"x\"}}]}");
+    Map<String, PoolConfig> pools = new LinkedHashMap<>(McrouterConfig.parse(json).pools());
+    assertThat(pools.keySet()).containsExactly("A", "A#Ch3:x");
+    assertThat(pools.get("A#Ch3:x").placement()).isEqualTo(Placement.mcrouter("Ch3", "x"));
+  }
+}
