@@ -1,0 +1,287 @@
+package io.memroute.config;
+
+import io.memroute.routing.RouterConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches a configuration file and applies it when it changes: mcrouter's online reconfiguration
+ * for any file format memroute reads.
+ *
+ * <pre>{@code
+ * Path file = Path.of("/etc/mcrouter/mcrouter.json");
+ * MemcacheRouter router =
+ *     MemcacheRouter.builder().config(McrouterConfig.parse(file)).build();
+ * ConfigFileReloader reloader =
+ *     ConfigFileReloader.builder(file, McrouterConfig::parse).build(router::reconfigure);
+ * // ... reloader.close() before router.close()
+ * }</pre>
+ *
+ * <p>Every {@link Builder#interval interval} (1 second by default) the reloader reads the file's
+ * modification time and size; when either changed, it reads the file and compares a SHA-256 hash of
+ * its bytes with that of the content last seen. New content is parsed with the given function and
+ * the result handed to the target, usually {@code router::reconfigure}, which keeps the connections
+ * of backends whose label and address are unchanged and lets requests in flight finish on the
+ * routes they started on. The content present when the reloader is built is taken as already
+ * applied (the router was built from it).
+ *
+ * <p><b>A bad file never breaks the router</b>: a file that cannot be read, does not parse or is
+ * refused by the target is logged (WARN, once per content) and reported to the {@link Listener};
+ * the router keeps its last good configuration, and {@link #lastError()} returns the error until a
+ * good file is applied. The same bad content is not parsed again; any change to it is.
+ *
+ * <p>Checks run on a daemon thread of the reloader's own, or on a given scheduler ({@link
+ * Builder#scheduler}), which the reloader does not shut down. {@link #check()} checks at once, on
+ * the calling thread. Thread-safe; checks never run at the same time.
+ */
+public final class ConfigFileReloader implements AutoCloseable {
+  /** The default time between checks: 1 second. */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
+
+  private static final Logger log = LoggerFactory.getLogger(ConfigFileReloader.class);
+
+  private final Path file;
+  private final Function<String, RouterConfig> parser;
+  private final Consumer<RouterConfig> target;
+  private final Listener listener;
+  private final ScheduledExecutorService ownScheduler; // null when the caller gave one
+  private final ScheduledFuture<?> task;
+
+  // guarded by this
+  private FileTime lastModified;
+  private long lastSize;
+  private byte[] lastHash;
+  private volatile Exception lastError;
+  private volatile boolean closed;
+
+  /** What the reloader did, for a listener. Called on the checking thread; must not block. */
+  public interface Listener {
+    /** A changed file was parsed and applied. */
+    default void applied(Path file, RouterConfig config) {}
+
+    /** A changed file could not be read, parsed or applied; the last good config stays. */
+    default void failed(Path file, Exception error) {}
+  }
+
+  private ConfigFileReloader(Builder b, Consumer<RouterConfig> target) {
+    this.file = b.file;
+    this.parser = b.parser;
+    this.target = target;
+    this.listener = b.listener;
+    // the content the router was built from counts as applied
+    try {
+      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+      lastModified = a.lastModifiedTime();
+      lastSize = a.size();
+      lastHash = sha256(Files.readAllBytes(file));
+    } catch (IOException e) {
+      lastModified = null; // the next check reads the file, wherever it appears
+    }
+    ScheduledExecutorService s = b.scheduler;
+    if (s == null) {
+      ownScheduler =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "memroute-config-reloader");
+                t.setDaemon(true);
+                return t;
+              });
+      s = ownScheduler;
+    } else {
+      ownScheduler = null;
+    }
+    long nanos = b.interval.toNanos();
+    task = s.scheduleWithFixedDelay(this::checkQuietly, nanos, nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * Starts a reloader for {@code file}, whose content is parsed by {@code parser}, e.g. {@code
+   * McrouterConfig::parse}.
+   */
+  public static Builder builder(Path file, Function<String, RouterConfig> parser) {
+    return new Builder(file, parser);
+  }
+
+  /**
+   * Checks the file now, on the calling thread, and applies it if its content changed.
+   *
+   * @return {@code true} if a new configuration was applied; {@code false} if the content is
+   *     unchanged, or it could not be read, parsed or applied (see {@link #lastError()})
+   */
+  public synchronized boolean check() {
+    if (closed) {
+      return false;
+    }
+    byte[] bytes;
+    byte[] hash;
+    try {
+      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+      FileTime modified = a.lastModifiedTime();
+      if (modified.equals(lastModified) && a.size() == lastSize) {
+        return false;
+      }
+      bytes = Files.readAllBytes(file);
+      hash = sha256(bytes);
+      // remember the stamp even when the content is bad: the same bad file is not read again
+      lastModified = modified;
+      lastSize = a.size();
+      if (Arrays.equals(hash, lastHash)) {
+        return false; // touched, not changed
+      }
+      lastHash = hash;
+    } catch (NoSuchFileException e) {
+      if (lastModified == null && lastError instanceof NoSuchFileException) {
+        return false; // still missing: said once
+      }
+      lastModified = null;
+      lastHash = null; // whatever appears next is new
+      fail(new NoSuchFileException(file.toString(), null, "the file is missing"));
+      return false;
+    } catch (IOException e) {
+      lastModified = null;
+      fail(e);
+      return false;
+    }
+    RouterConfig config;
+    try {
+      config =
+          Objects.requireNonNull(
+              parser.apply(new String(bytes, StandardCharsets.UTF_8)), "parser returned null");
+      target.accept(config);
+    } catch (RuntimeException e) {
+      fail(e);
+      return false;
+    }
+    lastError = null;
+    log.info("{}: applied the changed configuration", file);
+    try {
+      listener.applied(file, config);
+    } catch (RuntimeException e) {
+      log.warn("{}: listener failed", file, e);
+    }
+    return true;
+  }
+
+  private void fail(Exception e) {
+    lastError = e;
+    log.warn("{}: keeping the last good configuration: {}", file, e.toString());
+    try {
+      listener.failed(file, e);
+    } catch (RuntimeException le) {
+      log.warn("{}: listener failed", file, le);
+    }
+  }
+
+  private void checkQuietly() {
+    try {
+      check();
+    } catch (RuntimeException | Error e) {
+      // a scheduled task that throws is never run again
+      log.warn("{}: check failed", file, e);
+    }
+  }
+
+  /**
+   * Returns why the last changed content was not applied, until a later one is; empty after a
+   * success or before any change.
+   */
+  public Optional<Exception> lastError() {
+    return Optional.ofNullable(lastError);
+  }
+
+  /** Returns the watched file. */
+  public Path file() {
+    return file;
+  }
+
+  /**
+   * Stops watching (idempotent). Stops the reloader's own thread; a given scheduler is left
+   * running. A check under way finishes.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    task.cancel(false);
+    if (ownScheduler != null) {
+      ownScheduler.shutdown();
+    }
+  }
+
+  private static byte[] sha256(byte[] bytes) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every JVM", e);
+    }
+  }
+
+  /** Options of a {@link ConfigFileReloader}. Not thread-safe. */
+  public static final class Builder {
+    private final Path file;
+    private final Function<String, RouterConfig> parser;
+    private Duration interval = DEFAULT_INTERVAL;
+    private ScheduledExecutorService scheduler;
+    private Listener listener = new Listener() {};
+
+    private Builder(Path file, Function<String, RouterConfig> parser) {
+      this.file = Objects.requireNonNull(file, "file");
+      this.parser = Objects.requireNonNull(parser, "parser");
+    }
+
+    /** Sets the time between checks; default {@link #DEFAULT_INTERVAL}, 1 ms to 1 hour. */
+    public Builder interval(Duration interval) {
+      Objects.requireNonNull(interval, "interval");
+      if (interval.compareTo(Duration.ofMillis(1)) < 0
+          || interval.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException("interval: " + interval + " (expected: 1 ms to 1 hour)");
+      }
+      this.interval = interval;
+      return this;
+    }
+
+    /**
+     * Runs the checks on {@code scheduler} (e.g. one the application already has) instead of a
+     * thread of the reloader's own; the reloader does not shut it down.
+     */
+    public Builder scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** Sets a listener told of each applied or failed change (default: none). */
+    public Builder listener(Listener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Starts watching: reads the file's current content as the one already applied, and checks it
+     * every interval from now on.
+     *
+     * @param target receives each new configuration, usually {@code router::reconfigure}; called on
+     *     the checking thread, never twice at once
+     */
+    public ConfigFileReloader build(Consumer<RouterConfig> target) {
+      return new ConfigFileReloader(this, Objects.requireNonNull(target, "target"));
+    }
+  }
+}
