@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * one read in {@code keys} of those counted) from the rest.
  *
  * <p>The window is on a ticker read only when a key's count reaches the threshold asked (and on the
- * sketch's first count): the counts halve then, before the estimate is taken again, if a window has
- * ended since they last did. So no key is taken for hot on counts older than a window, and a read
- * that does not reach the threshold costs no clock read.
+ * sketch's first count): the counts halve then, before the estimate is taken again, once for each
+ * window that has ended since they last did (four times empty them). So no key is taken for hot on
+ * counts older than a window, and a read that does not reach the threshold costs no clock read.
  *
  * <p>Thread-safe and allocation-free. A count raced by another thread may be lost: the estimate
  * only decides whether a key is worth caching.
@@ -30,7 +30,7 @@ final class FrequencySketch {
     0xc3a5c85c97cb3127L, 0xb492b66fbe98f273L, 0x9ae16a3b2f90404fL, 0xcbf29ce484222325L
   };
 
-  private static final long HALF = 0x7777777777777777L; // each counter's top bit shifted out
+  private static final long ONES = 0x1111111111111111L; // the lowest bit of each counter
 
   /** One read in this many is counted towards the volume that halves the counts. */
   private static final int VOLUME_SAMPLE = 16;
@@ -122,11 +122,15 @@ final class FrequencySketch {
     return (int) ((x >>> 40) & 0xf) << 2;
   }
 
-  /** Halves the counts if a window has ended at {@code now}: whether they were halved. */
+  /**
+   * Halves the counts once for each window that has ended at {@code now} since they last did (the
+   * clock is read only now and then, so several may have): whether they were halved.
+   */
   private boolean halveIfDue(long now) {
     long at = halveAt.get();
     if (now - at >= 0 && halveAt.compareAndSet(at, now + windowNanos)) {
-      halve();
+      long ended = 1 + (now - at) / windowNanos;
+      halve((int) Math.min(ended, 4)); // four halvings empty a 4-bit counter
       return true;
     }
     return false;
@@ -134,11 +138,17 @@ final class FrequencySketch {
 
   /** Halves every counter: what was counted a window ago weighs half as much as what is now. */
   private void halve() {
+    halve(1);
+  }
+
+  /** Halves every counter {@code times} times (1 to 4), in one pass. */
+  private void halve(int times) {
+    long keep = ONES * (0xf >>> times); // each counter's bits left after the shift
     for (int i = 0, n = table.length(); i < n; i++) {
       long v;
       do {
         v = table.get(i);
-      } while (v != 0 && !table.compareAndSet(i, v, (v >>> 1) & HALF));
+      } while (v != 0 && !table.compareAndSet(i, v, (v >>> times) & keep));
     }
   }
 }

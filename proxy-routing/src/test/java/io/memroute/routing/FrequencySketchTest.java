@@ -48,6 +48,29 @@ class FrequencySketchTest {
   }
 
   @Test
+  void countsHalveOnceForEachWindowThatEndedSinceTheyLastDid() {
+    FrequencySketch sketch = new FrequencySketch(1000, 100);
+    long[] now = {0};
+    Ticker ticker = () -> now[0];
+    long key = 42;
+    for (int i = 1; i <= 15; i++) { // hot once: the window starts at the first read
+      sketch.reaches(key, 16, ticker);
+    }
+    assertThat(sketch.frequency(key)).isEqualTo(15);
+
+    now[0] = 350; // three windows ended (at 100, 200, 300) without a read of it
+    assertThat(sketch.reaches(key, 2, ticker))
+        .as("15 halved three times is 1: not hot on counts three windows old")
+        .isFalse();
+    assertThat(sketch.frequency(key)).isEqualTo(1);
+    now[0] = 10_000; // more windows than a 4-bit counter has bits
+    assertThat(sketch.reaches(key, 2, ticker)).isFalse();
+    assertThat(sketch.frequency(key)).isZero();
+    assertThat(sketch.reaches(key, 2, ticker)).isFalse();
+    assertThat(sketch.reaches(key, 2, ticker)).as("two reads in the window begun").isTrue();
+  }
+
+  @Test
   void aReadBelowTheThresholdReadsNoClock() {
     FrequencySketch sketch = new FrequencySketch(1000, 100);
     AtomicInteger reads = new AtomicInteger();
