@@ -40,15 +40,16 @@ import org.slf4j.LoggerFactory;
  * lock is taken and readers see a bucket whole. That swap is also what keeps a read's old value out
  * of the cache after a write: a read remembers the bucket it looked in before asking the child, and
  * puts the value it got only if that very array is still there; a write swaps its key's bucket
- * (always for a new array, whether or not the key was in it) before it is sent and again before it
- * is answered, so a read that overlapped it in any way puts nothing, or puts a value the write's
- * second swap takes out before its caller hears of the write.
+ * (always for a new array, whether or not the key was in it) once it is sent (before the route
+ * returns) and again before it is answered, so a read that overlapped it in any way puts nothing,
+ * or puts a value one of those swaps takes out. Once sent, not before: a read sent (by another
+ * thread) between such a swap and the send would read, and keep, the value from before the write.
  *
  * <p>A hot key's read that goes to the child leads a flight, which the reads of the key that come
  * while it is in flight join instead of asking the child themselves. A table of slots, a key's slot
  * picked by its hash, holds the flights, one each, so that no more are in flight at once (a read
  * whose slot holds another key's flight goes alone). A write, like its bucket, takes its key's
- * flight out of the table before it is sent and again before it is answered, and a flush_all all of
+ * flight out of the table once it is sent and again before it is answered, and a flush_all all of
  * them: a read that begins after a write was sent never joins a read sent before it, nor, once the
  * write is answered, one that overlapped it.
  */
@@ -631,12 +632,16 @@ final class NearCacheRoute implements Route, ParentRoute {
   // ---------------------------------------------------------------- writes
 
   /**
-   * Drops the keys of a write, sends it, and drops them again before answering: what a read that
-   * overlapped the write kept meanwhile never outlives it.
+   * Sends a write, drops its keys once it is sent, and again before answering: what a read that
+   * overlapped the write kept meanwhile never outlives it. Dropped after the send, not before: a
+   * read sent between a drop and the send (by another thread) reads the value from before the
+   * write, and a read that begins once the write was sent must neither join it nor find its value.
    */
   private CompletionStage<Response> write(Request request, RouteContext context) {
+    CompletionStage<Response> out =
+        ask(request, context, r -> invalidate(request, context), r -> r);
     invalidate(request, context);
-    return ask(request, context, r -> invalidate(request, context), r -> r);
+    return out;
   }
 
   private void invalidate(Request request, RouteContext context) {
@@ -670,7 +675,7 @@ final class NearCacheRoute implements Route, ParentRoute {
   }
 
   /**
-   * Empties the cache before a flush_all is sent and again before it is answered. One with a delay
+   * Empties the cache once a flush_all is sent and again before it is answered. One with a delay
    * also bounds the entries of the reads sent until it has surely taken effect: memcached counts
    * whole seconds, so {@code flush_all 10} takes effect between 8 and 9 seconds after it is sent
    * (after it is answered, at the latest), and no such entry outlives 8 seconds after it was sent.
@@ -682,18 +687,20 @@ final class NearCacheRoute implements Route, ParentRoute {
     DelayedFlush f =
         delay > SECOND ? new DelayedFlush(sent + delay - 2 * SECOND, sent + delay) : null;
     delayedFlush.set(f);
-    clear(context);
-    return ask(
-        request,
-        context,
-        r -> {
-          if (f != null) {
-            long answered = context.ticker().nanoTime();
-            delayedFlush.compareAndSet(f, new DelayedFlush(f.from, answered + delay - SECOND));
-          }
-          clear(context);
-        },
-        r -> r);
+    CompletionStage<Response> out =
+        ask(
+            request,
+            context,
+            r -> {
+              if (f != null) {
+                long answered = context.ticker().nanoTime();
+                delayedFlush.compareAndSet(f, new DelayedFlush(f.from, answered + delay - SECOND));
+              }
+              clear(context);
+            },
+            r -> r);
+    clear(context); // once sent, as a write drops its keys
+    return out;
   }
 
   /**

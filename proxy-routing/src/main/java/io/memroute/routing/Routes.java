@@ -682,14 +682,16 @@ public final class Routes {
    * <p><b>Writes through the route</b> are seen at once: {@code set}, {@code add}, {@code replace},
    * {@code append}, {@code prepend}, {@code cas}, {@code delete}, {@code incr}, {@code decr},
    * {@code touch}, {@code gat}, {@code gats}, {@code ms}, {@code md}, {@code ma} and {@code mg T}
-   * drop their keys' entries before they are sent and again before they are answered, and a read
-   * that overlapped such a write in any way keeps nothing (its value may be the one from before the
-   * write): once a write is answered, no read through the route finds the value before it. {@code
-   * flush_all} empties the cache, before it is sent and before it is answered; with a delay, the
-   * values read until it has taken effect are served no later than it may take effect (memcached
-   * counts whole seconds: {@code flush_all 10} flushes 8 to 9 seconds after it is sent, so they are
-   * served until 8 seconds after it at the latest). A write that fails or times out may still reach
-   * the server later; a value read before it lands may then be served for up to the TTL.
+   * drop their keys' entries once they are sent (before the route returns) and again before they
+   * are answered, and a read that overlapped such a write in any way keeps nothing (its value may
+   * be the one from before the write): once a write is answered, no read through the route finds
+   * the value from before it, nor, over one connection (which memcached reads in order), one begun
+   * after the write was sent. {@code flush_all} empties the cache, once it is sent and before it is
+   * answered; with a delay, the values read until it has taken effect are served no later than it
+   * may take effect (memcached counts whole seconds: {@code flush_all 10} flushes 8 to 9 seconds
+   * after it is sent, so they are served until 8 seconds after it at the latest). A write that
+   * fails or times out may still reach the server later; a value read before it lands may then be
+   * served for up to the TTL.
    *
    * <p><b>Reads of a key at once</b> (single flight): the read of a hot key that goes to the child
    * leads a flight, which the reads of the key that come while it is in flight join instead of
@@ -697,11 +699,11 @@ public final class Routes {
    * gets}, an {@code mg} an {@code mg}, with {@code c} if it asks for the CAS). A joiner is
    * answered with a copy of the value the leader read, as from the cache; with the leader's reply
    * if that failed (no reply, or an error reply); else (a miss, a value not kept) by a read of its
-   * own. A write takes its key's flight out of the table before it is sent and before it is
-   * answered, and {@code flush_all} all flights: no read begun after a write was sent joins one
-   * sent before it, nor, once the write is answered, one that overlapped it. At most {@code
-   * min(maxEntries / 4, 1024)} flights, one per slot picked by the key's hash: a read whose slot
-   * holds another key's flight reads alone. Multigets neither lead nor join flights.
+   * own. A write takes its key's flight out of the table once it is sent and before it is answered,
+   * and {@code flush_all} all flights: no read begun after a write was sent joins one sent before
+   * it, nor, once the write is answered, one that overlapped it. At most {@code min(maxEntries / 4,
+   * 1024)} flights, one per slot picked by the key's hash: a read whose slot holds another key's
+   * flight reads alone. Multigets neither lead nor join flights.
    *
    * <p><b>Writes elsewhere</b> (another router or host, another client, a route around this one)
    * and items that expire or are evicted on the server are seen only when the entry expires: for up

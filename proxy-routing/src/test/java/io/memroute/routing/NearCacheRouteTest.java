@@ -798,6 +798,103 @@ class NearCacheRouteTest {
     assertThat(count(NearCacheEvent.JOIN)).isOne();
   }
 
+  /**
+   * A child over the pool that sends requests to the server in the order it gets them, one
+   * connection's FIFO, each when the test releases it (in that order); before it takes the first
+   * write or flush_all it runs {@code beforeWrite}, another thread's read, say, that comes between
+   * the route's work before sending the write and the send.
+   */
+  private static final class Fifo implements Route {
+    final List<Runnable> queue = new ArrayList<>();
+    Runnable beforeWrite;
+
+    @Override
+    public CompletionStage<Response> route(Request q, RouteContext c) {
+      if (!q.command().isRetrieval() && beforeWrite != null) {
+        Runnable r = beforeWrite;
+        beforeWrite = null;
+        r.run();
+      }
+      CompletableFuture<Response> late = new CompletableFuture<>();
+      queue.add(() -> late.complete(c.pool("main").send(q).join()));
+      return late;
+    }
+
+    void releaseAll() {
+      for (int i = 0; i < queue.size(); i++) {
+        queue.get(i).run();
+      }
+    }
+  }
+
+  private final Fifo fifo = new Fifo();
+  private final NearCacheRoute overFifo =
+      (NearCacheRoute) Routes.nearCache().admitAfter(1).build(fifo);
+
+  /** Starts a read of {@code k} through {@link #overFifo} when the child takes the write. */
+  private CompletableFuture<Response> readBeforeTheWriteIsSent(String k) {
+    CompletableFuture<Response> read = new CompletableFuture<>();
+    fifo.beforeWrite = () -> overFifo.route(Request.get(k), counts).thenAccept(read::complete);
+    return read;
+  }
+
+  @Test
+  void aReadBegunAfterAWriteWasSentNeverJoinsAReadSentJustBeforeIt() {
+    preload(main, "k", "old", 0, 0);
+    CompletableFuture<Response> before = readBeforeTheWriteIsSent("k");
+    CompletableFuture<Response> write =
+        overFifo.route(Fixture.set("k", "new"), counts).toCompletableFuture();
+
+    CompletableFuture<Response> after =
+        overFifo.route(Request.get("k"), counts).toCompletableFuture();
+    fifo.releaseAll();
+
+    assertThat(before.join().valueAsString()).isEqualTo("old");
+    assertThat(write.join().status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(after.join().valueAsString())
+        .as("sent after the write, as memcached answers it")
+        .isEqualTo("new");
+    assertThat(count(NearCacheEvent.JOIN)).isZero();
+  }
+
+  @Test
+  void aReadBegunAfterAWriteWasSentNeverFindsTheValueOfAReadSentJustBeforeIt() {
+    preload(main, "k", "old", 0, 0);
+    CompletableFuture<Response> before = readBeforeTheWriteIsSent("k");
+    CompletableFuture<Response> write =
+        overFifo.route(Fixture.set("k", "new"), counts).toCompletableFuture();
+    fifo.queue.get(0).run(); // the read sent before the write is answered, the write is not
+
+    assertThat(before.join().valueAsString()).isEqualTo("old");
+    CompletableFuture<Response> after =
+        overFifo.route(Request.get("k"), counts).toCompletableFuture();
+    fifo.queue.get(1).run();
+    fifo.queue.get(fifo.queue.size() - 1).run();
+
+    assertThat(write.join().status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(after.join().valueAsString())
+        .as("not the value read before the write")
+        .isEqualTo("new");
+    assertThat(count(NearCacheEvent.HIT)).isZero();
+  }
+
+  @Test
+  void aReadBegunAfterAFlushAllWasSentNeverJoinsAReadSentJustBeforeIt() {
+    preload(main, "k", "old", 0, 0);
+    CompletableFuture<Response> before = readBeforeTheWriteIsSent("k");
+    CompletableFuture<Response> flush =
+        overFifo.route(Request.flushAll(), counts).toCompletableFuture();
+
+    CompletableFuture<Response> after =
+        overFifo.route(Request.get("k"), counts).toCompletableFuture();
+    fifo.releaseAll();
+
+    assertThat(before.join().valueAsString()).isEqualTo("old");
+    assertThat(flush.join().status()).isEqualTo(ResponseStatus.OK);
+    assertThat(after.join().isMiss()).as("sent after the flush_all").isTrue();
+    assertThat(count(NearCacheEvent.JOIN)).isZero();
+  }
+
   /** A child whose every reply the test completes, in the order asked. */
   private static final class Later implements Route {
     final List<CompletableFuture<Response>> replies = new ArrayList<>();
