@@ -17,9 +17,12 @@ import io.memroute.testkit.memory.ManualScheduler;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -114,6 +117,79 @@ class NearCacheIntegrationTest {
                 .count())
         .as("a hit reaches no backend")
         .isEqualTo(6);
+  }
+
+  /**
+   * A router whose near cache sends its reads on to the pool only while {@code gate} is open: the
+   * reads the test makes while it is shut are all in flight at once, whatever the machine's speed.
+   */
+  private MemcacheRouter gatedRouter(AtomicReference<CompletableFuture<Void>> gate)
+      throws Exception {
+    Route pool = Routes.pool("main");
+    Route gated = (q, c) -> gate.get().thenCompose(open -> pool.route(q, c));
+    return routers.router(
+        Routes.nearCache().admitAfter(1).build(gated), time, memcached.addresses(), "main");
+  }
+
+  @Test
+  void readsOfAnExpiredHotKeyInFlightTogetherReachMemcachedOnce() throws Exception {
+    assertThat(await(other.set("hot", bytes("value"), 0))).isTrue();
+    AtomicReference<CompletableFuture<Void>> gate =
+        new AtomicReference<>(CompletableFuture.completedFuture(null));
+    MemcacheRouter router = gatedRouter(gate);
+    assertThat(string(await(router.get("hot")))).isEqualTo("value"); // kept
+    time.advance(Duration.ofSeconds(1)); // expired: still hot, read less than a TTL ago
+    CompletableFuture<Void> shut = new CompletableFuture<>();
+    gate.set(shut);
+    long before = getsReachingMemcached();
+
+    List<CompletableFuture<byte[]>> reads = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      reads.add(router.get("hot"));
+    }
+    assertThat(reads).noneMatch(CompletableFuture::isDone);
+    shut.complete(null);
+
+    for (CompletableFuture<byte[]> r : reads) {
+      assertThat(string(await(r))).isEqualTo("value");
+    }
+    assertThat(getsReachingMemcached() - before).as("the first read only").isEqualTo(1);
+    assertThat(router.stats().get("near_cache_joins")).isEqualTo(49);
+    assertThat(string(await(router.get("hot")))).as("kept: a hit").isEqualTo("value");
+    assertThat(getsReachingMemcached() - before).isEqualTo(1);
+  }
+
+  @Test
+  void mgReadsThatJoinAnMgInFlightAreAnsweredAsMemcachedAnswersThem() throws Exception {
+    assertThat(await(other.set("hot", bytes("value"), 9, 0))).isTrue();
+    AtomicReference<CompletableFuture<Void>> gate =
+        new AtomicReference<>(new CompletableFuture<>());
+    MemcacheRouter router = gatedRouter(gate);
+    List<Request> asked =
+        List.of(
+            Request.metaGet("hot", "c", "v"), // leads
+            Request.metaGet("hot", "s", "k", "O7", "f", "v"),
+            Request.metaGet("hot", "O8", "k"),
+            Request.metaGet("hot", "f", "c", "q", "v"),
+            Request.metaGet("hot", "v", "u"));
+    long before = getsReachingMemcached();
+
+    List<CompletableFuture<Response>> replies = new ArrayList<>();
+    for (Request mg : asked) {
+      replies.add(router.execute(mg));
+    }
+    gate.get().complete(null);
+
+    assertThat(getsReachingMemcached() - before).as("the first mg only").isEqualTo(1);
+    assertThat(router.stats().get("near_cache_joins")).isEqualTo(asked.size() - 1);
+    for (int i = 0; i < asked.size(); i++) {
+      Response joined = await(replies.get(i));
+      Response fromServer = await(other.execute(asked.get(i)));
+      assertThat(joined.line()).as("%s", asked.get(i)).isEqualTo(fromServer.line());
+      assertThat(joined.valueAsString()).isEqualTo(fromServer.valueAsString());
+      assertThat(joined.flags()).isEqualTo(fromServer.flags());
+      assertThat(joined.cas()).isEqualTo(fromServer.cas());
+    }
   }
 
   @Test
