@@ -47,18 +47,22 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * {@code server_failure_limit}-th failure in a row for {@code server_retry_timeout}. Unlike
  * twemproxy, memroute does not move a bad server's keys to the other servers: they fail fast. Keys
  * that only matter to a proxy listening for clients ({@code listen}, {@code client_connections},
- * {@code backlog}, {@code reuseport}, {@code preconnect}) are checked and ignored. Keys that would
- * change what the pool does and that memroute cannot honour are refused: a Redis pool, {@code
- * redis_auth}, {@code redis_db}, {@code distribution: random}, a server on a unix socket, and any
- * key twemproxy does not know. {@code docs/twemproxy-config.md} lists every key.
+ * {@code backlog}, {@code reuseport}, {@code preconnect}) are checked and ignored. A pool memroute
+ * cannot serve as twemproxy did is refused when asked for: a Redis pool, {@code distribution:
+ * random}, a server on a unix socket, a weight over 10000. {@code docs/twemproxy-config.md} lists
+ * every key.
  *
  * <p>Backends are labelled {@code <pool>/<server>}: the server's {@code name} when its line has one
  * ({@code host:port:weight name}), else its {@code host:port}; two pools on one server are two
  * backends with their own connections, as they are in twemproxy.
  *
- * <p>Everything is read and checked when the file is parsed: a configuration that twemproxy or
- * memroute would refuse fails with an {@link IllegalArgumentException} naming the pool, the key and
- * the value, and saying what was expected. Immutable and thread-safe.
+ * <p>Every pool is read and checked when the file is parsed: what twemproxy would refuse (a key it
+ * does not know, a bad value, two servers of one name) fails the file with an {@link
+ * IllegalArgumentException} naming the pool, the key and the value, and saying what was expected. A
+ * pool twemproxy serves and memroute cannot does not fail the file, so that a file with Redis pools
+ * beside memcached ones (as twemproxy's own example has) still gives its memcached pools: {@link
+ * #routerConfig(String)} refuses that pool, with the same kind of message. Immutable and
+ * thread-safe.
  */
 public final class TwemproxyConfig {
   /** memroute's longest timeout (a day), in twemproxy's milliseconds. */
@@ -94,7 +98,7 @@ public final class TwemproxyConfig {
    * @param yaml the file's text
    * @throws NullPointerException if {@code yaml} is null
    * @throws IllegalArgumentException if it is not YAML, holds no pools, or a pool has a key or
-   *     value twemproxy or memroute refuses (the message names the pool, the key and the value)
+   *     value twemproxy refuses (the message names the pool, the key and the value)
    */
   public static TwemproxyConfig parse(String yaml) {
     Objects.requireNonNull(yaml, "yaml");
@@ -164,7 +168,8 @@ public final class TwemproxyConfig {
    * configuration's {@linkplain RouterConfig#backendDefaults() backend defaults}, which {@code
    * toBuilder()} can extend (with TLS or authentication, say).
    *
-   * @throws IllegalArgumentException if the file has no such pool
+   * @throws IllegalArgumentException if the file has no such pool, or memroute cannot serve it (the
+   *     message names the pool, the key and the value, and why)
    */
   public RouterConfig routerConfig(String pool) {
     Objects.requireNonNull(pool, "pool");
@@ -173,27 +178,45 @@ public final class TwemproxyConfig {
       throw new IllegalArgumentException(
           "pool: '" + pool + "' (expected: one of " + pools.keySet() + ")");
     }
+    if (p.cannotServe != null) {
+      throw new IllegalArgumentException(p.cannotServe.getMessage(), p.cannotServe);
+    }
     return p.routerConfig;
   }
 
   /**
-   * Returns a router configuration with every pool of the file and {@code route} as its root route,
-   * which picks a pool per request (e.g. {@code Routes.prefix()} by key prefix); an application
-   * that talked to several nutcracker ports talks to one router. Each backend carries its own
-   * pool's options.
+   * Returns a router configuration with every pool of the file that memroute can serve and {@code
+   * route} as its root route, which picks a pool per request (e.g. {@code Routes.prefix()} by key
+   * prefix); an application that talked to several nutcracker ports talks to one router. Each
+   * backend carries its own pool's options. The pools {@link #routerConfig(String)} refuses are
+   * left out.
    *
-   * @throws IllegalArgumentException if {@code route} names a pool the file does not have
+   * @throws IllegalArgumentException if {@code route} names a pool the file does not have or that
+   *     is left out (the message then says why each was left out)
    */
   public RouterConfig routerConfig(Route route) {
     Objects.requireNonNull(route, "route");
     RouterConfig.Builder b = RouterConfig.builder();
+    List<String> leftOut = new ArrayList<>();
     for (ParsedPool p : pools.values()) {
+      if (p.cannotServe != null) {
+        leftOut.add(p.cannotServe.getMessage());
+        continue;
+      }
       for (BackendConfig backend : p.backends) {
         b.backend(backend.withOptions(p.options));
       }
       b.pool(p.pool);
     }
-    return b.route(route).build();
+    try {
+      return b.route(route).build();
+    } catch (IllegalArgumentException e) {
+      if (leftOut.isEmpty()) {
+        throw e;
+      }
+      throw new IllegalArgumentException(
+          e.getMessage() + " (left out: " + String.join("; ", leftOut) + ")", e);
+    }
   }
 
   @Override
@@ -233,21 +256,39 @@ public final class TwemproxyConfig {
     return "'" + value + "'";
   }
 
-  /** One pool of the file, read and checked. */
+  /**
+   * One pool of the file, read and checked as twemproxy checks it: a pool twemproxy refuses fails
+   * the file; a pool twemproxy serves and memroute cannot (Redis, a unix socket, a weight over
+   * 10000, ...) is kept with the reason, given when that pool is asked for, so that it does not
+   * hide the file's other pools.
+   */
   private static final class ParsedPool {
-    final PoolConfig pool;
+    final String name;
+    final PoolConfig pool; // null when memroute cannot serve it
     final List<BackendConfig> backends;
     final BackendOptions options;
     final RouterConfig routerConfig;
+    final IllegalArgumentException cannotServe; // null when memroute serves it
 
-    private ParsedPool(PoolConfig pool, List<BackendConfig> backends, BackendOptions options) {
+    private ParsedPool(
+        String name, PoolConfig pool, List<BackendConfig> backends, BackendOptions options) {
+      this.name = name;
       this.pool = pool;
       this.backends = backends;
       this.options = options;
       RouterConfig.Builder b = RouterConfig.builder().backendDefaults(options);
       backends.forEach(b::backend);
-      // builds the ring: a server memroute cannot name, or two with one name, fail here
       this.routerConfig = b.pool(pool).build();
+      this.cannotServe = null;
+    }
+
+    private ParsedPool(String name, IllegalArgumentException cannotServe) {
+      this.name = name;
+      this.pool = null;
+      this.backends = List.of();
+      this.options = null;
+      this.routerConfig = null;
+      this.cannotServe = cannotServe;
     }
 
     static ParsedPool read(String name, Object value) {
@@ -262,6 +303,10 @@ public final class TwemproxyConfig {
       boolean autoEject = false;
       int failureLimit = DEFAULT_FAILURE_LIMIT;
       int retryMillis = DEFAULT_RETRY_TIMEOUT_MS;
+      boolean redis = false;
+      String redisAuth = null;
+      String redisDb = null;
+      Problems cannot = new Problems(name);
       BackendOptions.Builder options = BackendOptions.builder();
       for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
         if (!(e.getKey() instanceof String)) {
@@ -296,8 +341,8 @@ public final class TwemproxyConfig {
           case "timeout":
             // 0, as the default, waits for ever in twemproxy: memroute keeps its own timeouts
             int timeout = number(name, key, v);
-            if (timeout > 0) {
-              Duration t = Duration.ofMillis(millis(name, key, timeout));
+            if (cannot.notLonger(key, timeout) && timeout > 0) {
+              Duration t = Duration.ofMillis(timeout);
               options.connectTimeout(t).readTimeout(t);
             }
             break;
@@ -322,13 +367,15 @@ public final class TwemproxyConfig {
             retryMillis = number(name, key, v);
             break;
           case "redis":
-            if (bool(name, key, v)) {
-              throw problem(name, key, v, "false; memroute speaks memcached's protocol only");
-            }
+            redis = bool(name, key, v);
             break;
           case "redis_auth":
+            redisAuth = v;
+            break;
           case "redis_db":
-            throw problem(name, key, v, "none; a Redis key, and memroute speaks memcached only");
+            number(name, key, v);
+            redisDb = v;
+            break;
           case "listen":
             break; // the application is the client: nothing listens
           case "client_connections":
@@ -344,47 +391,101 @@ public final class TwemproxyConfig {
                 "pool '" + name + "': unknown key '" + key + "' (expected: one of " + KEYS + ")");
         }
       }
+      if (!redis && redisAuth != null) {
+        // twemproxy: "redis_auth: is only valid for a redis pool"
+        throw problem(
+            name, "redis_auth", redisAuth, "none; a Redis key, and memroute speaks memcached only");
+      }
+      if (!redis && redisDb != null) {
+        throw problem(
+            name, "redis_db", redisDb, "none; a Redis key, and memroute speaks memcached only");
+      }
+      if (redis) {
+        cannot.add(
+            problem(name, "redis", "true", "false; memroute speaks memcached's protocol only"));
+      }
       if (autoEject) {
         // twemproxy ejects at the limit-th failure in a row (0 and 1 alike: at the first);
         // memroute tolerates failureLimit failures and marks a backend bad at the next one
         if (failureLimit > 1001) {
-          throw problem(
-              name,
-              "server_failure_limit",
-              Integer.toString(failureLimit),
-              "0-1001; memroute tolerates at most 1000 failures in a row");
+          cannot.add(
+              problem(
+                  name,
+                  "server_failure_limit",
+                  Integer.toString(failureLimit),
+                  "0-1001; memroute tolerates at most 1000 failures in a row"));
+        } else {
+          options.failureLimit(Math.max(failureLimit, 1) - 1);
         }
-        options.failureLimit(Math.max(failureLimit, 1) - 1);
-        // 0 retries at the next request in twemproxy: a millisecond, memroute's least
-        Duration retry =
-            Duration.ofMillis(Math.max(1, millis(name, "server_retry_timeout", retryMillis)));
-        options.retryTimeout(retry);
-        if (retry.compareTo(BackendOptions.DEFAULT_FLAP_BACKOFF_MAX) > 0) {
-          options.flapBackoffMax(retry);
+        if (cannot.notLonger("server_retry_timeout", retryMillis)) {
+          // 0 retries at the next request in twemproxy: a millisecond, memroute's least
+          Duration retry = Duration.ofMillis(Math.max(1, retryMillis));
+          options.retryTimeout(retry);
+          if (retry.compareTo(BackendOptions.DEFAULT_FLAP_BACKOFF_MAX) > 0) {
+            options.flapBackoffMax(retry);
+          }
         }
       }
+      boolean random = distribution.equals("random");
       Placement placement;
       try {
-        placement = Placement.twemproxy(distribution, hash);
+        // random's hash is checked too, as twemproxy checks it
+        placement = Placement.twemproxy(random ? DEFAULT_DISTRIBUTION : distribution, hash);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("pool '" + name + "': " + e.getMessage(), e);
       }
-      PoolConfig.Builder pool = PoolConfig.builder(name).placement(placement);
-      if (hashTag != null) {
+      if (random) {
         try {
-          pool.filter(KeyFilter.tags(hashTag));
+          Placement.twemproxy(distribution, hash);
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException(
-              "pool '" + name + "': hash_tag: '" + hashTag + "': " + e.getMessage(), e);
+          // twemproxy serves it; memroute cannot find a key placed by chance
+          cannot.add(new IllegalArgumentException("pool '" + name + "': " + e.getMessage(), e));
         }
       }
-      List<BackendConfig> backends = servers(name, servers, pool);
-      return new ParsedPool(pool.build(), List.copyOf(backends), options.build());
+      List<ServerLine> lines = servers(name, servers, cannot);
+      if (cannot.first != null) {
+        return new ParsedPool(name, cannot.first);
+      }
+      try {
+        PoolConfig.Builder pool = PoolConfig.builder(name).placement(placement);
+        if (hashTag != null) {
+          try {
+            pool.filter(KeyFilter.tags(hashTag));
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                "pool '" + name + "': hash_tag: '" + hashTag + "': " + e.getMessage(), e);
+          }
+        }
+        List<BackendConfig> backends = new ArrayList<>();
+        for (ServerLine server : lines) {
+          String label = name + "/" + (server.name != null ? server.name : server.address);
+          try {
+            backends.add(BackendConfig.of(label, server.address, null));
+            if (server.weight == 1) {
+              pool.backends(label);
+            } else {
+              pool.backend(label, server.weight);
+            }
+            if (server.name != null) {
+              pool.nodeName(label, server.name);
+            }
+          } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                "pool '" + name + "': server '" + server.line + "': " + e.getMessage(), e);
+          }
+        }
+        return new ParsedPool(name, pool.build(), List.copyOf(backends), options.build());
+      } catch (IllegalArgumentException e) {
+        // twemproxy took the pool (its checks ran above): a limit of memroute's
+        return new ParsedPool(name, e);
+      }
     }
 
-    /** Reads {@code servers:} into backends and the pool's backends, weights and node names. */
-    private static List<BackendConfig> servers(
-        String pool, Object servers, PoolConfig.Builder into) {
+    /**
+     * Reads {@code servers:} as twemproxy does, refusing what it refuses (two servers of one name
+     * among them) and noting in {@code cannot} what only memroute cannot serve.
+     */
+    private static List<ServerLine> servers(String pool, Object servers, Problems cannot) {
       if (servers == null) {
         throw new IllegalArgumentException(
             "pool '" + pool + "': no servers (expected: servers: a list of " + SERVER_FORMAT + ")");
@@ -399,27 +500,58 @@ public final class TwemproxyConfig {
                 + SERVER_FORMAT
                 + ", at least one)");
       }
-      List<BackendConfig> backends = new ArrayList<>();
+      List<ServerLine> lines = new ArrayList<>();
+      Map<String, ServerLine> byName = new LinkedHashMap<>();
       for (Object o : (List<?>) servers) {
-        String line = scalar(pool, "servers", o);
-        ServerLine server = ServerLine.parse(pool, line);
-        String label = pool + "/" + (server.name != null ? server.name : server.address);
-        try {
-          backends.add(BackendConfig.of(label, server.address, null));
-          if (server.weight == 1) {
-            into.backends(label);
-          } else {
-            into.backend(label, server.weight);
-          }
-          if (server.name != null) {
-            into.nodeName(label, server.name);
-          }
-        } catch (IllegalArgumentException e) {
+        ServerLine server = ServerLine.parse(pool, scalar(pool, "servers", o), cannot);
+        ServerLine same = byName.putIfAbsent(server.twemproxyName, server);
+        if (same != null) {
+          // nc_conf.c, conf_validate_server: "pool ... has servers with same name"
           throw new IllegalArgumentException(
-              "pool '" + pool + "': server '" + line + "': " + e.getMessage(), e);
+              "pool '"
+                  + pool
+                  + "': servers: '"
+                  + same.line
+                  + "' and '"
+                  + server.line
+                  + "' have the same name '"
+                  + server.twemproxyName
+                  + "' (expected: each name once; a server's name is the name on its line, else"
+                  + " its host:port, without the port when it is 11211)");
         }
+        lines.add(server);
       }
-      return backends;
+      return lines;
+    }
+  }
+
+  /** The first reason memroute cannot serve a pool that twemproxy serves. */
+  private static final class Problems {
+    final String pool;
+    IllegalArgumentException first;
+
+    Problems(String pool) {
+      this.pool = pool;
+    }
+
+    void add(IllegalArgumentException problem) {
+      if (first == null) {
+        first = problem;
+      }
+    }
+
+    /** Whether {@code millis} is a timeout memroute takes; notes the problem when not. */
+    boolean notLonger(String key, int millis) {
+      if (millis <= MAX_MILLIS) {
+        return true;
+      }
+      add(
+          problem(
+              pool,
+              key,
+              Integer.toString(millis),
+              "at most " + MAX_MILLIS + " (a day, memroute's longest timeout)"));
+      return false;
     }
   }
 
@@ -429,24 +561,22 @@ public final class TwemproxyConfig {
    * colons; what is left is the host, an IPv6 address included.
    */
   private static final class ServerLine {
-    final String address;
+    final String line;
+    final String address; // null for a unix socket
     final int weight;
     final String name; // null: the line names none
+    final String twemproxyName; // the name, else host:port (host alone for port 11211)
 
-    private ServerLine(String address, int weight, String name) {
+    private ServerLine(String line, String address, int weight, String name, String twemproxyName) {
+      this.line = line;
       this.address = address;
       this.weight = weight;
       this.name = name;
+      this.twemproxyName = twemproxyName;
     }
 
-    static ServerLine parse(String pool, String line) {
-      if (line.startsWith("/")) {
-        throw problem(
-            pool,
-            "servers",
-            line,
-            SERVER_FORMAT + "; a unix socket, which memroute does not connect to");
-      }
+    static ServerLine parse(String pool, String line, Problems cannot) {
+      boolean unix = line.startsWith("/");
       String rest = line;
       String name = null;
       int space = line.lastIndexOf(' ');
@@ -456,21 +586,36 @@ public final class TwemproxyConfig {
       }
       int weightColon = rest.lastIndexOf(':');
       int portColon = weightColon <= 0 ? -1 : rest.lastIndexOf(':', weightColon - 1);
-      if (portColon <= 0 || name != null && name.isEmpty()) {
+      // a unix socket's line is /path:weight, a colon in the path is one too many
+      boolean shape = unix ? weightColon > 0 && portColon < 0 : portColon > 0;
+      if (!shape || name != null && name.isEmpty()) {
         throw problem(pool, "servers", line, SERVER_FORMAT);
       }
-      String host = rest.substring(0, portColon);
-      int port = digits(rest.substring(portColon + 1, weightColon));
       int weight = digits(rest.substring(weightColon + 1));
-      if (port < 1 || port > 65535) {
-        throw problem(pool, "servers", line, SERVER_FORMAT + ", a port 1-65535");
-      }
       if (weight < 1) {
         throw problem(pool, "servers", line, SERVER_FORMAT + ", a weight of at least 1");
       }
+      if (unix) {
+        cannot.add(
+            problem(
+                pool,
+                "servers",
+                line,
+                SERVER_FORMAT + "; a unix socket, which memroute does not connect to"));
+        String path = rest.substring(0, weightColon);
+        return new ServerLine(line, null, weight, name, name != null ? name : path + ":");
+      }
+      String host = rest.substring(0, portColon);
+      int port = digits(rest.substring(portColon + 1, weightColon));
+      if (port < 1 || port > 65535) {
+        throw problem(pool, "servers", line, SERVER_FORMAT + ", a port 1-65535");
+      }
       // twemproxy hashes the host as written: an IPv6 address needs brackets only here
       boolean ipv6 = host.indexOf(':') >= 0 && !host.startsWith("[");
-      return new ServerLine((ipv6 ? "[" + host + "]" : host) + ":" + port, weight, name);
+      String address = (ipv6 ? "[" + host + "]" : host) + ":" + port;
+      String twemproxyName =
+          name != null ? name : port == BackendConfig.DEFAULT_PORT ? host : host + ":" + port;
+      return new ServerLine(line, address, weight, name, twemproxyName);
     }
   }
 
@@ -505,17 +650,6 @@ public final class TwemproxyConfig {
       n = n * 10 + (c - '0');
     }
     return n;
-  }
-
-  private static long millis(String pool, String key, int millis) {
-    if (millis > MAX_MILLIS) {
-      throw problem(
-          pool,
-          key,
-          Integer.toString(millis),
-          "at most " + MAX_MILLIS + " (a day, memroute's longest timeout)");
-    }
-    return millis;
   }
 
   private static boolean bool(String pool, String key, String value) {

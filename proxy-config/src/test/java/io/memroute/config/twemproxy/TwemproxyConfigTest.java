@@ -262,6 +262,74 @@ class TwemproxyConfigTest {
         .hasMessageContaining("missing.yml");
   }
 
+  /**
+   * A file as twemproxy's own example is laid out: Redis pools and memcached pools side by side,
+   * one of them on a unix socket with a weight memroute does not take.
+   */
+  private static final String MIXED =
+      String.join(
+          "\n",
+          "sessions:",
+          "  listen: 127.0.0.1:22121",
+          "  redis: true",
+          "  redis_auth: secret",
+          "  servers:",
+          "   - 10.0.0.9:6379:1",
+          "pages:",
+          "  listen: 127.0.0.1:22122",
+          "  timeout: 400",
+          "  servers:",
+          "   - 10.0.0.1:11211:1",
+          "   - 10.0.0.2:11211:1",
+          "local:",
+          "  listen: /tmp/local",
+          "  servers:",
+          "   - /var/run/memcached.sock:1",
+          "heavy:",
+          "  listen: 127.0.0.1:22123",
+          "  servers:",
+          "   - 10.0.0.1:11212:100000",
+          "   - 10.0.0.2:11212:1",
+          "");
+
+  @Test
+  void aPoolMemrouteCannotServeDoesNotHideTheOthers() {
+    TwemproxyConfig file = TwemproxyConfig.parse(MIXED);
+
+    assertThat(file.pools()).containsExactly("sessions", "pages", "local", "heavy");
+    assertThat(file.routerConfig("pages").backends()).hasSize(2);
+    assertThat(file.routerConfig("pages").backendDefaults().readTimeout())
+        .isEqualTo(Duration.ofMillis(400));
+    assertThatThrownBy(() -> file.routerConfig("sessions"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "pool 'sessions': redis: 'true' (expected: false; memroute speaks memcached's protocol"
+                + " only)");
+    assertThatThrownBy(() -> file.routerConfig("local"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "pool 'local': servers: '/var/run/memcached.sock:1' (expected: host:port:weight or"
+                + " host:port:weight name; a unix socket, which memroute does not connect to)");
+    assertThatThrownBy(() -> file.routerConfig("heavy"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "pool heavy: weight of 'heavy/10.0.0.1:11212': 100000.0 (expected: a whole number"
+                + " 1-10000");
+  }
+
+  @Test
+  void everyPoolMemrouteCanServeUnderOneRoute() {
+    TwemproxyConfig file = TwemproxyConfig.parse(MIXED);
+
+    assertThat(file.routerConfig(Routes.pool("pages")).pools()).containsOnlyKeys("pages");
+    assertThatThrownBy(() -> file.routerConfig(Routes.pool("sessions")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("route names unknown pool 'sessions'")
+        .hasMessageContaining(
+            "left out: pool 'sessions': redis: 'true' (expected: false; memroute speaks"
+                + " memcached's protocol only)");
+  }
+
   @Test
   void anUnknownPool() {
     assertThatThrownBy(() -> TwemproxyConfig.parse(EXAMPLE).routerConfig("omega"))
@@ -275,12 +343,24 @@ class TwemproxyConfigTest {
         .hasMessage(message);
   }
 
+  /** twemproxy takes the pool {@code p} of {@code yaml}, and memroute refuses it when asked for. */
+  private static void cannotServe(String yaml, String message) {
+    TwemproxyConfig file = TwemproxyConfig.parse(yaml);
+    assertThatThrownBy(() -> file.routerConfig("p"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(message);
+  }
+
   @Test
   void aRedisPoolIsRefused() {
-    refused(
+    cannotServe(
         pool("redis: true"),
         "pool 'p': redis: 'true' (expected: false; memroute speaks memcached's protocol only)");
     assertThat(options("redis: false")).isEqualTo(BackendOptions.defaults());
+    cannotServe(
+        pool("redis: true", "redis_auth: secret", "redis_db: 2"),
+        "pool 'p': redis: 'true' (expected: false; memroute speaks memcached's protocol only)");
+    // twemproxy takes redis_auth in a Redis pool only
     refused(
         pool("redis_auth: secret"),
         "pool 'p': redis_auth: 'secret' (expected: none; a Redis key, and memroute speaks"
@@ -293,9 +373,16 @@ class TwemproxyConfigTest {
 
   @Test
   void randomDistributionAndUnknownHashesAreRefused() {
-    assertThatThrownBy(() -> TwemproxyConfig.parse(pool("distribution: random")))
+    cannotServe(
+        pool("distribution: random"),
+        "pool 'p': distribution: 'random' (expected: ketama or modula;");
+    // twemproxy checks random's hash too
+    assertThatThrownBy(() -> TwemproxyConfig.parse(pool("distribution: random", "hash: sha1")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("pool 'p': distribution: 'random' (expected: ketama or modula;");
+        .hasMessageStartingWith("pool 'p': hash: 'sha1' (expected: one of one_at_a_time, md5,");
+    assertThatThrownBy(() -> TwemproxyConfig.parse(pool("distribution: jump")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("pool 'p': distribution: 'jump' (expected: ketama or modula");
     assertThatThrownBy(() -> TwemproxyConfig.parse(pool("hash: sha1")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("pool 'p': hash: 'sha1' (expected: one of one_at_a_time, md5,");
@@ -315,7 +402,7 @@ class TwemproxyConfigTest {
     refused(pool("timeout: 4s"), "pool 'p': timeout: '4s' (expected: a whole number 0-999999999)");
     refused(
         pool("backlog: lots"), "pool 'p': backlog: 'lots' (expected: a whole number 0-999999999)");
-    refused(
+    cannotServe(
         pool("timeout: 86400001"),
         "pool 'p': timeout: '86400001' (expected: at most 86400000 (a day, memroute's longest"
             + " timeout))");
@@ -325,7 +412,7 @@ class TwemproxyConfigTest {
 
   @Test
   void aFailureLimitMemrouteCannotKeep() {
-    refused(
+    cannotServe(
         pool("auto_eject_hosts: true", "server_failure_limit: 1002"),
         "pool 'p': server_failure_limit: '1002' (expected: 0-1001; memroute tolerates at most 1000"
             + " failures in a row)");
@@ -337,9 +424,8 @@ class TwemproxyConfigTest {
   void aHashTagOfTwoCharacters() {
     refused(
         pool("hash_tag: \"{\""), "pool 'p': hash_tag: '{' (expected: two characters, e.g. \"{}\")");
-    assertThatThrownBy(() -> TwemproxyConfig.parse(pool("hash_tag: \"{ \"")))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("pool 'p': hash_tag: '{ ': ");
+    // twemproxy takes it; no key holds a space, so memroute refuses it
+    cannotServe(pool("hash_tag: \"{ \""), "pool 'p': hash_tag: '{ ': ");
   }
 
   @Test
@@ -357,15 +443,19 @@ class TwemproxyConfigTest {
     refused(
         head + "10.0.0.1:70000:1\n",
         "pool 'p': servers: '10.0.0.1:70000:1' (expected: " + expected + ", a port 1-65535)");
-    refused(
+    cannotServe(
         head + "/var/run/memcached.sock:1\n",
         "pool 'p': servers: '/var/run/memcached.sock:1' (expected: "
             + expected
             + "; a unix socket, which memroute does not connect to)");
-    assertThatThrownBy(() -> TwemproxyConfig.parse(head + "10.0.0.1:11211:100000\n"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(
-            "weight of 'p/10.0.0.1:11211': 100000.0 (expected: a whole number 1-10000");
+    // a colon in a unix socket's path is one too many for twemproxy
+    refused(
+        head + "/var/run/a:b:1\n",
+        "pool 'p': servers: '/var/run/a:b:1' (expected: " + expected + ")");
+    // twemproxy takes weights over 10000
+    cannotServe(
+        head + "10.0.0.1:11211:100000\n",
+        "pool p: weight of 'p/10.0.0.1:11211': 100000.0 (expected: a whole number 1-10000");
   }
 
   @Test
@@ -386,18 +476,32 @@ class TwemproxyConfigTest {
 
   @Test
   void twoServersWithOneNameAreRefusedAsTwemproxyRefusesThem() {
-    assertThatThrownBy(
-            () ->
-                TwemproxyConfig.parse(
-                    "p:\n  servers:\n   - 10.0.0.1:11211:1 a\n   - 10.0.0.2:11211:1 a\n"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("duplicate backend 'p/a'");
-    assertThatThrownBy(
-            () ->
-                TwemproxyConfig.parse(
-                    "p:\n  servers:\n   - 10.0.0.1:11211:1 10.0.0.2\n   - 10.0.0.2:11211:1\n"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("have the same node name '10.0.0.2'");
+    String expected =
+        " (expected: each name once; a server's name is the name on its line, else its"
+            + " host:port, without the port when it is 11211)";
+    refused(
+        "p:\n  servers:\n   - 10.0.0.1:11211:1 a\n   - 10.0.0.2:11211:1 a\n",
+        "pool 'p': servers: '10.0.0.1:11211:1 a' and '10.0.0.2:11211:1 a' have the same name 'a'"
+            + expected);
+    refused(
+        "p:\n  servers:\n   - 10.0.0.1:11211:1 10.0.0.2\n   - 10.0.0.2:11211:1\n",
+        "pool 'p': servers: '10.0.0.1:11211:1 10.0.0.2' and '10.0.0.2:11211:1' have the same"
+            + " name '10.0.0.2'"
+            + expected);
+    refused(
+        "p:\n  servers:\n   - 10.0.0.1:11212:1\n   - 10.0.0.1:11212:2\n",
+        "pool 'p': servers: '10.0.0.1:11212:1' and '10.0.0.1:11212:2' have the same name"
+            + " '10.0.0.1:11212'"
+            + expected);
+  }
+
+  @Test
+  void oneAddressUnderTwoNamesIsTwoServersAsInTwemproxy() {
+    RouterConfig config =
+        TwemproxyConfig.parse("p:\n  servers:\n   - 10.0.0.1:11211:1 a\n   - 10.0.0.1:11211:1 b\n")
+            .routerConfig("p");
+
+    assertThat(config.backends().keySet()).containsExactlyInAnyOrder("p/a", "p/b");
   }
 
   @Test
