@@ -305,7 +305,6 @@ public final class TwemproxyConfig {
       int retryMillis = DEFAULT_RETRY_TIMEOUT_MS;
       boolean redis = false;
       String redisAuth = null;
-      String redisDb = null;
       Problems cannot = new Problems(name);
       BackendOptions.Builder options = BackendOptions.builder();
       for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
@@ -373,8 +372,7 @@ public final class TwemproxyConfig {
             redisAuth = v;
             break;
           case "redis_db":
-            number(name, key, v);
-            redisDb = v;
+            number(name, key, v); // twemproxy checks it, and a memcached pool ignores it
             break;
           case "listen":
             break; // the application is the client: nothing listens
@@ -395,10 +393,6 @@ public final class TwemproxyConfig {
         // twemproxy: "redis_auth: is only valid for a redis pool"
         throw problem(
             name, "redis_auth", redisAuth, "none; a Redis key, and memroute speaks memcached only");
-      }
-      if (!redis && redisDb != null) {
-        throw problem(
-            name, "redis_db", redisDb, "none; a Redis key, and memroute speaks memcached only");
       }
       if (redis) {
         cannot.add(

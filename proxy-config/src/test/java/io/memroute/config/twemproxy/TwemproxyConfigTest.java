@@ -331,6 +331,12 @@ class TwemproxyConfigTest {
   }
 
   @Test
+  void redisDbIsIgnoredInAMemcachedPoolAsTwemproxyIgnoresIt() {
+    assertThat(options("redis_db: 0")).isEqualTo(BackendOptions.defaults());
+    refused(pool("redis_db: x"), "pool 'p': redis_db: 'x' (expected: a whole number 0-999999999)");
+  }
+
+  @Test
   void anUnknownPool() {
     assertThatThrownBy(() -> TwemproxyConfig.parse(EXAMPLE).routerConfig("omega"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -365,10 +371,6 @@ class TwemproxyConfigTest {
         pool("redis_auth: secret"),
         "pool 'p': redis_auth: 'secret' (expected: none; a Redis key, and memroute speaks"
             + " memcached only)");
-    refused(
-        pool("redis_db: 1"),
-        "pool 'p': redis_db: '1' (expected: none; a Redis key, and memroute speaks memcached"
-            + " only)");
   }
 
   @Test
