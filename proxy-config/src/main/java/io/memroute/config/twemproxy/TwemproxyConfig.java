@@ -8,6 +8,7 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouterConfig;
 import java.io.IOException;
+import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +24,15 @@ import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.YAMLException;
+import org.yaml.snakeyaml.events.AliasEvent;
+import org.yaml.snakeyaml.events.CollectionStartEvent;
+import org.yaml.snakeyaml.events.DocumentEndEvent;
+import org.yaml.snakeyaml.events.DocumentStartEvent;
+import org.yaml.snakeyaml.events.Event;
+import org.yaml.snakeyaml.events.NodeEvent;
+import org.yaml.snakeyaml.events.ScalarEvent;
 import org.yaml.snakeyaml.representer.Representer;
 import org.yaml.snakeyaml.resolver.Resolver;
 
@@ -104,7 +113,9 @@ public final class TwemproxyConfig {
     Objects.requireNonNull(yaml, "yaml");
     Object document;
     try {
-      document = newYaml().load(yaml);
+      Yaml reader = newYaml();
+      refuseWhatNutcrackerRefuses(reader, yaml);
+      document = reader.load(yaml);
     } catch (YAMLException e) {
       throw new IllegalArgumentException("nutcracker.yml: not valid YAML: " + e.getMessage(), e);
     }
@@ -241,6 +252,44 @@ public final class TwemproxyConfig {
           }
         };
     return new Yaml(new SafeConstructor(loader), new Representer(dumper), dumper, loader, textOnly);
+  }
+
+  /**
+   * Refuses the YAML that nutcracker refuses before it reads a file (nc_conf.c, {@code
+   * conf_validate_tokens}): anchors, aliases, tags, flow collections and document markers. Checked
+   * on the parser's events, before any alias is expanded or any tag looked at.
+   */
+  private static void refuseWhatNutcrackerRefuses(Yaml reader, String yaml) {
+    for (Event e : reader.parse(new StringReader(yaml))) {
+      String found = null;
+      if (e instanceof AliasEvent) {
+        found = "an alias '*" + ((AliasEvent) e).getAnchor() + "'";
+      } else if (e instanceof NodeEvent && ((NodeEvent) e).getAnchor() != null) {
+        found = "an anchor '&" + ((NodeEvent) e).getAnchor() + "'";
+      } else if (e instanceof ScalarEvent && ((ScalarEvent) e).getTag() != null) {
+        found = "a tag '" + ((ScalarEvent) e).getTag() + "'";
+      } else if (e instanceof CollectionStartEvent && ((CollectionStartEvent) e).getTag() != null) {
+        found = "a tag '" + ((CollectionStartEvent) e).getTag() + "'";
+      } else if (e instanceof CollectionStartEvent && ((CollectionStartEvent) e).isFlow()) {
+        found = "a flow collection";
+      } else if (e instanceof DocumentStartEvent && ((DocumentStartEvent) e).getExplicit()) {
+        found = "a document marker '---'";
+      } else if (e instanceof DocumentEndEvent && ((DocumentEndEvent) e).getExplicit()) {
+        found = "a document marker '...'";
+      }
+      if (found != null) {
+        Mark at = e.getStartMark();
+        throw new IllegalArgumentException(
+            "nutcracker.yml: line "
+                + (at.getLine() + 1)
+                + ", column "
+                + (at.getColumn() + 1)
+                + ": "
+                + found
+                + " (expected: none; nutcracker takes no anchors, aliases, tags, flow collections"
+                + " or document markers)");
+      }
+    }
   }
 
   private static String describe(Object value) {

@@ -470,10 +470,6 @@ class TwemproxyConfigTest {
         "p:\n  servers: 10.0.0.1:11211:1\n",
         "pool 'p': servers: '10.0.0.1:11211:1' (expected: a list of host:port:weight or"
             + " host:port:weight name, at least one)");
-    refused(
-        "p:\n  servers: []\n",
-        "pool 'p': servers: a list (expected: a list of host:port:weight or host:port:weight name,"
-            + " at least one)");
   }
 
   @Test
@@ -512,11 +508,50 @@ class TwemproxyConfigTest {
     refused(
         "- a\n- b\n", "nutcracker.yml: a list (expected: a mapping of pool names to their keys)");
     refused("p: 3\n", "pool 'p': '3' (expected: a mapping of its keys)");
-    refused("p:\n  timeout: [1, 2]\n", "pool 'p': timeout: a list (expected: a single value)");
-    refused("{}", "nutcracker.yml: no pools (expected: at least one)");
-    assertThatThrownBy(() -> TwemproxyConfig.parse("p: [\n"))
+    refused(
+        "p:\n  timeout:\n   - 1\n   - 2\n", "pool 'p': timeout: a list (expected: a single value)");
+    refused(
+        "{}",
+        "nutcracker.yml: line 1, column 1: a flow collection (expected: none; nutcracker takes no"
+            + " anchors, aliases, tags, flow collections or document markers)");
+    assertThatThrownBy(() -> TwemproxyConfig.parse("p: \"unclosed\n"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("nutcracker.yml: not valid YAML: ");
+  }
+
+  @Test
+  void yamlNutcrackerRefusesIsRefused() {
+    String expected =
+        " (expected: none; nutcracker takes no anchors, aliases, tags, flow collections or"
+            + " document markers)";
+    refused(
+        "base: &b\n  servers:\n   - 10.0.0.1:11211:1\np:\n  <<: *b\n",
+        "nutcracker.yml: line 1, column 7: an anchor '&b'" + expected);
+    refused(
+        "p:\n  timeout: !!int 400\n  servers:\n   - 10.0.0.1:11211:1\n",
+        "nutcracker.yml: line 2, column 12: a tag 'tag:yaml.org,2002:int'" + expected);
+    refused(
+        "p:\n  servers: [10.0.0.1:11211:1]\n",
+        "nutcracker.yml: line 2, column 12: a flow collection" + expected);
+    refused(
+        "---\np:\n  servers:\n   - 10.0.0.1:11211:1\n",
+        "nutcracker.yml: line 1, column 1: a document marker '---'" + expected);
+    // no class is made from a tag, and an alias is never expanded
+    refused(
+        "p:\n  servers:\n   - !!javax.script.ScriptEngineManager [!!java.net.URLClassLoader"
+            + " [[!!java.net.URL [\"http://localhost/\"]]]]\n",
+        "nutcracker.yml: line 3, column 6: a tag"
+            + " 'tag:yaml.org,2002:javax.script.ScriptEngineManager'"
+            + expected);
+    StringBuilder laughs = new StringBuilder("a: &a [x, x, x, x, x, x, x, x, x]\n");
+    for (char c = 'b'; c <= 'j'; c++) {
+      laughs.append(c).append(": &").append(c).append(" [");
+      for (int i = 0; i < 9; i++) {
+        laughs.append(i == 0 ? "" : ", ").append('*').append((char) (c - 1));
+      }
+      laughs.append("]\n");
+    }
+    refused(laughs.toString(), "nutcracker.yml: line 1, column 4: an anchor '&a'" + expected);
   }
 
   @Test
