@@ -46,12 +46,12 @@ import java.util.Objects;
  *
  * <p><b>Failures.</b> A lookup that fails, times out or answers no addresses never empties the
  * pool: it keeps its members, the failure is logged, {@linkplain Listener#onFailure heard} and
- * counted ({@link MemcacheRouter#stats()}, {@link MemcacheRouter#metrics()}), and the next interval
- * tries again. At {@link MemcacheRouter.Builder#build()} the name is resolved once, on the caller's
- * thread: if that fails, the pool starts with the backends the configuration gives it (for example
- * the DNS name itself as one backend, which connects to one address until discovery succeeds), and
- * without such a pool {@code build()} throws, since a router with no servers could only fail every
- * request.
+ * counted ({@link MemcacheRouter#stats()}, {@link MemrouteMetrics#of(MemcacheRouter)}), and the
+ * next interval tries again. At {@link MemcacheRouter.Builder#build()} the name is resolved once,
+ * on the caller's thread: if that fails, the pool starts with the backends the configuration gives
+ * it (for example the DNS name itself as one backend, which connects to one address until discovery
+ * succeeds), and without such a pool {@code build()} throws, since a router with no servers could
+ * only fail every request.
  *
  * <p><b>Caching.</b> The default resolver, {@link InetAddress#getAllByName}, answers from the JVM's
  * cache for {@code networkaddress.cache.ttl} seconds (a security property; 30 by default), so a

@@ -45,6 +45,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,9 +91,10 @@ public final class MemcacheRouter implements AutoCloseable {
   private final Duration shutdownTimeout;
   private final String name; // null: unnamed
   private final LeasedLoads loads; // getOrLoad's reads in flight and counts
-  // one binder of each kind, made on first use: each keeps a reconfigure listener for good
-  private volatile MemrouteMetrics metrics;
-  private volatile MemrouteMetrics summedMetrics;
+  // one Micrometer binder (MemrouteMetrics) of each kind, made on first use: each keeps a
+  // reconfigure listener for good. Typed Object: see metricsBinder
+  private volatile Object metrics;
+  private volatile Object summedMetrics;
 
   private MemcacheRouter(
       RouterEngine engine,
@@ -630,25 +632,15 @@ public final class MemcacheRouter implements AutoCloseable {
   }
 
   /**
-   * Returns the Micrometer binder for this router's metrics, with per-backend tags; the same one on
-   * every call (see {@link #metrics(boolean)}).
+   * Returns the router's Micrometer binder of this kind, made by {@code create} on first use from
+   * the router's other binder ({@code null} if it has none yet); {@link
+   * MemrouteMetrics#of(MemcacheRouter, boolean)} is the public way. Typed {@code Object}, as are
+   * the fields, because micrometer-core is optional: frameworks read the types of every member of a
+   * bean's class (Spring's {@code getDeclaredMethods()}), and a {@code MemrouteMetrics} among them
+   * would fail them with {@code NoClassDefFoundError} without Micrometer.
    */
-  public MemrouteMetrics metrics() {
-    return metrics(true);
-  }
-
-  /**
-   * Returns the Micrometer binder for this router's metrics ({@code
-   * router.metrics(false).bindTo(registry)}); needs micrometer-core on the class path. There is one
-   * binder per router and value of {@code perBackendTags}, created on first use: every call returns
-   * it, so calling this often (per scrape, per request) costs nothing, and it may be bound to
-   * several registries.
-   *
-   * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
-   *     backends) or are summed over backends
-   */
-  public MemrouteMetrics metrics(boolean perBackendTags) {
-    MemrouteMetrics m = perBackendTags ? metrics : summedMetrics;
+  Object metricsBinder(boolean perBackendTags, UnaryOperator<Object> create) {
+    Object m = perBackendTags ? metrics : summedMetrics;
     if (m != null) {
       return m;
     }
@@ -656,14 +648,7 @@ public final class MemcacheRouter implements AutoCloseable {
       // a binder per call would add a reconfigure listener per call, never removed
       m = perBackendTags ? metrics : summedMetrics;
       if (m == null) {
-        m =
-            new MemrouteMetrics(
-                engine,
-                discovery,
-                loads,
-                perBackendTags,
-                name,
-                perBackendTags ? summedMetrics : metrics);
+        m = create.apply(perBackendTags ? summedMetrics : metrics);
         if (perBackendTags) {
           metrics = m;
         } else {
@@ -672,6 +657,26 @@ public final class MemcacheRouter implements AutoCloseable {
       }
       return m;
     }
+  }
+
+  /** The engine whose counters the metrics read. */
+  RouterEngine engine() {
+    return engine;
+  }
+
+  /** The discovered pools, {@code null} if no pool follows DNS. */
+  DnsWatcher discovery() {
+    return discovery;
+  }
+
+  /** getOrLoad's counts. */
+  LeasedLoads loads() {
+    return loads;
+  }
+
+  /** The router's name ({@link Builder#name(String)}), {@code null} if unnamed. */
+  String name() {
+    return name;
   }
 
   /**

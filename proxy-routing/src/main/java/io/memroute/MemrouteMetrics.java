@@ -30,9 +30,14 @@ import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
 /**
- * Binds a router's metrics to a Micrometer registry. Every meter reads counters the router keeps
- * anyway (function timers, function counters, gauges), so metrics cost the request path no lock and
- * no allocation.
+ * Binds a router's metrics to a Micrometer registry: {@code
+ * MemrouteMetrics.of(router).bindTo(registry)}. Every meter reads counters the router keeps anyway
+ * (function timers, function counters, gauges), so metrics cost the request path no lock and no
+ * allocation.
+ *
+ * <p>Needs micrometer-core on the class path, which memroute declares optional: this class is the
+ * only one that names Micrometer, and {@link MemcacheRouter} does not name this class, so an
+ * application without Micrometer (and frameworks introspecting its router bean) never loads it.
  *
  * <table>
  *   <caption>Meters</caption>
@@ -68,13 +73,13 @@ import java.util.function.ToLongFunction;
  * </table>
  *
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
- * the number of backends, never with traffic. Turn them off ({@link
- * MemcacheRouter#metrics(boolean)}) to sum over backends. After a reconfiguration, meters of new
- * backends are added and those of removed backends removed. Summed counters and timers keep what
- * removed backends counted, so they never go back; summed gauges cover the configured backends.
- * Closing the router removes the meters its binders registered.
+ * the number of backends, never with traffic. Turn them off ({@link #of(MemcacheRouter, boolean)
+ * of(router, false)}) to sum over backends. After a reconfiguration, meters of new backends are
+ * added and those of removed backends removed. Summed counters and timers keep what removed
+ * backends counted, so they never go back; summed gauges cover the configured backends. Closing the
+ * router removes the meters its binders registered.
  *
- * <p>A router has one binder of each kind: {@link MemcacheRouter#metrics()} returns the same one on
+ * <p>A router has one binder of each kind: {@link #of(MemcacheRouter)} returns the same one on
  * every call. It may be bound to several registries, and both kinds to one registry.
  *
  * <p>Several routers bound to one registry need distinct {@linkplain
@@ -108,11 +113,46 @@ public final class MemrouteMetrics implements MeterBinder {
   }
 
   /**
+   * Returns the binder of {@code router}'s metrics with per-backend tags: the same one on every
+   * call (see {@link #of(MemcacheRouter, boolean)}).
+   *
+   * @throws NullPointerException if {@code router} is null
+   */
+  public static MemrouteMetrics of(MemcacheRouter router) {
+    return of(router, true);
+  }
+
+  /**
+   * Returns the binder of {@code router}'s metrics ({@code MemrouteMetrics.of(router,
+   * false).bindTo(registry)}). There is one binder per router and value of {@code perBackendTags},
+   * created on first use: every call returns it, so calling this often (per scrape, per request)
+   * costs nothing, and it may be bound to several registries.
+   *
+   * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
+   *     backends) or are summed over backends
+   * @throws NullPointerException if {@code router} is null
+   */
+  public static MemrouteMetrics of(MemcacheRouter router, boolean perBackendTags) {
+    Objects.requireNonNull(router, "router");
+    return (MemrouteMetrics)
+        router.metricsBinder(
+            perBackendTags,
+            sibling ->
+                new MemrouteMetrics(
+                    router.engine(),
+                    router.discovery(),
+                    router.loads(),
+                    perBackendTags,
+                    router.name(),
+                    (MemrouteMetrics) sibling));
+  }
+
+  /**
    * @param discovery the router's discovered pools, {@code null} if it has none
    * @param loads the router's getOrLoad counts
    * @param sibling the router's other binder, {@code null} if it has none yet
    */
-  MemrouteMetrics(
+  private MemrouteMetrics(
       RouterEngine engine,
       DnsWatcher discovery,
       LeasedLoads loads,

@@ -147,7 +147,7 @@ class DnsDiscoveryMetricsTest {
         MemcacheRouter.builder().eventLoopThreads(1).servers("127.0.0.1:" + PORT).build()) {
       assertThat(router.stats().asMap().keySet()).noneMatch(k -> k.startsWith("dns:"));
       MeterRegistry registry = new SimpleMeterRegistry();
-      router.metrics().bindTo(registry);
+      MemrouteMetrics.of(router).bindTo(registry);
       assertThat(registry.getMeters())
           .isNotEmpty()
           .noneMatch(m -> m.getId().getName().startsWith("memroute.discovery."));
@@ -165,8 +165,8 @@ class DnsDiscoveryMetricsTest {
                 .discover(discovery("a"))
                 .discover(discovery("b")));
     MeterRegistry registry = new SimpleMeterRegistry();
-    router.metrics().bindTo(registry);
-    router.metrics(false).bindTo(registry); // the router's other binder shares them
+    MemrouteMetrics.of(router).bindTo(registry);
+    MemrouteMetrics.of(router, false).bindTo(registry); // the router's other binder shares them
 
     answer.set(new UnknownHostException("memcached.test"));
     tick();

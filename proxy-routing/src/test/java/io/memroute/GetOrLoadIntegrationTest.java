@@ -121,7 +121,7 @@ class GetOrLoadIntegrationTest {
   void manyCallersOnSeveralHostsMissingAColdKeyCauseOneLoad() throws Exception {
     List<MemcacheRouter> hosts = List.of(router("a"), router("b"), router("c"));
     MeterRegistry registry = new SimpleMeterRegistry();
-    hosts.get(0).metrics().bindTo(registry);
+    MemrouteMetrics.of(hosts.get(0)).bindTo(registry);
     AtomicInteger winner = new AtomicInteger(-1);
     List<Function<String, CompletionStage<byte[]>>> loaders = new ArrayList<>();
     for (int i = 0; i < hosts.size(); i++) {
@@ -213,7 +213,7 @@ class GetOrLoadIntegrationTest {
   void aFailedEarlyReloadIsCountedAndLeavesTheValue() throws Exception {
     MemcacheRouter a = router("a");
     MeterRegistry registry = new SimpleMeterRegistry();
-    a.metrics().bindTo(registry);
+    MemrouteMetrics.of(a).bindTo(registry);
     assertThat(await(a.set("k", b("old"), 10))).isTrue();
     LoadOptions recache = PATIENT.toBuilder().recacheWindow(Duration.ofSeconds(30)).build();
 

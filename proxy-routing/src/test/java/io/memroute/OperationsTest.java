@@ -79,9 +79,9 @@ class OperationsTest {
     try (MemcacheRouter router = router(2)) {
       router.ready().get(10, TimeUnit.SECONDS);
       MeterRegistry registry = new SimpleMeterRegistry();
-      router.metrics().bindTo(registry);
+      MemrouteMetrics.of(router).bindTo(registry);
       MeterRegistry summed = new SimpleMeterRegistry();
-      router.metrics(false).bindTo(summed);
+      MemrouteMetrics.of(router, false).bindTo(summed);
       for (int i = 0; i < 10; i++) {
         router.get("miss" + i).get(5, TimeUnit.SECONDS);
       }
@@ -138,21 +138,24 @@ class OperationsTest {
   }
 
   /**
-   * metrics() returns one binder per router (and one for metrics(false)): it used to make a new one
-   * per call, each adding a reconfigure listener never removed, so an application calling it per
-   * scrape or per request leaked. The one binder serves several registries.
+   * MemrouteMetrics.of(router) returns one binder per router (and one for of(router, false)): the
+   * router's metrics() it replaces used to make a new one per call, each adding a reconfigure
+   * listener never removed, so an application calling it per scrape or per request leaked. The one
+   * binder serves several registries.
    */
   @Test
   void metricsIsOneBinderPerRouter() throws Exception {
     try (MemcacheRouter router = router(1)) {
-      MemrouteMetrics perBackend = router.metrics();
-      assertThat(router.metrics()).isSameAs(perBackend);
-      assertThat(router.metrics(true)).isSameAs(perBackend);
-      assertThat(router.metrics(false)).isSameAs(router.metrics(false)).isNotSameAs(perBackend);
+      MemrouteMetrics perBackend = MemrouteMetrics.of(router);
+      assertThat(MemrouteMetrics.of(router)).isSameAs(perBackend);
+      assertThat(MemrouteMetrics.of(router, true)).isSameAs(perBackend);
+      assertThat(MemrouteMetrics.of(router, false))
+          .isSameAs(MemrouteMetrics.of(router, false))
+          .isNotSameAs(perBackend);
       MeterRegistry a = new SimpleMeterRegistry();
       MeterRegistry b = new SimpleMeterRegistry();
-      router.metrics().bindTo(a);
-      router.metrics().bindTo(b);
+      MemrouteMetrics.of(router).bindTo(a);
+      MemrouteMetrics.of(router).bindTo(b);
       router.reconfigure(config(memcached.addresses(), 2, Duration.ofSeconds(3)));
       assertThat(a.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNotNull();
       assertThat(b.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNotNull();
@@ -172,19 +175,20 @@ class OperationsTest {
     try (MemcacheRouter first = router(2);
         MemcacheRouter second = router(2)) {
       first.ready().get(10, TimeUnit.SECONDS);
-      first.metrics().bindTo(registry);
-      first.metrics().bindTo(registry); // bound again, and its other binder: the same router
-      first.metrics(false).bindTo(registry);
+      MemrouteMetrics.of(first).bindTo(registry);
+      MemrouteMetrics.of(first)
+          .bindTo(registry); // bound again, and its other binder: the same router
+      MemrouteMetrics.of(first, false).bindTo(registry);
       List<Meter.Id> firsts = registry.getMeters().stream().map(Meter::getId).toList();
       assertThat(firsts).isNotEmpty();
       String refused =
           "name: none, the same as another router's bound to this registry (expected: a distinct"
               + " MemcacheRouter.builder().name(...) for each router on one registry, or the other"
               + " router closed first: their meters would mix)";
-      assertThatThrownBy(() -> second.metrics().bindTo(registry))
+      assertThatThrownBy(() -> MemrouteMetrics.of(second).bindTo(registry))
           .isInstanceOf(IllegalStateException.class)
           .hasMessage(refused);
-      assertThatThrownBy(() -> second.metrics(false).bindTo(registry))
+      assertThatThrownBy(() -> MemrouteMetrics.of(second, false).bindTo(registry))
           .isInstanceOf(IllegalStateException.class)
           .hasMessage(refused);
       assertThat(registry.getMeters())
@@ -199,7 +203,7 @@ class OperationsTest {
 
       first.close();
       assertThat(registry.getMeters()).isEmpty();
-      second.metrics().bindTo(registry);
+      MemrouteMetrics.of(second).bindTo(registry);
       second.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
       assertThat(backendRequests(registry, "set")).isEqualTo(1);
       assertThat(registry.find("memroute.backend.state").tag("backend", "mc1").gauge()).isNull();
@@ -208,11 +212,11 @@ class OperationsTest {
         MemcacheRouter b = named("sessions", 1);
         MemcacheRouter c = named("pages", 1)) {
       MeterRegistry shared = new SimpleMeterRegistry();
-      a.metrics(false).bindTo(shared);
-      assertThatThrownBy(() -> b.metrics().bindTo(shared))
+      MemrouteMetrics.of(a, false).bindTo(shared);
+      assertThatThrownBy(() -> MemrouteMetrics.of(b).bindTo(shared))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageStartingWith("name: 'sessions', the same as another router's bound");
-      c.metrics().bindTo(shared);
+      MemrouteMetrics.of(c).bindTo(shared);
       assertThat(shared.find("memroute.active.requests").gauges()).hasSize(2);
     }
   }
@@ -227,7 +231,7 @@ class OperationsTest {
       MeterRegistry registry = new SimpleMeterRegistry();
       Gauge theirs =
           Gauge.builder("memroute.backend.state", () -> 7).tag("backend", "mc1").register(registry);
-      router.metrics().bindTo(registry);
+      MemrouteMetrics.of(router).bindTo(registry);
       router.reconfigure(config(memcached.addresses(), 1, Duration.ofSeconds(3)));
       assertThat(registry.find("memroute.backend.state").tag("backend", "mc1").gauge())
           .isSameAs(theirs);
@@ -254,9 +258,9 @@ class OperationsTest {
     try (MemcacheRouter a = named("sessions", 2);
         MemcacheRouter b = named("pages", 2)) {
       MeterRegistry registry = new SimpleMeterRegistry();
-      a.metrics().bindTo(registry);
-      b.metrics().bindTo(registry);
-      a.metrics(false).bindTo(registry);
+      MemrouteMetrics.of(a).bindTo(registry);
+      MemrouteMetrics.of(b).bindTo(registry);
+      MemrouteMetrics.of(a, false).bindTo(registry);
 
       a.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
       a.set("k", new byte[] {2}, 0).get(5, TimeUnit.SECONDS);
@@ -305,18 +309,18 @@ class OperationsTest {
     MeterRegistry summed = new SimpleMeterRegistry();
     MemcacheRouter old = router(1);
     old.ready().get(10, TimeUnit.SECONDS);
-    old.metrics().bindTo(registry);
-    old.metrics(false).bindTo(summed);
+    MemrouteMetrics.of(old).bindTo(registry);
+    MemrouteMetrics.of(old, false).bindTo(summed);
     old.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
     old.close();
     assertThat(registry.find("memroute.backend.state").gauge()).isNull();
     assertThat(summed.find("memroute.requests").functionTimer()).isNull();
-    old.metrics().bindTo(registry); // a closed router registers nothing
+    MemrouteMetrics.of(old).bindTo(registry); // a closed router registers nothing
     assertThat(registry.getMeters()).isEmpty();
     try (MemcacheRouter next = router(1)) {
       next.ready().get(10, TimeUnit.SECONDS);
-      next.metrics().bindTo(registry);
-      next.metrics(false).bindTo(summed);
+      MemrouteMetrics.of(next).bindTo(registry);
+      MemrouteMetrics.of(next, false).bindTo(summed);
       for (int i = 0; i < 3; i++) {
         next.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
       }
@@ -341,7 +345,7 @@ class OperationsTest {
                 .build()) {
       router.ready().get(5, TimeUnit.SECONDS);
       MeterRegistry registry = new SimpleMeterRegistry();
-      router.metrics(false).bindTo(registry);
+      MemrouteMetrics.of(router, false).bindTo(registry);
       server.faultNext(1, Fault.reply("STORED\r\n"));
       assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class);
@@ -395,7 +399,7 @@ class OperationsTest {
                 .build()) {
       router.ready().get(10, TimeUnit.SECONDS);
       MeterRegistry summed = new SimpleMeterRegistry();
-      router.metrics(false).bindTo(summed);
+      MemrouteMetrics.of(router, false).bindTo(summed);
       int onFlaky = 0;
       String flakyKey = null;
       for (int i = 0; i < 20; i++) {
@@ -516,7 +520,7 @@ class OperationsTest {
       try (MemcacheRouter router = MemcacheRouter.builder().config(config).build()) {
         router.ready().get(5, TimeUnit.SECONDS);
         MeterRegistry registry = new SimpleMeterRegistry();
-        router.metrics(false).bindTo(registry);
+        MemrouteMetrics.of(router, false).bindTo(registry);
         dead.faultWhen(line -> line.startsWith("get"), Fault.serverError("busy"));
         for (int i = 0; i < 3; i++) {
           assertThat(router.get("k" + i).get(5, TimeUnit.SECONDS))

@@ -44,9 +44,12 @@ class PublicApiInputTest {
     assertThatNullPointerException()
         .isThrownBy(() -> MemcacheRouter.builder().servers((List<String>) null))
         .withMessage("servers");
+    assertThatNullPointerException()
+        .isThrownBy(() -> MemrouteMetrics.of(null, false))
+        .withMessage("router");
     try (MemcacheRouter router = builder().build()) {
       assertThatNullPointerException()
-          .isThrownBy(() -> router.metrics().bindTo(null))
+          .isThrownBy(() -> MemrouteMetrics.of(router).bindTo(null))
           .withMessage("registry");
     }
   }

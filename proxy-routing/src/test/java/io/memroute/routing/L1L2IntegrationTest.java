@@ -6,6 +6,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.MemrouteMetrics;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -76,7 +77,7 @@ class L1L2IntegrationTest {
     assertThat(await(l1.set("c", bytes("near-c"), 0, 0))).isTrue();
     MemcacheRouter router = router(twoLevel());
     MeterRegistry registry = new SimpleMeterRegistry();
-    router.metrics().bindTo(registry);
+    MemrouteMetrics.of(router).bindTo(registry);
 
     Map<String, byte[]> got = await(router.getMulti(List.of("a", "b", "c")));
 
@@ -134,7 +135,7 @@ class L1L2IntegrationTest {
   void aMissLeavesTheSentinelInL1AndEveryThirdSentinelHitReadsL2Again() throws Exception {
     MemcacheRouter router = router(twoLevel());
     MeterRegistry registry = new SimpleMeterRegistry();
-    router.metrics().bindTo(registry);
+    MemrouteMetrics.of(router).bindTo(registry);
 
     assertThat(await(router.get("k"))).isNull();
 

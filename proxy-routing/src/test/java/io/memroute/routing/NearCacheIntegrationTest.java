@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.MemrouteMetrics;
 import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
@@ -73,7 +74,7 @@ class NearCacheIntegrationTest {
     assertThat(await(other.set("hot", bytes("value"), 0))).isTrue();
     MemcacheRouter router = router(Routes.nearCache()); // kept on the third read, for 1 s
     MeterRegistry registry = new SimpleMeterRegistry();
-    router.metrics().bindTo(registry);
+    MemrouteMetrics.of(router).bindTo(registry);
     long before = getsReachingMemcached();
 
     for (int i = 0; i < 100; i++) {

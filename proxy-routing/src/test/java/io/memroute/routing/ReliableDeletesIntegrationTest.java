@@ -5,6 +5,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.MemrouteMetrics;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
@@ -107,7 +108,7 @@ class ReliableDeletesIntegrationTest {
   void aDeleteMadeWhileTheServerIsDownRemovesTheValueItKeptOnceItIsBack() throws Exception {
     MemcacheRouter router = router();
     MeterRegistry registry = new SimpleMeterRegistry();
-    router.metrics().bindTo(registry);
+    MemrouteMetrics.of(router).bindTo(registry);
     assertThat(await(router.set("user:1", "v1".getBytes(UTF_8), 0))).isTrue();
 
     server.kill();

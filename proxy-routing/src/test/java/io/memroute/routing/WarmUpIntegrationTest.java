@@ -6,6 +6,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.MemrouteMetrics;
 import io.memroute.core.Command;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
@@ -120,7 +121,7 @@ class WarmUpIntegrationTest {
     ColdAdds adds = new ColdAdds(2, false);
     MemcacheRouter router = router(Routes.warmUp(adds, Routes.pool("warm")));
     MeterRegistry registry = new SimpleMeterRegistry();
-    router.metrics().bindTo(registry);
+    MemrouteMetrics.of(router).bindTo(registry);
 
     Map<String, byte[]> got = await(router.getMulti(List.of("a", "b", "c", "d")));
 

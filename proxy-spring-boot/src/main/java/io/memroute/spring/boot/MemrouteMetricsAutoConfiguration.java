@@ -1,6 +1,7 @@
 package io.memroute.spring.boot;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.MemrouteMetrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -22,10 +23,10 @@ public class MemrouteMetricsAutoConfiguration {
   /** Creates the auto-configuration (Spring does). */
   public MemrouteMetricsAutoConfiguration() {}
 
-  /** The router's binder: the same one the router hands out on every call. */
+  /** The router's binder: the same one {@link MemrouteMetrics#of} returns on every call. */
   @Bean
   @ConditionalOnMissingBean(name = "memrouteMetrics")
   public MeterBinder memrouteMetrics(MemcacheRouter router, MemrouteProperties properties) {
-    return router.metrics(properties.perBackendMetrics());
+    return MemrouteMetrics.of(router, properties.perBackendMetrics());
   }
 }

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.MemrouteMetrics;
 import io.memroute.core.BackendListener;
 import io.memroute.core.BackendState;
 import io.memroute.core.FailureReason;
@@ -49,7 +50,7 @@ class MemrouteAutoConfigurationTest {
               assertThat(router.set("k", "v".getBytes(UTF_8), 0).get(5, TimeUnit.SECONDS)).isTrue();
               assertThat(router.get("k").get(5, TimeUnit.SECONDS)).isEqualTo("v".getBytes(UTF_8));
               assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
-                  .isSameAs(router.metrics(true));
+                  .isSameAs(MemrouteMetrics.of(router, true));
             });
   }
 
@@ -227,7 +228,7 @@ class MemrouteAutoConfigurationTest {
               assertThat(context).hasNotFailed().hasSingleBean(MemcacheRouter.class);
               MemcacheRouter router = context.getBean(MemcacheRouter.class);
               assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
-                  .isSameAs(router.metrics(true));
+                  .isSameAs(MemrouteMetrics.of(router, true));
             });
   }
 
@@ -242,7 +243,7 @@ class MemrouteAutoConfigurationTest {
               MemcacheRouter router = context.getBean(MemcacheRouter.class);
               assertThat(router.config().backends()).containsOnlyKeys(memcached.addresses().get(1));
               assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
-                  .isSameAs(router.metrics(true));
+                  .isSameAs(MemrouteMetrics.of(router, true));
             });
   }
 }
