@@ -14,8 +14,8 @@
  *   <li>{@link io.memroute.testkit.FaultServer} with {@link io.memroute.testkit.Fault} — a
  *       scriptable server that delays, hangs, drips, truncates or garbles replies and refuses or
  *       resets connections, for resilience tests.
- *   <li>{@link io.memroute.testkit.IsolatedClassPath} — the test's class path without some jars,
- *       in a class loader of its own, to prove classes load, introspect and run without optional
+ *   <li>{@link io.memroute.testkit.IsolatedClassPath} — the test's class path without some jars, in
+ *       a class loader of its own, to prove classes load, introspect and run without optional
  *       dependencies.
  * </ul>
  *
