@@ -1,31 +1,35 @@
 package io.memroute.spring.boot;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.testkit.IsolatedClassPath;
+import io.memroute.testkit.MemcachedExtension;
 import java.io.File;
-import java.lang.reflect.Method;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
-import org.springframework.util.ReflectionUtils;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /**
- * Why the module brings Micrometer although proxy-routing declares it optional: an application
- * without it cannot have a router bean. {@link MemcacheRouter#metrics()} returns a {@code
- * MeterBinder}, and Spring introspects the methods of every bean's class. Shown with the test's
- * class path without Micrometer's jars, in a class loader of its own ({@code FilteredClassLoader}
- * cannot show it: memroute's classes would still come from the test's class loader, which has
- * Micrometer).
+ * Micrometer is optional here as in proxy-routing: a Spring Boot application without it starts,
+ * with the router bean from the properties and no meter binder. Shown with the test's class path
+ * without Micrometer's jars, in a class loader of its own ({@code FilteredClassLoader} cannot show
+ * it: memroute's classes would still come from the test's class loader, which has Micrometer).
  */
 class WithoutMicrometerTest {
+  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
+
   @Test
-  void theModuleDependsOnMicrometer() throws Exception {
+  void micrometerIsOptional() throws Exception {
     Element pom =
         DocumentBuilderFactory.newInstance()
             .newDocumentBuilder()
@@ -39,7 +43,7 @@ class WithoutMicrometerTest {
         micrometer.add(text(d, "scope") + "/" + text(d, "optional"));
       }
     }
-    assertThat(micrometer).as("micrometer-core's scope/optional").containsExactly("/");
+    assertThat(micrometer).as("micrometer-core's scope/optional").containsExactly("/true");
   }
 
   private static String text(Element parent, String child) {
@@ -48,49 +52,52 @@ class WithoutMicrometerTest {
   }
 
   @Test
-  void withoutItSpringCannotIntrospectTheRouter() throws Exception {
-    List<URL> urls = new ArrayList<>();
-    for (String entry : testClassPath().split(File.pathSeparator)) {
-      if (!entry.isEmpty() && !entry.contains("micrometer")) {
-        urls.add(new File(entry).toURI().toURL());
-      }
-    }
-    try (URLClassLoader noMicrometer =
-        new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
-      assertThat(noMicrometer.getResource("io/micrometer/core/instrument/binder/MeterBinder.class"))
+  void anApplicationWithoutItStartsWithTheRouterAndNoBinder() throws Exception {
+    try (IsolatedClassPath noMicrometer = IsolatedClassPath.without("micrometer-")) {
+      assertThat(
+              noMicrometer
+                  .loader()
+                  .getResource("io/micrometer/core/instrument/binder/MeterBinder.class"))
           .isNull();
-      Method run = noMicrometer.loadClass(Introspection.class.getName()).getMethod("run");
-      assertThat(run.invoke(null))
-          .asString()
-          .contains("Failed to introspect Class [io.memroute.MemcacheRouter]")
-          .contains("NoClassDefFoundError: io/micrometer/core/instrument/binder/MeterBinder");
-    }
-  }
+      Object result =
+          noMicrometer
+              .loader()
+              .loadClass(BootApp.class.getName())
+              .getMethod("run", String.class)
+              .invoke(null, memcached.addresses().get(0));
 
-  /** The test's class path as surefire passes it (its own is a manifest-only jar). */
-  private static String testClassPath() {
-    String path = System.getProperty("surefire.test.class.path");
-    return path != null ? path : System.getProperty("java.class.path");
+      assertThat(result).isEqualTo("routers=1 memrouteMetrics=false value=v");
+    }
   }
 
   /** Runs in the class loader without Micrometer: only strings cross it. */
-  public static final class Introspection {
-    private Introspection() {}
+  public static final class BootApp {
+    private BootApp() {}
 
     /**
-     * Introspects the router's class as Spring does with every bean's (the post-processors of
-     * {@code @Autowired} and {@code @PreDestroy}); answers the failure, with its causes.
+     * Starts {@link TestApplication} (every auto-configuration on the class path) over {@code
+     * server}; sets and gets a key through the router bean.
      */
-    public static String run() {
-      try {
-        ReflectionUtils.getDeclaredMethods(MemcacheRouter.class);
-        return "introspected";
-      } catch (RuntimeException e) {
-        StringBuilder causes = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-          causes.append(t).append('\n');
-        }
-        return causes.toString();
+    public static String run(String server) throws Exception {
+      Thread thread = Thread.currentThread();
+      ClassLoader previous = thread.getContextClassLoader();
+      // Spring loads auto-configurations and factories through the context class loader
+      thread.setContextClassLoader(BootApp.class.getClassLoader());
+      try (ConfigurableApplicationContext context =
+          new SpringApplicationBuilder(TestApplication.class)
+              .web(WebApplicationType.NONE)
+              .run("--memroute.servers=" + server, "--memroute.transport=nio")) {
+        MemcacheRouter router = context.getBean(MemcacheRouter.class);
+        router.set("without-micrometer", "v".getBytes(UTF_8), 0).get(10, TimeUnit.SECONDS);
+        byte[] value = router.get("without-micrometer").get(10, TimeUnit.SECONDS);
+        return "routers="
+            + context.getBeanNamesForType(MemcacheRouter.class).length
+            + " memrouteMetrics="
+            + context.containsBean("memrouteMetrics")
+            + " value="
+            + new String(value, UTF_8);
+      } finally {
+        thread.setContextClassLoader(previous);
       }
     }
   }
