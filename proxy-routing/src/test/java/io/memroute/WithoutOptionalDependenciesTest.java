@@ -71,7 +71,11 @@ class WithoutOptionalDependenciesTest {
     }
   }
 
-  /** Runs in the class loader without the optional jars: only strings cross it. */
+  /**
+   * Runs in the class loader without the optional jars: only strings cross it. (Its Netty logs that
+   * the test's leak recorder, {@code -Dio.netty.customResourceLeakDetector}, is not of its classes,
+   * and uses its default detector.)
+   */
   public static final class Driver {
     private Driver() {}
 
