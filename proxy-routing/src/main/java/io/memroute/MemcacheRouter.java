@@ -410,7 +410,10 @@ public final class MemcacheRouter implements AutoCloseable {
    *       on getting it.
    *   <li>Calls of this router for a key already being read share that read: at most one {@code mg}
    *       and one loader call at a time per key and router. Such a call gets the shared result,
-   *       whatever its own loader, TTL and options.
+   *       whatever its own loader, TTL and options. A read ends when its future completes (after
+   *       its store or given-back lease is sent), not when the loader's stage does: a call made in
+   *       between, even by the thread that completed the stage, may still share it, failure
+   *       included.
    * </ul>
    *
    * <p><b>Failures.</b> If the loader throws, its stage fails, or it gives {@code null} (a {@link

@@ -210,7 +210,7 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
       throw new IllegalStateException(e); // never: turn is only ever completed with a value
     }
     if (mine) {
-      return loadHere(key, id, valueLoader, load.result);
+      return loadHere(key, id, valueLoader, load.result, read);
     }
     byte[] entry;
     try {
@@ -223,14 +223,22 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
     return (T) loadedValue(entry, id);
   }
 
-  /** Runs the caller's loader on its own thread and hands the entry to the lease it won. */
+  /**
+   * Runs the caller's loader on its own thread, hands the entry to the lease it won, and returns
+   * (or throws) once getOrLoad's {@code read} has ended.
+   */
   private <T> T loadHere(
-      Object key, String id, Callable<T> valueLoader, CompletableFuture<byte[]> result) {
+      Object key,
+      String id,
+      Callable<T> valueLoader,
+      CompletableFuture<byte[]> result,
+      CompletableFuture<byte[]> read) {
     T value;
     try {
       value = valueLoader.call();
     } catch (Throwable e) {
       result.completeExceptionally(new LoadFailed(e)); // the lease is given back
+      awaitEnd(read);
       throw new ValueRetrievalException(key, valueLoader, e);
     }
     Object stored;
@@ -238,6 +246,7 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
       stored = toStoreValue(value); // Spring's IllegalArgumentException for a null not allowed
     } catch (IllegalArgumentException e) {
       result.completeExceptionally(new LoadFailed(e)); // the lease is given back
+      awaitEnd(read);
       throw new ValueRetrievalException(key, valueLoader, e);
     }
     byte[] entry;
@@ -245,10 +254,25 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
       entry = CacheEntries.encode(stored, codec, name, id);
     } catch (RuntimeException e) {
       result.completeExceptionally(e);
+      awaitEnd(read);
       throw e;
     }
-    result.complete(entry); // stored by getOrLoad over the lease, on this thread
+    result.complete(entry); // stored by getOrLoad over the lease
+    awaitEnd(read);
     return value;
+  }
+
+  /**
+   * Waits until the getOrLoad {@code read} this thread loaded for has ended, whatever its outcome:
+   * by then the store, or the lease given back, is sent, and the router no longer shares the read,
+   * so a call made after this one reads anew (and finds the value, or loads at once). The end does
+   * not always come with the caller's {@code result}: the event loop that called the loader may
+   * take up the stage it returned only after the caller completed it, and until then the read is in
+   * flight, and a new call would share it (and its failure). Short, so not interruptible; an
+   * interrupt is kept.
+   */
+  private static void awaitEnd(CompletableFuture<byte[]> read) {
+    read.handle((v, e) -> null).join();
   }
 
   /**

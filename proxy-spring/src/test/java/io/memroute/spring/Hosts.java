@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -44,7 +45,15 @@ final class Hosts implements BeforeEachCallback, AfterEachCallback {
 
   /** A router of its own over the memcached, ready; closed after the test. */
   MemcacheRouter router(String name) throws Exception {
-    MemcacheRouter r =
+    return router(name, null);
+  }
+
+  /**
+   * A router of its own over the memcached that completes its futures on {@code completionExecutor}
+   * ({@code null}: on its event loop), ready; closed after the test.
+   */
+  MemcacheRouter router(String name, Executor completionExecutor) throws Exception {
+    MemcacheRouter.Builder builder =
         MemcacheRouter.builder()
             .name(name)
             .servers(memcached.addresses())
@@ -53,8 +62,11 @@ final class Hosts implements BeforeEachCallback, AfterEachCallback {
                 BackendOptions.builder()
                     .readTimeout(Duration.ofSeconds(1))
                     .connectTimeout(Duration.ofSeconds(1))
-                    .build())
-            .build();
+                    .build());
+    if (completionExecutor != null) {
+      builder.completionExecutor(completionExecutor);
+    }
+    MemcacheRouter r = builder.build();
     routers.add(r);
     r.ready().get(10, TimeUnit.SECONDS);
     return r;

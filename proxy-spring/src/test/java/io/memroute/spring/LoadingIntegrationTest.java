@@ -251,6 +251,73 @@ class LoadingIntegrationTest extends TwoHostsTest {
   }
 
   @Test
+  void aCallThatLoadedEndsOnlyOnceItsReadHasEndedSoTheNextCallReadsAnew() throws Exception {
+    // a call that loaded must not end before its read does: the next call would share a read
+    // still in flight, and its failure, without loading (the event loop may take up the loader's
+    // stage only after the caller completed it). Here the read ends when the test lets the
+    // router's completions run
+    HoldingExecutor completions = new HoldingExecutor();
+    MemcacheRouter held = hosts.router("held", completions);
+    Cache noNulls =
+        hosts.manager(held).loadOptions(PATIENT).allowNullValues(false).build().getCache("people");
+    noNulls.get(0L); // the generation, read before the test holds the completions
+    AtomicInteger loads = new AtomicInteger();
+
+    Callable<String> nobody =
+        () -> {
+          loads.incrementAndGet();
+          completions.hold();
+          return null;
+        };
+    CompletableFuture<String> failed = callHeld(completions, () -> noNulls.get(1L, nobody));
+    completions.release();
+    assertThatThrownBy(() -> await(failed))
+        .cause()
+        .isInstanceOf(Cache.ValueRetrievalException.class);
+    assertThat(loads).hasValue(1);
+
+    Callable<String> ada =
+        () -> {
+          loads.incrementAndGet();
+          completions.hold();
+          return "Ada";
+        };
+    CompletableFuture<String> loaded = callHeld(completions, () -> noNulls.get(1L, ada));
+    completions.release();
+    assertThat(await(loaded)).isEqualTo("Ada");
+    assertThat(loads).hasValue(2); // loaded at once: the failed call's lease was given back
+    assertThat(noNulls.get(1L, String.class)).isEqualTo("Ada"); // stored before the call ended
+  }
+
+  /**
+   * Runs {@code call}, whose loader holds {@code completions}, on a thread of its own; once the
+   * loader has run and the call is over or waits (as the thread's state tells), asserts that it is
+   * not over, and returns its outcome.
+   */
+  private static CompletableFuture<String> callHeld(
+      HoldingExecutor completions, Callable<String> call) {
+    CompletableFuture<String> out = new CompletableFuture<>();
+    Thread caller =
+        new Thread(
+            () -> {
+              try {
+                out.complete(call.call());
+              } catch (Throwable e) {
+                out.completeExceptionally(e);
+              }
+            },
+            "caller");
+    caller.setDaemon(true);
+    caller.start();
+    eventually(
+        "the loader ran, and the call is over or waits",
+        () ->
+            completions.isHolding() && (out.isDone() || caller.getState() == Thread.State.WAITING));
+    assertThat(out).as("the call, while its read has not ended").isNotDone();
+    return out;
+  }
+
+  @Test
   void retrieveAnswersWrappersMissesAndPlainValuesOnTheAsyncExecutor() throws Exception {
     ManualExecutor executor = new ManualExecutor();
     Cache cache = hosts.manager(a).asyncExecutor(executor).build().getCache("users");
@@ -363,6 +430,45 @@ class LoadingIntegrationTest extends TwoHostsTest {
       assertThat(name).isNull();
     }
     assertThat(loads).hasValue(3); // cached once where nulls are allowed, never where not
+  }
+
+  /**
+   * An executor that runs tasks on the thread that hands them over, except while it is held: then
+   * they wait for {@link #release}, which runs them on the test's thread.
+   */
+  private static final class HoldingExecutor implements Executor {
+    private final List<Runnable> waiting = new ArrayList<>();
+    private boolean holding;
+
+    @Override
+    public void execute(Runnable task) {
+      synchronized (this) {
+        if (holding) {
+          waiting.add(task);
+          return;
+        }
+      }
+      task.run();
+    }
+
+    synchronized void hold() {
+      holding = true;
+    }
+
+    synchronized boolean isHolding() {
+      return holding;
+    }
+
+    /** Stops holding, and runs the tasks that waited. */
+    void release() {
+      List<Runnable> tasks;
+      synchronized (this) {
+        holding = false;
+        tasks = new ArrayList<>(waiting);
+        waiting.clear();
+      }
+      tasks.forEach(Runnable::run);
+    }
   }
 
   /** An executor whose tasks wait until the test runs them on its own thread. */
