@@ -6,8 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -36,18 +34,20 @@ import org.slf4j.LoggerFactory;
  * // ... reloader.close() before router.close()
  * }</pre>
  *
- * <p>Every {@link Builder#interval interval} (1 second by default) the reloader reads the file's
- * modification time and size; when either changed, it reads the file and compares a SHA-256 hash of
- * its bytes with that of the content last seen. New content is parsed with the given function and
- * the result handed to the target, usually {@code router::reconfigure}, which keeps the connections
- * of backends whose label and address are unchanged and lets requests in flight finish on the
- * routes they started on. The content present when the reloader is built is taken as already
- * applied (the router was built from it).
+ * <p>Every {@link Builder#interval interval} (1 second by default) the reloader reads the file,
+ * following symbolic links, and compares a SHA-256 hash of its bytes with that of the content last
+ * seen; it does not rely on the modification time or size, which can stay the same across a change
+ * (coarse timestamps, a swapped symlink as in a Kubernetes ConfigMap mount). New content is parsed
+ * with the given function and the result handed to the target, usually {@code router::reconfigure},
+ * which keeps the connections of backends whose label and address are unchanged and lets requests
+ * in flight finish on the routes they started on. The content present when the reloader is built is
+ * taken as already applied (the router was built from it).
  *
  * <p><b>A bad file never breaks the router</b>: a file that cannot be read, does not parse or is
- * refused by the target is logged (WARN, once per content) and reported to the {@link Listener};
- * the router keeps its last good configuration, and {@link #lastError()} returns the error until a
- * good file is applied. The same bad content is not parsed again; any change to it is.
+ * refused by the target is logged (WARN, once per content or read failure) and reported to the
+ * {@link Listener}; the router keeps its last good configuration, and {@link #lastError()} returns
+ * the error until a good file is applied. The same bad content is not parsed again; any change to
+ * it is.
  *
  * <p>Checks run on a daemon thread of the reloader's own, or on a given scheduler ({@link
  * Builder#scheduler}), which the reloader does not shut down. {@link #check()} checks at once, on
@@ -67,9 +67,9 @@ public final class ConfigFileReloader implements AutoCloseable {
   private final ScheduledFuture<?> task;
 
   // guarded by this
-  private FileTime lastModified;
-  private long lastSize;
-  private byte[] lastHash;
+  private byte[] lastHash; // of the content last seen; null when none
+  private boolean missing; // the file was missing at the last check
+  private String unreadable; // why the last read failed, if it did and the file was there
   private volatile Exception lastError;
   private volatile boolean closed;
 
@@ -89,12 +89,9 @@ public final class ConfigFileReloader implements AutoCloseable {
     this.listener = b.listener;
     // the content the router was built from counts as applied
     try {
-      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-      lastModified = a.lastModifiedTime();
-      lastSize = a.size();
       lastHash = sha256(Files.readAllBytes(file));
     } catch (IOException e) {
-      lastModified = null; // the next check reads the file, wherever it appears
+      lastHash = null; // the next check applies the file, wherever it appears
     }
     ScheduledExecutorService s = b.scheduler;
     if (s == null) {
@@ -132,35 +129,35 @@ public final class ConfigFileReloader implements AutoCloseable {
       return false;
     }
     byte[] bytes;
-    byte[] hash;
     try {
-      BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
-      FileTime modified = a.lastModifiedTime();
-      if (modified.equals(lastModified) && a.size() == lastSize) {
-        return false;
-      }
+      // read every time: a modification time and size can stay the same across a change (coarse
+      // timestamps, a swapped symlink), and a config file is small
       bytes = Files.readAllBytes(file);
-      hash = sha256(bytes);
-      // remember the stamp even when the content is bad: the same bad file is not read again
-      lastModified = modified;
-      lastSize = a.size();
-      if (Arrays.equals(hash, lastHash)) {
-        return false; // touched, not changed
-      }
-      lastHash = hash;
     } catch (NoSuchFileException e) {
-      if (lastModified == null && lastError instanceof NoSuchFileException) {
+      if (missing) {
         return false; // still missing: said once
       }
-      lastModified = null;
+      missing = true;
+      unreadable = null;
       lastHash = null; // whatever appears next is new
       fail(new NoSuchFileException(file.toString(), null, "the file is missing"));
       return false;
     } catch (IOException e) {
-      lastModified = null;
+      missing = false;
+      if (e.toString().equals(unreadable)) {
+        return false; // the same failure: said once
+      }
+      unreadable = e.toString();
       fail(e);
       return false;
     }
+    missing = false;
+    unreadable = null;
+    byte[] hash = sha256(bytes);
+    if (Arrays.equals(hash, lastHash)) {
+      return false; // unchanged, or the same bad content: not parsed again
+    }
+    lastHash = hash;
     RouterConfig config;
     try {
       config =

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,6 +80,70 @@ class ConfigFileReloaderTest {
       write(file, pool("10.0.0.1:11211"));
       assertThat(r.check()).isFalse();
       assertThat(applied).isEmpty();
+    }
+  }
+
+  @Test
+  void aChangeThatKeepsSizeAndModificationTimeIsApplied() throws IOException {
+    // a coarse-timestamp filesystem: two edits within one tick, same length
+    Path file = write(dir.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
+    FileTime before = Files.getLastModifiedTime(file);
+    try (ConfigFileReloader r = reloader(file)) {
+      Files.writeString(file, pool("10.0.0.2:11211"), StandardCharsets.UTF_8);
+      Files.setLastModifiedTime(file, before);
+      assertThat(r.check()).isTrue();
+      assertThat(applied.get(0).backends()).containsOnlyKeys("10.0.0.2:11211");
+    }
+  }
+
+  @Test
+  void aSwappedSymlinkIsFollowedAsAKubernetesConfigMapUpdateDoes() throws IOException {
+    // a ConfigMap mount: mcrouter.json -> ..data/mcrouter.json, ..data -> ..v1; an update writes
+    // ..v2 and swaps ..data; here the new file even has the old one's size and time
+    Path v1 = Files.createDirectory(dir.resolve("..v1"));
+    Path v2 = Files.createDirectory(dir.resolve("..v2"));
+    write(v1.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
+    Files.writeString(v2.resolve("mcrouter.json"), pool("10.0.0.2:11211"), StandardCharsets.UTF_8);
+    Files.setLastModifiedTime(
+        v2.resolve("mcrouter.json"), Files.getLastModifiedTime(v1.resolve("mcrouter.json")));
+    Path data = Files.createSymbolicLink(dir.resolve("..data"), v1.getFileName());
+    Path file =
+        Files.createSymbolicLink(dir.resolve("mcrouter.json"), Path.of("..data/mcrouter.json"));
+    try (ConfigFileReloader r = reloader(file)) {
+      assertThat(r.check()).isFalse();
+      Path next = Files.createSymbolicLink(dir.resolve("..data_tmp"), v2.getFileName());
+      Files.move(next, data, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      assertThat(r.check()).isTrue();
+      assertThat(applied.get(0).backends()).containsOnlyKeys("10.0.0.2:11211");
+    }
+  }
+
+  @Test
+  void aFileCaughtHalfWrittenIsAppliedOnceComplete() throws IOException {
+    Path file = write(dir.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
+    FileTime tick = FileTime.fromMillis(stamp + 1000);
+    try (ConfigFileReloader r = reloader(file)) {
+      String next = pool("10.0.0.2:11211");
+      Files.writeString(file, next.substring(0, 20), StandardCharsets.UTF_8); // truncated, partial
+      Files.setLastModifiedTime(file, tick);
+      assertThat(r.check()).isFalse();
+      assertThat(r.lastError()).get().asString().contains("not JSON");
+      Files.writeString(file, next, StandardCharsets.UTF_8); // the rest, within the same tick
+      Files.setLastModifiedTime(file, tick);
+      assertThat(r.check()).isTrue();
+      assertThat(applied.get(0).backends()).containsOnlyKeys("10.0.0.2:11211");
+      assertThat(r.lastError()).isEmpty();
+    }
+  }
+
+  @Test
+  void anAtomicRenameIsApplied() throws IOException {
+    Path file = write(dir.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
+    try (ConfigFileReloader r = reloader(file)) {
+      Path temp = write(dir.resolve(".mcrouter.json.swp"), pool("10.0.0.2:11211"));
+      Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      assertThat(r.check()).isTrue();
+      assertThat(applied.get(0).backends()).containsOnlyKeys("10.0.0.2:11211");
     }
   }
 
