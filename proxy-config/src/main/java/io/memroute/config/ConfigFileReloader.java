@@ -163,6 +163,9 @@ public final class ConfigFileReloader implements AutoCloseable {
       config =
           Objects.requireNonNull(
               parser.apply(new String(bytes, StandardCharsets.UTF_8)), "parser returned null");
+      if (closed) {
+        return false; // closed while parsing: close() promises nothing is applied after it
+      }
       target.accept(config);
     } catch (RuntimeException e) {
       fail(e);
@@ -212,14 +215,17 @@ public final class ConfigFileReloader implements AutoCloseable {
 
   /**
    * Stops watching (idempotent). Stops the reloader's own thread; a given scheduler is left
-   * running. A check under way finishes.
+   * running. Waits for a check under way, which then applies nothing: once {@code close()} has
+   * returned, the target is not called again, so the router can be closed next.
    */
   @Override
   public void close() {
-    closed = true;
-    task.cancel(false);
-    if (ownScheduler != null) {
-      ownScheduler.shutdown();
+    closed = true; // seen by a check under way before it applies anything
+    synchronized (this) {
+      task.cancel(false);
+      if (ownScheduler != null) {
+        ownScheduler.shutdown();
+      }
     }
   }
 

@@ -15,6 +15,10 @@ import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -200,6 +204,54 @@ class ConfigFileReloaderTest {
     time.advance(Duration.ofSeconds(5));
     assertThat(r.check()).isFalse();
     assertThat(applied).isEmpty();
+  }
+
+  @Test
+  void nothingIsAppliedOnceCloseHasReturned() throws Exception {
+    Path file = write(dir.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
+    CountDownLatch parsing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicBoolean closeReturned = new AtomicBoolean();
+    List<Boolean> appliedAfterClose = new CopyOnWriteArrayList<>();
+    ConfigFileReloader r =
+        ConfigFileReloader.builder(
+                file,
+                text -> {
+                  parsing.countDown();
+                  await(release);
+                  return McrouterConfig.parse(text);
+                })
+            .scheduler(time)
+            .build(c -> appliedAfterClose.add(closeReturned.get()));
+    write(file, pool("10.0.0.2:11211"));
+    Thread checker = new Thread(r::check, "checker");
+    checker.start();
+    await(parsing); // a check is under way
+    Thread closer =
+        new Thread(
+            () -> {
+              r.close();
+              closeReturned.set(true);
+            },
+            "closer");
+    closer.start();
+    // let close() run as far as it goes while the check is still parsing
+    while (closer.isAlive() && closer.getState() != Thread.State.BLOCKED) {
+      Thread.onSpinWait();
+    }
+    release.countDown();
+    checker.join();
+    closer.join();
+    assertThat(closeReturned).isTrue();
+    assertThat(appliedAfterClose).doesNotContain(true);
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
   }
 
   @Test
