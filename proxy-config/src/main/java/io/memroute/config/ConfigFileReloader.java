@@ -119,7 +119,9 @@ public final class ConfigFileReloader implements AutoCloseable {
   }
 
   /**
-   * Checks the file now, on the calling thread, and applies it if its content changed.
+   * Checks the file now, on the calling thread, and applies it if its content changed. An exception
+   * or error thrown by the parser or the target is a failure like a bad file (see {@link
+   * #lastError()}); only a {@link VirtualMachineError} other than a stack overflow is rethrown.
    *
    * @return {@code true} if a new configuration was applied; {@code false} if the content is
    *     unchanged, or it could not be read, parsed or applied (see {@link #lastError()})
@@ -169,6 +171,13 @@ public final class ConfigFileReloader implements AutoCloseable {
       target.accept(config);
     } catch (RuntimeException e) {
       fail(e);
+      return false;
+    } catch (Error e) {
+      // e.g. a StackOverflowError from a parser given a deeply nested file: a bad file all the same
+      fail(new IllegalStateException("the parser or target failed: " + e, e));
+      if (e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
+        throw e; // out of memory or worse: not the file's fault
+      }
       return false;
     }
     lastError = null;

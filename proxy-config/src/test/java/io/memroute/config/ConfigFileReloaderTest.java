@@ -255,6 +255,38 @@ class ConfigFileReloaderTest {
   }
 
   @Test
+  void aParserThatThrowsAnErrorIsAFailureAndTheTimerGoesOn() throws IOException {
+    Path file = write(dir.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
+    ConfigFileReloader r =
+        ConfigFileReloader.builder(
+                file,
+                text -> {
+                  if (text.contains("10.0.0.2")) {
+                    throw new StackOverflowError("too deep");
+                  }
+                  return McrouterConfig.parse(text);
+                })
+            .scheduler(time)
+            .listener(
+                new ConfigFileReloader.Listener() {
+                  @Override
+                  public void failed(Path f, Exception error) {
+                    failed.add(error);
+                  }
+                })
+            .build(applied::add);
+    write(file, pool("10.0.0.2:11211"));
+    time.advance(Duration.ofSeconds(1));
+    assertThat(r.lastError()).get().asString().contains("too deep");
+    assertThat(failed).hasSize(1);
+    write(file, pool("10.0.0.3:11211"));
+    time.advance(Duration.ofSeconds(1)); // the task is still scheduled
+    assertThat(applied).hasSize(1);
+    assertThat(r.lastError()).isEmpty();
+    r.close();
+  }
+
+  @Test
   void ownThreadWhenNoSchedulerIsGiven() throws IOException {
     Path file = write(dir.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
     try (ConfigFileReloader r =
