@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.config.mcrouter.McrouterConfig;
+import io.memroute.config.twemproxy.TwemproxyConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.memory.ManualScheduler;
 import java.io.IOException;
@@ -284,6 +285,28 @@ class ConfigFileReloaderTest {
     assertThat(applied).hasSize(1);
     assertThat(r.lastError()).isEmpty();
     r.close();
+  }
+
+  @Test
+  void followsANutcrackerYmlThroughTwemproxyConfigParser() throws IOException {
+    Path file =
+        write(
+            dir.resolve("nutcracker.yml"),
+            "alpha:\n  listen: 127.0.0.1:22121\n  servers:\n   - 10.0.0.1:11211:1\n");
+    try (ConfigFileReloader r =
+        ConfigFileReloader.builder(file, TwemproxyConfig.parser("alpha"))
+            .scheduler(time)
+            .build(applied::add)) {
+      write(file, "alpha:\n  listen: 127.0.0.1:22121\n  servers:\n   - 10.0.0.2:11211:1\n");
+      time.advance(Duration.ofSeconds(1));
+      assertThat(applied).hasSize(1);
+      assertThat(applied.get(0).backends()).containsOnlyKeys("alpha/10.0.0.2:11211");
+
+      write(file, "beta:\n  servers:\n   - 10.0.0.3:11211:1\n"); // no pool alpha any more
+      time.advance(Duration.ofSeconds(1));
+      assertThat(applied).hasSize(1);
+      assertThat(r.lastError()).get().asString().contains("alpha");
+    }
   }
 
   @Test
