@@ -9,10 +9,14 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
 import io.memroute.routing.BackendConfig;
 import io.memroute.routing.Placement;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
+import io.memroute.routing.RouteContext;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import java.time.Duration;
@@ -24,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /** Reads one mcrouter configuration; one instance per parse, not thread-safe. */
 final class McrouterParser {
@@ -429,11 +435,43 @@ final class McrouterParser {
     if (children.size() == 1) {
       return children.get(0);
     }
-    // mcrouter: get-like requests until the first hit; everything else to the first child only
+    // mcrouter: get-like and delete-like requests until the first hit (found, deleted);
+    // everything else to the first child only
     return Routes.commands()
         .on(GET_LIKE, Routes.failover().children(children).missIsFailure(true).build())
+        .on(DELETE_LIKE, deleteUntilDeleted(children))
         .any(children.get(0))
         .build();
+  }
+
+  /**
+   * MissFailoverRoute for deletes: each child in turn until one answers {@code DELETED}, else the
+   * last child's reply (mcrouter's default, {@code return_best_on_error: false}). Not a failover
+   * route: memroute's takes {@code NOT_FOUND} as a good reply.
+   */
+  private static Route deleteUntilDeleted(List<Route> children) {
+    Route[] routes = arr(children);
+    return new Route() {
+      @Override
+      public CompletionStage<Response> route(Request request, RouteContext context) {
+        return from(0, request, context);
+      }
+
+      private CompletionStage<Response> from(int i, Request request, RouteContext context) {
+        return routes[i]
+            .route(request, context)
+            .thenCompose(
+                r ->
+                    r.status() == ResponseStatus.DELETED || i == routes.length - 1
+                        ? CompletableFuture.completedFuture(r)
+                        : from(i + 1, request, context));
+      }
+
+      @Override
+      public String toString() {
+        return "missFailover(deletes)" + children;
+      }
+    };
   }
 
   private Route latest(JsonNode json, String path) {

@@ -238,6 +238,19 @@ class McrouterConfigTest {
   }
 
   @Test
+  void missFailoverDeletesUntilOneIsDeletedAsMcrouterDoes() {
+    // mcrouter's MissFailoverRoute routes get-like and delete-like requests until a hit (DELETED)
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"MissFailoverRoute\", \"children\": [\"PoolRoute|B\", \"Pool|A\"]}"));
+    h.backend(A1).put("k", "a1");
+    assertThat(h.run(Request.delete("k")).status()).isEqualTo(ResponseStatus.DELETED);
+    assertThat(h.backend(A1).valueOf("k")).isNull();
+    assertThat(h.run(Request.delete("k")).status()).isEqualTo(ResponseStatus.NOT_FOUND); // the last
+  }
+
+  @Test
   void latestRouteFailsOverAcrossTheReplicas() {
     Harness h =
         new Harness(
