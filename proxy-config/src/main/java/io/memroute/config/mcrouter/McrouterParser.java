@@ -109,6 +109,8 @@ final class McrouterParser {
   private final Map<String, JsonNode> poolsJson = new LinkedHashMap<>();
   private final Map<String, JsonNode> registered = new HashMap<>();
   private final Map<String, List<Route>> seen = new HashMap<>();
+  private final List<String> building =
+      new ArrayList<>(); // named handles being built, outermost first
   private final Map<String, BackendConfig> backends = new LinkedHashMap<>();
   private final Map<String, String> backendPool = new HashMap<>();
   private final Map<String, PoolConfig> pools = new LinkedHashMap<>();
@@ -290,10 +292,24 @@ final class McrouterParser {
       if (done != null) {
         return done;
       }
+      if (building.contains(s)) {
+        List<String> chain =
+            new ArrayList<>(building.subList(building.indexOf(s), building.size()));
+        chain.add(s);
+        throw error(
+            path,
+            "the named handle '"
+                + s
+                + "' refers to itself ("
+                + String.join(" -> ", chain)
+                + "; expected: no cycle)");
+      }
       JsonNode reg = registered.remove(s);
       List<Route> built;
       if (reg != null) {
+        building.add(s);
         built = create(type(reg, path), reg, path + " ('" + s + "')");
+        building.remove(building.size() - 1);
       } else {
         int pipe = s.indexOf('|');
         built =

@@ -455,6 +455,21 @@ class McrouterConfigTest {
   }
 
   @Test
+  void aCycleOfNamedHandlesIsNamedAsOne() {
+    String json =
+        "{"
+            + POOLS
+            + ", \"named_handles\": [{\"name\": \"a\", \"type\": \"FailoverRoute\", \"children\": [\"b\"]},"
+            + " {\"name\": \"b\", \"type\": \"FailoverRoute\", \"children\": [\"a\", \"PoolRoute|A\"]}],"
+            + " \"route\": \"a\"}";
+    assertThatThrownBy(() -> McrouterConfig.parse(json))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "route ('a').children[0] ('b').children[0]: the named handle 'a' refers to itself"
+                + " (a -> b -> a; expected: no cycle)");
+  }
+
+  @Test
   void aServerInTwoPoolsWithOtherTimeoutsIsRefused() {
     String json =
         "{\"pools\": {\"A\": {\"servers\": [\""
