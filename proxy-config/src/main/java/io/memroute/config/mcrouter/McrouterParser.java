@@ -104,6 +104,12 @@ final class McrouterParser {
           Command.MS);
   private static final List<Command> DELETE_LIKE = List.of(Command.DELETE, Command.MD);
 
+  // a day, the longest timeout a backend takes
+  private static final int MAX_TIMEOUT_MS = 24 * 3600 * 1000;
+  // a rate limit is a whole number of permits per 1000 s (so 0.001/s at least), at most 1 per ns
+  private static final double MIN_RATE = 0.001;
+  private static final double MAX_RATE = 1e9;
+
   private final JsonNode root;
   private final String routingPrefix;
   private final Map<String, JsonNode> poolsJson = new LinkedHashMap<>();
@@ -772,8 +778,11 @@ final class McrouterParser {
     }
     for (int i = 0; i < labels.size(); i++) {
       if (weighted) {
-        double w = weights.get(i).asDouble();
-        b.backend(labels.get(i), w);
+        JsonNode w = weights.get(i);
+        if (!w.isNumber() || !(w.asDouble() >= 0 && w.asDouble() <= 1)) {
+          throw error(p.path + ".weights[" + i + "]", w + " (expected: a number from 0 to 1)");
+        }
+        b.backend(labels.get(i), w.asDouble());
       } else {
         b.backends(labels.get(i));
       }
@@ -870,15 +879,14 @@ final class McrouterParser {
       if (o.has("server_timeout")) {
         read =
             Duration.ofMillis(
-                intIn(o.get("server_timeout"), p.path + ".server_timeout", 1, Integer.MAX_VALUE));
+                intIn(o.get("server_timeout"), p.path + ".server_timeout", 1, MAX_TIMEOUT_MS));
         b.readTimeout(read);
       }
       // mcrouter: the connect timeout defaults to the server timeout
       Duration connect =
           o.has("connect_timeout")
               ? Duration.ofMillis(
-                  intIn(
-                      o.get("connect_timeout"), p.path + ".connect_timeout", 1, Integer.MAX_VALUE))
+                  intIn(o.get("connect_timeout"), p.path + ".connect_timeout", 1, MAX_TIMEOUT_MS))
               : read;
       b.connectTimeout(connect);
       options = b.build();
@@ -973,12 +981,17 @@ final class McrouterParser {
       return;
     }
     double r = positive(rate, path + "." + kind + "_rate");
+    if (r < MIN_RATE || r > MAX_RATE) {
+      throw error(
+          path + "." + kind + "_rate",
+          rate + " (expected: a number from " + MIN_RATE + " to " + MAX_RATE + ")");
+    }
     double burst =
         rates.has(kind + "_burst")
             ? positive(rates.get(kind + "_burst"), path + "." + kind + "_burst")
             : r;
     // a rate per second as a whole number of permits per period: r/s = 1000r per 1000 s
-    boolean whole = r == Math.rint(r) && r <= 1e9;
+    boolean whole = r == Math.rint(r);
     Routes.RateLimitBuilder rl =
         whole
             ? Routes.rateLimit(target).rate((long) r, Duration.ofSeconds(1))

@@ -470,6 +470,36 @@ class McrouterConfigTest {
   }
 
   @Test
+  void badNumbersAreRefusedNamingTheirPlace() {
+    String weights =
+        "{\"pools\": {\"W\": {\"servers\": [\""
+            + A0
+            + "\", \""
+            + A1
+            + "\"], \"weights\": [1, %s]}},"
+            + " \"route\": \"PoolRoute|W\"}";
+    assertThatThrownBy(() -> McrouterConfig.parse(String.format(weights, "\"0.5\"")))
+        .hasMessage("pools.W.weights[1]: \"0.5\" (expected: a number from 0 to 1)");
+    assertThatThrownBy(() -> McrouterConfig.parse(String.format(weights, "-1")))
+        .hasMessage("pools.W.weights[1]: -1 (expected: a number from 0 to 1)");
+    assertThatThrownBy(() -> McrouterConfig.parse(String.format(weights, "2")))
+        .hasMessage("pools.W.weights[1]: 2 (expected: a number from 0 to 1)");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    "{\"pools\": {\"A\": {\"servers\": [\""
+                        + A0
+                        + "\"], \"server_timeout\": 2000000000}}, \"route\": \"PoolRoute|A\"}"))
+        .hasMessage("pools.A.server_timeout: 2000000000 (expected: a whole number 1-86400000)");
+    String rates =
+        config("{\"type\": \"PoolRoute\", \"pool\": \"B\", \"rates\": {\"gets_rate\": %s}}");
+    assertThatThrownBy(() -> McrouterConfig.parse(String.format(rates, "1e12")))
+        .hasMessage("route.rates.gets_rate: 1.0E12 (expected: a number from 0.001 to 1.0E9)");
+    assertThatThrownBy(() -> McrouterConfig.parse(String.format(rates, "0.0001")))
+        .hasMessage("route.rates.gets_rate: 1.0E-4 (expected: a number from 0.001 to 1.0E9)");
+  }
+
+  @Test
   void aServerInTwoPoolsWithOtherTimeoutsIsRefused() {
     String json =
         "{\"pools\": {\"A\": {\"servers\": [\""
