@@ -110,7 +110,11 @@ final class McrouterParser {
   private static final double MIN_RATE = 0.001;
   private static final double MAX_RATE = 1e9;
 
+  // route handles nest this deep at most, so that building them never needs a deep stack
+  private static final int MAX_DEPTH = 100;
+
   private final JsonNode root;
+  private int depth; // of list() calls under way
   private final String routingPrefix;
   private final Map<String, JsonNode> poolsJson = new LinkedHashMap<>();
   private final Map<String, JsonNode> registered = new HashMap<>();
@@ -258,6 +262,23 @@ final class McrouterParser {
   }
 
   private List<Route> list(JsonNode json, String path) {
+    if (++depth > MAX_DEPTH) {
+      throw error(
+          path,
+          "route handles nested more than "
+              + MAX_DEPTH
+              + " deep (expected: at most "
+              + MAX_DEPTH
+              + ")");
+    }
+    try {
+      return listAtDepth(json, path);
+    } finally {
+      depth--;
+    }
+  }
+
+  private List<Route> listAtDepth(JsonNode json, String path) {
     if (json == null || json.isNull()) {
       throw error(path, "missing (expected: a route handle)");
     }

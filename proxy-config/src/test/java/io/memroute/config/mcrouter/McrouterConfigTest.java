@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** Each handle and option of {@link McrouterConfig}, by what the built routes do. */
@@ -497,6 +498,38 @@ class McrouterConfigTest {
         .hasMessage("route.rates.gets_rate: 1.0E12 (expected: a number from 0.001 to 1.0E9)");
     assertThatThrownBy(() -> McrouterConfig.parse(String.format(rates, "0.0001")))
         .hasMessage("route.rates.gets_rate: 1.0E-4 (expected: a number from 0.001 to 1.0E9)");
+  }
+
+  @Test
+  void deepNestingIsRefusedWithoutNeedingADeepStack() throws InterruptedException {
+    StringBuilder route = new StringBuilder();
+    for (int i = 0; i < 400; i++) {
+      route.append("{\"type\": \"FailoverRoute\", \"children\": [");
+    }
+    route.append("\"PoolRoute|A\"");
+    route.append("]}".repeat(400));
+    String json = config(route.toString());
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    // a small stack, as a thread pool's thread may have
+    Thread t =
+        new Thread(
+            null,
+            () -> {
+              try {
+                McrouterConfig.parse(json);
+              } catch (Throwable e) {
+                thrown.set(e);
+              }
+            },
+            "parser",
+            256 * 1024);
+    t.start();
+    t.join();
+    assertThat(thrown.get())
+        .isInstanceOf(IllegalArgumentException.class)
+        // a handle and its array of children are a level each
+        .hasMessageStartingWith("route" + ".children[0]".repeat(50) + ": ")
+        .hasMessageEndingWith("route handles nested more than 100 deep (expected: at most 100)");
   }
 
   @Test
