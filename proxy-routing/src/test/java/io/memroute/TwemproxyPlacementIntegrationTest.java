@@ -12,14 +12,6 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.testkit.NutcrackerProcess;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -172,7 +164,7 @@ class TwemproxyPlacementIntegrationTest {
       for (Case c : cases) {
         Map<String, byte[]> values = new LinkedHashMap<>();
         c.keys.forEach(k -> values.put(k, value(k)));
-        setThrough(nutcracker.port(c.name), values);
+        nutcracker.set(c.name, values);
         written.putAll(values);
         config.pool(c.pool.build());
         byPool.route(c.name, Routes.pool(c.name));
@@ -184,46 +176,5 @@ class TwemproxyPlacementIntegrationTest {
         config.route(byPool.build()).build(),
         written,
         k -> k.substring(0, k.indexOf(':')));
-  }
-
-  /** Sets every key through a pool of nutcracker, pipelined, and checks each reply. */
-  private static void setThrough(int port, Map<String, byte[]> values) throws IOException {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-      s.setSoTimeout(10_000);
-      OutputStream out = s.getOutputStream();
-      InputStream in = new BufferedInputStream(s.getInputStream());
-      List<Map.Entry<String, byte[]>> all = new ArrayList<>(values.entrySet());
-      for (int from = 0; from < all.size(); from += 100) {
-        List<Map.Entry<String, byte[]>> batch = all.subList(from, Math.min(all.size(), from + 100));
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        for (Map.Entry<String, byte[]> e : batch) {
-          buf.write(
-              ("set " + e.getKey() + " 0 0 " + e.getValue().length + "\r\n")
-                  .getBytes(StandardCharsets.UTF_8));
-          buf.write(e.getValue());
-          buf.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-        }
-        out.write(buf.toByteArray());
-        out.flush();
-        for (Map.Entry<String, byte[]> e : batch) {
-          assertThat(readLine(in)).as("set %s through nutcracker", e.getKey()).isEqualTo("STORED");
-        }
-      }
-    }
-  }
-
-  private static String readLine(InputStream in) throws IOException {
-    ByteArrayOutputStream line = new ByteArrayOutputStream();
-    int b;
-    while ((b = in.read()) != '\n') {
-      if (b < 0) {
-        throw new IOException("nutcracker closed the connection after '" + line + "'");
-      }
-      if (b != '\r') {
-        line.write(b);
-      }
-    }
-    return line.toString(StandardCharsets.UTF_8);
   }
 }

@@ -1,7 +1,10 @@
 package io.memroute.testkit;
 
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -45,6 +48,7 @@ public final class NutcrackerProcess implements AutoCloseable {
       "nutcracker not found on PATH: install twemproxy (apt-get install -y nutcracker)";
 
   private static final String HOST = "127.0.0.1";
+  private static final byte[] CRLF = {'\r', '\n'};
 
   private final Map<String, Integer> ports;
   private final String config;
@@ -96,6 +100,60 @@ public final class NutcrackerProcess implements AutoCloseable {
   /** {@code 127.0.0.1:port} of a pool; see {@link #port(String)}. */
   public String address(String pool) {
     return HOST + ":" + port(pool);
+  }
+
+  /**
+   * Sets every key to its value through a pool of this nutcracker (pipelined, 100 at a time), as a
+   * client of the proxy would, so a test can then look where nutcracker placed each key.
+   *
+   * @throws IllegalStateException if nutcracker answers anything but {@code STORED}
+   * @throws UncheckedIOException if the connection fails
+   */
+  public void set(String pool, Map<String, byte[]> values) {
+    int port = port(pool);
+    List<Map.Entry<String, byte[]>> all = new ArrayList<>(values.entrySet());
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(HOST, port), 5_000);
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      InputStream in = new BufferedInputStream(s.getInputStream());
+      for (int from = 0; from < all.size(); from += 100) {
+        List<Map.Entry<String, byte[]>> batch = all.subList(from, Math.min(all.size(), from + 100));
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        for (Map.Entry<String, byte[]> e : batch) {
+          buf.write(
+              ("set " + e.getKey() + " 0 0 " + e.getValue().length + "\r\n")
+                  .getBytes(StandardCharsets.UTF_8));
+          buf.write(e.getValue());
+          buf.write(CRLF);
+        }
+        out.write(buf.toByteArray());
+        out.flush();
+        for (Map.Entry<String, byte[]> e : batch) {
+          String reply = readLine(in);
+          if (!reply.equals("STORED")) {
+            throw new IllegalStateException(
+                "set " + e.getKey() + " through nutcracker pool '" + pool + "': " + reply);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("set through nutcracker pool '" + pool + "'", e);
+    }
+  }
+
+  private static String readLine(InputStream in) throws IOException {
+    ByteArrayOutputStream line = new ByteArrayOutputStream();
+    int b;
+    while ((b = in.read()) != '\n') {
+      if (b < 0) {
+        throw new IOException("nutcracker closed the connection after '" + line + "'");
+      }
+      if (b != '\r') {
+        line.write(b);
+      }
+    }
+    return line.toString(StandardCharsets.UTF_8);
   }
 
   /** The YAML configuration nutcracker runs with. */

@@ -13,15 +13,8 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.testkit.NutcrackerProcess;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -106,7 +99,7 @@ class TwemproxyConfigIntegrationTest {
     try (NutcrackerProcess nutcracker = nb.start()) {
       yaml = nutcracker.config();
       for (Map.Entry<String, List<String>> e : keysByPool.entrySet()) {
-        setThrough(nutcracker.port(e.getKey()), e.getValue());
+        nutcracker.set(e.getKey(), values(e.getValue()));
       }
     } // nutcracker is gone: memroute can only have read the memcached servers
 
@@ -227,42 +220,10 @@ class TwemproxyConfigIntegrationTest {
     return ("v=" + key).getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Sets every key through a pool of nutcracker, pipelined, and checks each reply. */
-  private static void setThrough(int port, List<String> keys) throws IOException {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
-      s.setSoTimeout(10_000);
-      OutputStream out = s.getOutputStream();
-      InputStream in = new BufferedInputStream(s.getInputStream());
-      for (int from = 0; from < keys.size(); from += 100) {
-        List<String> batch = keys.subList(from, Math.min(keys.size(), from + 100));
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        for (String k : batch) {
-          byte[] v = value(k);
-          buf.write(("set " + k + " 0 0 " + v.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-          buf.write(v);
-          buf.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-        }
-        out.write(buf.toByteArray());
-        out.flush();
-        for (String k : batch) {
-          assertThat(readLine(in)).as("set %s through nutcracker", k).isEqualTo("STORED");
-        }
-      }
-    }
-  }
-
-  private static String readLine(InputStream in) throws IOException {
-    ByteArrayOutputStream line = new ByteArrayOutputStream();
-    int b;
-    while ((b = in.read()) != '\n') {
-      if (b < 0) {
-        throw new IOException("nutcracker closed the connection after '" + line + "'");
-      }
-      if (b != '\r') {
-        line.write(b);
-      }
-    }
-    return line.toString(StandardCharsets.UTF_8);
+  /** Each key with its {@link #value}, in the keys' order. */
+  private static Map<String, byte[]> values(List<String> keys) {
+    Map<String, byte[]> values = new LinkedHashMap<>();
+    keys.forEach(k -> values.put(k, value(k)));
+    return values;
   }
 }
