@@ -54,8 +54,10 @@ public class MemrouteAutoConfiguration {
    * The application's router, built from the properties, then changed by the customizers; it
    * connects in the background (after any DNS lookup of {@code memroute.discover.*}).
    *
-   * @throws IllegalStateException if no property names a server, or if {@code memroute.transport}
-   *     names another transport than the application's {@link TransportResources} bean has
+   * @throws IllegalStateException if no property names a server, if {@code memroute.transport}
+   *     names another transport than the application's {@link TransportResources} bean has, or if
+   *     {@code memroute.config.file} is set without memroute's {@code proxy-config} module on the
+   *     class path
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
@@ -63,10 +65,25 @@ public class MemrouteAutoConfiguration {
       MemrouteProperties properties,
       ObjectProvider<TransportResources> transportResources,
       ObjectProvider<BackendListener> listeners,
-      ObjectProvider<MemrouteRouterCustomizer> customizers) {
+      ObjectProvider<MemrouteRouterCustomizer> customizers,
+      ObjectProvider<RouterConfigFile> configFile) {
+    RouterConfigFile file = null;
+    if (properties.configFile() != null) {
+      // MemrouteConfigFileAutoConfiguration's, only with proxy-config on the class path
+      file = configFile.getIfAvailable();
+      if (file == null) {
+        throw new IllegalStateException(
+            "memroute.config.file: "
+                + properties.configFile()
+                + " cannot be read without memroute's proxy-config module (expected: the"
+                + " dependency io.memroute:proxy-config on the class path, beside"
+                + " proxy-spring-boot)");
+      }
+    }
     MemcacheRouter.Builder router =
         MemcacheRouter.builder()
-            .config(properties.routerConfig()) // servers, backends, pools, placements, route, TLS
+            // from the file, or servers, backends, pools, placements, route, TLS of the properties
+            .config(file != null ? file.initialConfig() : properties.routerConfig())
             .shutdownTimeout(properties.shutdownTimeout());
     TransportResources shared = transportResources.getIfUnique();
     if (shared == null) {
@@ -78,7 +95,11 @@ public class MemrouteAutoConfiguration {
     router.backendListener(BackendListeners.of(listeners.orderedStream().toList()));
     properties.discoveries().forEach(router::discover); // memroute.discover.<pool>: follow DNS
     customizers.orderedStream().forEach(c -> c.customize(router));
-    return router.build(); // returns at once (after any DNS lookup), connects in the background
+    MemcacheRouter built = router.build(); // returns at once, connects in the background
+    if (file != null) {
+      file.builtInto(built); // the router the file's changes go to
+    }
+    return built;
   }
 
   /** Refuses a transport named in the properties that the shared resources do not have. */

@@ -13,9 +13,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * With Actuator on the class path, adds the {@code memroute} health indicator: {@code UP} when
  * every pool has a backend that is up, {@code DOWN} otherwise, with each backend's state and last
- * failure in the details (see docs/spring.md, "Health"). {@code
- * management.health.memroute.enabled=false} turns it off; a bean named {@code
- * memrouteHealthIndicator} replaces it.
+ * failure in the details, and with {@code memroute.config.file} the file and why its last change
+ * was not applied (see docs/spring.md, "Health"). {@code management.health.memroute.enabled=false}
+ * turns it off; a bean named {@code memrouteHealthIndicator} replaces it.
  */
 @AutoConfiguration(
     after = MemrouteAutoConfiguration.class,
@@ -32,7 +32,10 @@ public class MemrouteHealthAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean(name = "memrouteHealthIndicator")
   public HealthIndicator memrouteHealthIndicator(
-      MemcacheRouter router, ObjectProvider<BackendFailures> failures) {
-    return new MemrouteHealthIndicator(router, failures.getIfAvailable());
+      MemcacheRouter router,
+      ObjectProvider<BackendFailures> failures,
+      ObjectProvider<RouterConfigFile> configFile) {
+    return new MemrouteHealthIndicator(
+        router, failures.getIfAvailable(), configFile.getIfAvailable());
   }
 }

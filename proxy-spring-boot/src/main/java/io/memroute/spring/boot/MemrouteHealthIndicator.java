@@ -17,17 +17,22 @@ import org.springframework.boot.actuate.health.Health;
  * validated), {@code DOWN} otherwise, listing the pools without one. Until the first connections
  * are validated it is {@code DOWN} too. The details show each backend's state and, for a backend
  * not {@code UP} since it failed, the last failure's reason (when the router's listener recorded
- * it: not for a router the application built itself). Reads state the router keeps; sends nothing
- * to memcached.
+ * it: not for a router the application built itself). With {@code memroute.config.file}, the
+ * details show the file and, while its last change could not be applied, why; the status stays that
+ * of the backends, since the router keeps its last good configuration. Reads state the router
+ * keeps; sends nothing to memcached.
  */
 final class MemrouteHealthIndicator extends AbstractHealthIndicator {
   private final MemcacheRouter router;
   private final BackendFailures failures; // null: no reasons known
+  private final RouterConfigFile configFile; // null: no memroute.config.file
 
-  MemrouteHealthIndicator(MemcacheRouter router, BackendFailures failures) {
+  MemrouteHealthIndicator(
+      MemcacheRouter router, BackendFailures failures, RouterConfigFile configFile) {
     super("memroute health check failed");
     this.router = router;
     this.failures = failures;
+    this.configFile = configFile;
   }
 
   @Override
@@ -60,6 +65,13 @@ final class MemrouteHealthIndicator extends AbstractHealthIndicator {
       health.down().withDetail("poolsWithoutBackendUp", downPools);
     }
     health.withDetail("backends", backends);
+    if (configFile != null) {
+      // a bad change keeps the last good configuration: worth seeing, not a reason to be DOWN
+      Map<String, Object> file = new LinkedHashMap<>();
+      file.put("path", configFile.file().toString());
+      configFile.lastReloadError().ifPresent(e -> file.put("lastReloadError", e.toString()));
+      health.withDetail("configFile", file);
+    }
   }
 
   private Map<String, Object> details(String backend, BackendState state) {

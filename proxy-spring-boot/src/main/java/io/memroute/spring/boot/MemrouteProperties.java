@@ -11,6 +11,7 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import io.memroute.transport.Transport;
 import java.io.IOException;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
@@ -116,10 +117,15 @@ public final class MemrouteProperties {
   private final Duration discoverInterval;
   private final Duration discoverLookupTimeout;
   private final Integer discoverMaxMembers;
+  private final Config config;
   // resolved once, by the constructor's checks; the configuration has the TLS context of startup,
   // null when no property names a server (an application with a router bean of its own)
-  private final RouterConfig config;
+  private final RouterConfig resolved;
   private final Transport transportType;
+  // with memroute.config.file: the file, its format, and the TLS context every version of it gets
+  private final Path configPath;
+  private final String configFormat;
+  private final SSLContext configTls;
   private final Map<String, DnsDiscovery> discoveries;
 
   /**
@@ -143,6 +149,44 @@ public final class MemrouteProperties {
       return enabled != null ? enabled : trustCertificates != null;
     }
   }
+
+  /**
+   * A router configuration from a file ({@code memroute.config.*}, see docs/spring.md, "From an
+   * mcrouter or twemproxy file"), instead of {@code servers}, {@code backends} and the rest; needs
+   * memroute's {@code proxy-config} module on the class path.
+   *
+   * @param file a file system path to mcrouter's JSON or twemproxy's {@code nutcracker.yml}; not a
+   *     {@code classpath:} or URL resource, which could not be watched for changes
+   * @param format {@code mcrouter} or {@code twemproxy}; {@code null}: from the file's extension
+   *     ({@code .json} mcrouter, {@code .yml} or {@code .yaml} twemproxy)
+   * @param pool the twemproxy pool to route to; {@code null}: the file's only pool
+   * @param routingPrefix the mcrouter {@code routes} entry to take, by one of its {@code aliases}
+   *     ({@code /region/cluster/}); {@code null}: the file must have one route
+   * @param reloadInterval the time between checks of the file for changes (default 1 s, at most 1
+   *     hour); 0 reads it once, at startup
+   */
+  public record Config(
+      String file,
+      String format,
+      String pool,
+      String routingPrefix,
+      @DefaultValue("1s") Duration reloadInterval) {
+    /** No {@code memroute.config.*} property: no file. */
+    static final Config NONE = new Config(null, null, null, null, DEFAULT_RELOAD_INTERVAL);
+
+    /** Returns whether the configuration is reloaded when the file changes. */
+    public boolean reloads() {
+      return reloadInterval != null && !reloadInterval.isZero();
+    }
+  }
+
+  /** The default {@code memroute.config.reload-interval}: 1 second. */
+  public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(1);
+
+  /** The formats of {@code memroute.config.format}. */
+  static final String MCROUTER = "mcrouter";
+
+  static final String TWEMPROXY = "twemproxy";
 
   /**
    * Checks the properties and resolves the router configuration and the transport they describe.
@@ -180,6 +224,8 @@ public final class MemrouteProperties {
    * @param discoverLookupTimeout the time a lookup may take, {@code null} for the default (5 s)
    * @param discoverMaxMembers the most members a discovered pool takes from one answer, {@code
    *     null} for the default (256)
+   * @param config a router configuration from a file, {@code memroute.config.*}; none set: from the
+   *     properties above
    * @throws IllegalArgumentException listing every invalid property by its name
    */
   public MemrouteProperties(
@@ -207,7 +253,8 @@ public final class MemrouteProperties {
       Map<String, String> discover,
       Duration discoverInterval,
       Duration discoverLookupTimeout,
-      Integer discoverMaxMembers) {
+      Integer discoverMaxMembers,
+      Config config) {
     this.servers = servers == null ? List.of() : List.copyOf(servers);
     this.backends =
         backends == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(backends));
@@ -240,10 +287,16 @@ public final class MemrouteProperties {
     this.discoverInterval = discoverInterval;
     this.discoverLookupTimeout = discoverLookupTimeout;
     this.discoverMaxMembers = discoverMaxMembers;
+    this.config = config == null ? Config.NONE : config;
 
     List<String> problems = new ArrayList<>();
     this.discoveries = resolveDiscoveries(problems);
-    this.config = resolveConfig(resolveTls(this.tls, problems), problems);
+    SSLContext tlsContext = resolveTls(this.tls, problems);
+    this.configPath = resolveConfigFile(problems);
+    this.configFormat = configPath == null ? null : resolveConfigFormat(configPath, problems);
+    this.configTls = tlsContext;
+    // with a file too: checks the properties that still apply (limits, authentication)
+    this.resolved = resolveConfig(tlsContext, problems);
     this.transportType = resolveTransport(this.transport, problems);
     if (transportType == Transport.DIRECT && this.tls.on()) {
       problems.add(
@@ -275,12 +328,21 @@ public final class MemrouteProperties {
    *     memroute.backends.*} or {@code memroute.discover.*}: the properties are then valid, for an
    *     application whose router bean is its own, but describe no router), or if TLS is on and its
    *     context cannot be made now (the trust file was checked at startup but is unreadable since):
-   *     never a plaintext configuration instead
+   *     never a plaintext configuration instead, or if {@code memroute.config.file} is set: the
+   *     configuration is the file's
    */
   public RouterConfig routerConfig() {
-    if (config == null) {
+    if (configPath != null) {
+      throw new IllegalStateException(
+          "memroute.config.file: "
+              + configPath
+              + ": the router configuration comes from the file (expected: the file read by"
+              + " memroute's proxy-config module)");
+    }
+    if (resolved == null) {
       throw new IllegalStateException(NO_SERVERS);
     }
+    RouterConfig config = resolved;
     if (!tls.on() || tls.trustCertificates() == null) {
       return config;
     }
@@ -481,7 +543,8 @@ public final class MemrouteProperties {
         discover,
         discoverInterval,
         discoverLookupTimeout,
-        discoverMaxMembers);
+        discoverMaxMembers,
+        config);
   }
 
   /**
@@ -725,6 +788,188 @@ public final class MemrouteProperties {
                   : ""));
       return null;
     }
+  }
+
+  /**
+   * The path of {@code memroute.config.file}, {@code null} when not set; records a value that is no
+   * file system path, the properties it excludes, and {@code memroute.config.*} without a file.
+   */
+  private Path resolveConfigFile(List<String> problems) {
+    String file = config.file() == null ? null : config.file().trim();
+    if (file == null || file.isEmpty()) {
+      for (String[] p :
+          new String[][] {
+            {"format", config.format()},
+            {"pool", config.pool()},
+            {"routing-prefix", config.routingPrefix()}
+          }) {
+        if (p[1] != null) {
+          problems.add(
+              "memroute.config."
+                  + p[0]
+                  + ": '"
+                  + p[1]
+                  + "' without memroute.config.file (expected: a file to read it from)");
+        }
+      }
+      if (config.file() != null) {
+        problems.add(
+            "memroute.config.file: '' (expected: a file system path, e.g."
+                + " /etc/mcrouter/mcrouter.json)");
+      }
+      return null;
+    }
+    Duration interval = config.reloadInterval() == null ? Duration.ZERO : config.reloadInterval();
+    if (interval.isNegative()
+        || !interval.isZero() && interval.compareTo(Duration.ofMillis(1)) < 0
+        || interval.compareTo(Duration.ofHours(1)) > 0) {
+      problems.add(
+          "memroute.config.reload-interval: "
+              + interval
+              + " (expected: 1 ms to 1 hour, or 0 to read the file only at startup)");
+    }
+    // everything the file says: a property beside it would be ignored, or fight it on reload
+    Map<String, Boolean> excluded = new LinkedHashMap<>();
+    excluded.put("memroute.servers", !servers.isEmpty());
+    excluded.put("memroute.backends", !backends.isEmpty());
+    excluded.put("memroute.pools", !pools.isEmpty());
+    excluded.put("memroute.route", route != null);
+    excluded.put("memroute.placement", !placement.isEmpty());
+    excluded.put("memroute.distribution", !distribution.isEmpty());
+    excluded.put("memroute.weights", !weights.isEmpty());
+    excluded.put("memroute.node-names", !nodeNames.isEmpty());
+    excluded.put("memroute.discover", !discover.isEmpty());
+    excluded.put("memroute.connect-timeout", connectTimeout != null);
+    excluded.put("memroute.read-timeout", readTimeout != null);
+    excluded.put("memroute.retry-timeout", retryTimeout != null);
+    excluded.put("memroute.failure-limit", failureLimit != null);
+    excluded.put("memroute.connections", connections != null);
+    excluded.forEach(
+        (property, set) -> {
+          if (set) {
+            problems.add(
+                "memroute.config.file and "
+                    + property
+                    + " are exclusive (expected: one of them: the file says the servers, pools,"
+                    + " routes and timeouts)");
+          }
+        });
+    // a scheme of two letters or more: a Windows drive letter is a path
+    int colon = file.indexOf(':');
+    if (colon > 1 && file.substring(0, colon).chars().allMatch(Character::isLetter)) {
+      problems.add(
+          "memroute.config.file: '"
+              + file
+              + "' (expected: a file system path, e.g. /etc/mcrouter/mcrouter.json: a "
+              + file.substring(0, colon + 1)
+              + " resource cannot be watched for changes)");
+      return null;
+    }
+    try {
+      return Path.of(file);
+    } catch (InvalidPathException e) {
+      problems.add(
+          "memroute.config.file: '" + file + "' (expected: a file system path; " + e + ")");
+      return null;
+    }
+  }
+
+  /**
+   * The format of {@code memroute.config.format}, or of the file's extension; records one that is
+   * neither, and a pool or routing prefix the format has not.
+   */
+  private String resolveConfigFormat(Path file, List<String> problems) {
+    String format;
+    if (config.format() != null) {
+      format = config.format().trim().toLowerCase(Locale.ROOT);
+      if (!format.equals(MCROUTER) && !format.equals(TWEMPROXY)) {
+        problems.add(
+            "memroute.config.format: '" + config.format() + "' (expected: mcrouter or twemproxy)");
+        return null;
+      }
+    } else {
+      String name = file.getFileName() == null ? "" : file.getFileName().toString();
+      String lower = name.toLowerCase(Locale.ROOT);
+      if (lower.endsWith(".json")) {
+        format = MCROUTER;
+      } else if (lower.endsWith(".yml") || lower.endsWith(".yaml")) {
+        format = TWEMPROXY;
+      } else {
+        problems.add(
+            "memroute.config.format: not set, and the name of "
+                + file
+                + " does not say it (expected: mcrouter or twemproxy, or a file ending in .json,"
+                + " .yml or .yaml)");
+        return null;
+      }
+    }
+    if (format.equals(MCROUTER) && config.pool() != null) {
+      problems.add(
+          "memroute.config.pool: '"
+              + config.pool()
+              + "' with an mcrouter file (expected: none: the file's route names its pools;"
+              + " memroute.config.routing-prefix picks one of several routes)");
+    }
+    if (format.equals(TWEMPROXY) && config.routingPrefix() != null) {
+      problems.add(
+          "memroute.config.routing-prefix: '"
+              + config.routingPrefix()
+              + "' with a twemproxy file (expected: none; memroute.config.pool picks a pool)");
+    }
+    return format;
+  }
+
+  /** Returns the {@code memroute.config.*} properties; without any, a file of {@code null}. */
+  public Config config() {
+    return config;
+  }
+
+  /** Returns the file of {@code memroute.config.file}, {@code null} when not set. */
+  Path configFile() {
+    return configPath;
+  }
+
+  /** Returns {@link #MCROUTER} or {@link #TWEMPROXY}, {@code null} without a file. */
+  String configFormat() {
+    return configFormat;
+  }
+
+  /**
+   * Returns a configuration read from the file with what the properties still say beside it: TLS
+   * and authentication on every backend (over the file's timeouts and connections), the active
+   * request and buffer memory limits. Every call uses the TLS context made at startup, so that a
+   * reloaded file keeps the connections of unchanged backends.
+   */
+  RouterConfig withPropertiesOf(RouterConfig fromFile) {
+    RouterConfig.Builder b =
+        RouterConfig.builder().backendDefaults(connectionSettings(fromFile.backendDefaults()));
+    for (BackendConfig backend : fromFile.backends().values()) {
+      b.backend(
+          backend.options() == null
+              ? backend
+              : backend.withOptions(connectionSettings(backend.options())));
+    }
+    fromFile.pools().values().forEach(b::pool);
+    b.route(fromFile.route());
+    b.activeRequestLimit(
+        activeRequestLimit != null ? activeRequestLimit : fromFile.activeRequestLimit());
+    b.bufferMemoryLimit(
+        bufferMemoryLimit != null ? bufferMemoryLimit : fromFile.bufferMemoryLimit());
+    return b.build();
+  }
+
+  private BackendOptions connectionSettings(BackendOptions options) {
+    if (!tls.on() && authUsername == null) {
+      return options;
+    }
+    BackendOptions.Builder b = options.toBuilder();
+    if (tls.on()) {
+      b.tls(configTls).tlsVerifyHostname(tls.verifyHostname());
+    }
+    if (authUsername != null) {
+      b.auth(authUsername, authPassword); // checked by the constructor
+    }
+    return b.build();
   }
 
   /**
@@ -1119,6 +1364,8 @@ public final class MemrouteProperties {
         + discoverLookupTimeout
         + ", discoverMaxMembers="
         + discoverMaxMembers
+        + ", config="
+        + config
         + "]";
   }
 

@@ -1,0 +1,186 @@
+package io.memroute.spring.boot;
+
+import io.memroute.MemcacheRouter;
+import io.memroute.config.ConfigFileReloader;
+import io.memroute.config.mcrouter.McrouterConfig;
+import io.memroute.config.twemproxy.TwemproxyConfig;
+import io.memroute.routing.RouterConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.util.ClassUtils;
+
+/**
+ * {@code memroute.config.file} read with memroute's {@code proxy-config} module: parsed at startup,
+ * where a missing or invalid file fails the application naming the property and the file, then
+ * watched by a {@link ConfigFileReloader} that reconfigures the router built from it. Loaded only
+ * when that module is on the class path ({@link MemrouteConfigFileAutoConfiguration}).
+ */
+final class ConfigFileSource implements RouterConfigFile, SmartInitializingSingleton {
+  private final MemrouteProperties properties;
+  private final Path file;
+  private final String format;
+  private final Function<String, RouterConfig> parser; // the file's text to the router's config
+  private final RouterConfig initial;
+  private volatile MemcacheRouter router; // built from initial; null for a router of the app's own
+  private volatile ConfigFileReloader reloader;
+
+  ConfigFileSource(MemrouteProperties properties, ClassLoader classLoader) {
+    this.properties = properties;
+    this.file = properties.configFile();
+    this.format = properties.configFormat();
+    requireLibrary(classLoader);
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new IllegalStateException(
+          "memroute.config.file: " + file + " is missing (expected: " + expected() + ")", e);
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "memroute.config.file: " + file + " cannot be read (" + e + ")", e);
+    }
+    Function<String, RouterConfig> fileParser = fileParser(text);
+    this.parser = fileParser.andThen(properties::withPropertiesOf);
+    this.initial = parse(text);
+  }
+
+  /** The parser of the format; for twemproxy, of the pool named or the file's only pool. */
+  private Function<String, RouterConfig> fileParser(String text) {
+    MemrouteProperties.Config c = properties.config();
+    if (format.equals(MemrouteProperties.MCROUTER)) {
+      String prefix = c.routingPrefix();
+      return prefix == null ? McrouterConfig::parse : json -> McrouterConfig.parse(json, prefix);
+    }
+    String pool = c.pool();
+    if (pool == null) {
+      List<String> pools = pools(text);
+      if (pools.size() != 1) {
+        throw new IllegalArgumentException(
+            "memroute.config.pool: not set, and "
+                + file
+                + " has pools "
+                + pools
+                + " (expected: the name of one of them)");
+      }
+      pool = pools.get(0); // kept when the file changes: a pool added later is not taken instead
+    }
+    return TwemproxyConfig.parser(pool);
+  }
+
+  private List<String> pools(String text) {
+    try {
+      return TwemproxyConfig.parse(text).pools();
+    } catch (IllegalArgumentException e) {
+      throw invalid(e);
+    }
+  }
+
+  private RouterConfig parse(String text) {
+    try {
+      return parser.apply(text);
+    } catch (IllegalArgumentException e) {
+      throw invalid(e);
+    }
+  }
+
+  private IllegalArgumentException invalid(IllegalArgumentException e) {
+    return new IllegalArgumentException(
+        "memroute.config.file: " + file + " is not a valid " + expected() + ": " + e.getMessage(),
+        e);
+  }
+
+  private String expected() {
+    return format.equals(MemrouteProperties.MCROUTER)
+        ? "mcrouter configuration"
+        : "twemproxy configuration (nutcracker.yml)";
+  }
+
+  /** proxy-config declares the parsers' libraries, but an application may have excluded them. */
+  private void requireLibrary(ClassLoader classLoader) {
+    boolean mcrouter = format.equals(MemrouteProperties.MCROUTER);
+    String probe =
+        mcrouter ? "com.fasterxml.jackson.databind.ObjectMapper" : "org.yaml.snakeyaml.Yaml";
+    if (!ClassUtils.isPresent(probe, classLoader)) {
+      throw new IllegalStateException(
+          "memroute.config.file: "
+              + file
+              + " is read as "
+              + format
+              + ", which needs "
+              + (mcrouter ? "Jackson" : "SnakeYAML")
+              + " on the class path (expected: the dependency "
+              + (mcrouter ? "com.fasterxml.jackson.core:jackson-databind" : "org.yaml:snakeyaml")
+              + ", which io.memroute:proxy-config brings unless excluded)");
+    }
+  }
+
+  @Override
+  public Path file() {
+    return file;
+  }
+
+  @Override
+  public RouterConfig initialConfig() {
+    return initial;
+  }
+
+  @Override
+  public void builtInto(MemcacheRouter router) {
+    this.router = router;
+  }
+
+  @Override
+  public Optional<Exception> lastReloadError() {
+    ConfigFileReloader r = reloader;
+    return r == null ? Optional.empty() : r.lastError();
+  }
+
+  /**
+   * Starts watching the file for {@code router}, which must be the router built from it.
+   *
+   * @param scheduler runs the checks; {@code null}: a thread of the reloader's own
+   */
+  ConfigFileReloader watch(MemcacheRouter router, ScheduledExecutorService scheduler) {
+    requireBuiltFromFile(router);
+    ConfigFileReloader.Builder b =
+        ConfigFileReloader.builder(file, parser).interval(properties.config().reloadInterval());
+    if (scheduler != null) {
+      b.scheduler(scheduler);
+    }
+    // a change between the read at startup and this one is taken as applied: see docs/spring.md
+    ConfigFileReloader r = b.build(router::reconfigure);
+    this.reloader = r;
+    return r;
+  }
+
+  /** Refuses the file beside a router bean of the application's own, which would not follow it. */
+  @Override
+  public void afterSingletonsInstantiated() {
+    if (router == null) {
+      throw notBuiltFromFile();
+    }
+  }
+
+  private void requireBuiltFromFile(MemcacheRouter candidate) {
+    if (router == null || router != candidate) {
+      throw notBuiltFromFile();
+    }
+  }
+
+  private IllegalStateException notBuiltFromFile() {
+    return new IllegalStateException(
+        "memroute.config.file: "
+            + file
+            + " is set, but the application's MemcacheRouter bean is its own, not built from it"
+            + " (expected: no memroute.config.file beside a router bean of the application's own;"
+            + " that bean can watch the file with ConfigFileReloader)");
+  }
+}

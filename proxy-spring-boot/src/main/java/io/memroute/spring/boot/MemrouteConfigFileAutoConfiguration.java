@@ -1,0 +1,82 @@
+package io.memroute.spring.boot;
+
+import io.memroute.MemcacheRouter;
+import io.memroute.config.ConfigFileReloader;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * With {@code memroute.config.file} set and memroute's {@code proxy-config} module on the class
+ * path, reads the router's configuration from an mcrouter JSON or twemproxy {@code nutcracker.yml}
+ * file and reconfigures the router when the file changes (see docs/spring.md, "From an mcrouter or
+ * twemproxy file"). Without the module, {@link MemrouteAutoConfiguration}'s router fails startup
+ * saying which dependency to add.
+ *
+ * <ul>
+ *   <li>{@code memrouteConfigFile}: the file, read and checked at startup; the router is built from
+ *       it.
+ *   <li>{@code memrouteConfigFileReloader}, a {@link ConfigFileReloader}, unless {@code
+ *       memroute.config.reload-interval=0}: checks the file every interval and applies a changed
+ *       one with {@link MemcacheRouter#reconfigure}. It depends on the router, so the context
+ *       closes it first. A {@link ScheduledExecutorService} bean named {@code
+ *       memrouteConfigFileScheduler} runs the checks instead of a thread of the reloader's own (and
+ *       is not shut down by it).
+ * </ul>
+ */
+@AutoConfiguration(after = MemrouteAutoConfiguration.class)
+// by name: this class is read, not loaded, when proxy-config is absent
+@ConditionalOnClass(name = "io.memroute.config.ConfigFileReloader")
+@ConditionalOnProperty(prefix = "memroute.config", name = "file")
+public class MemrouteConfigFileAutoConfiguration {
+  /** Creates the auto-configuration (Spring does). */
+  public MemrouteConfigFileAutoConfiguration() {}
+
+  /** The file, read now: a missing or invalid file fails startup. */
+  @Bean
+  ConfigFileSource memrouteConfigFile(MemrouteProperties properties, ApplicationContext context) {
+    return new ConfigFileSource(properties, context.getClassLoader());
+  }
+
+  /**
+   * Watches the file for the router built from it; closed before the router, which it depends on.
+   *
+   * @throws IllegalStateException if the router is the application's own, not built from the file
+   */
+  @Bean(destroyMethod = "close")
+  @Conditional(ReloadEnabled.class)
+  public ConfigFileReloader memrouteConfigFileReloader(
+      ConfigFileSource memrouteConfigFile,
+      MemcacheRouter router,
+      @Qualifier("memrouteConfigFileScheduler")
+          ObjectProvider<ScheduledExecutorService> scheduler) {
+    return memrouteConfigFile.watch(router, scheduler.getIfAvailable());
+  }
+
+  /** {@code memroute.config.reload-interval} is not 0. */
+  static final class ReloadEnabled extends SpringBootCondition {
+    @Override
+    public ConditionOutcome getMatchOutcome(
+        ConditionContext context, AnnotatedTypeMetadata metadata) {
+      Duration interval =
+          Binder.get(context.getEnvironment())
+              .bind("memroute.config.reload-interval", Duration.class)
+              .orElse(MemrouteProperties.DEFAULT_RELOAD_INTERVAL);
+      return interval.isZero()
+          ? ConditionOutcome.noMatch("memroute.config.reload-interval is 0")
+          : ConditionOutcome.match("memroute.config.reload-interval is " + interval);
+    }
+  }
+}
