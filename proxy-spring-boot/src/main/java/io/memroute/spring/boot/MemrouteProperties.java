@@ -50,6 +50,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * memroute.route=main
  * </pre>
  *
+ * <p>or a file an mcrouter or a twemproxy ran with, followed as it changes ({@link Config}; needs
+ * memroute's {@code proxy-config} module):
+ *
+ * <pre>
+ * memroute.config.file=/etc/mcrouter/mcrouter.json
+ * </pre>
+ *
  * <p>Backends without pools make one pool {@code default} over all of them; one pool needs no
  * {@code route}. Every other property is optional; unset means memroute's default (see {@link
  * BackendOptions}): {@code connect-timeout}, {@code read-timeout}, {@code retry-timeout} (durations
