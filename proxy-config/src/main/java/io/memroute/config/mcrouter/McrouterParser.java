@@ -20,6 +20,7 @@ import io.memroute.routing.RouteContext;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -66,7 +67,13 @@ final class McrouterParser {
               "RandomRoute",
               "LoadBalancerRoute",
               "RateLimitRoute",
-              "WarmUpRoute"));
+              "WarmUpRoute",
+              "ModifyKeyRoute",
+              "LatencyInjectionRoute",
+              "KeySplitRoute",
+              "MigrateRoute",
+              "L1L2CacheRoute",
+              "BigValueRoute"));
 
   // mcrouter's operation names (carbon request names) and the commands they stand for
   private static final Map<String, List<Command>> OPERATIONS = new LinkedHashMap<>();
@@ -109,6 +116,13 @@ final class McrouterParser {
   // a rate limit is a whole number of permits per 1000 s (so 0.001/s at least), at most 1 per ns
   private static final double MIN_RATE = 0.001;
   private static final double MAX_RATE = 1e9;
+
+  // the longest exptime memroute's TTL routes take, 30 days
+  private static final int MAX_EXPTIME = 30 * 24 * 3600;
+  // the longest latency a delay route injects, an hour
+  private static final int MAX_DELAY_MS = 3600 * 1000;
+  // 9999-12-31T23:59:59Z, the latest start a migrate route takes
+  private static final long LAST_START_TIME = 253402300799L;
 
   // route handles nest this deep at most, so that building them never needs a deep stack
   private static final int MAX_DEPTH = 100;
@@ -405,6 +419,18 @@ final class McrouterParser {
         return List.of(rateLimitRoute(json, path));
       case "WarmUpRoute":
         return List.of(warmUp(json, path));
+      case "ModifyKeyRoute":
+        return List.of(modifyKey(json, path));
+      case "LatencyInjectionRoute":
+        return List.of(latencyInjection(json, path));
+      case "KeySplitRoute":
+        return List.of(keySplit(json, path));
+      case "MigrateRoute":
+        return List.of(migrate(json, path));
+      case "L1L2CacheRoute":
+        return List.of(l1l2(json, path));
+      case "BigValueRoute":
+        return List.of(bigValue(json, path));
       default:
         String where = json != null && json.isObject() ? path + ".type" : path;
         throw error(
@@ -616,6 +642,244 @@ final class McrouterParser {
       default:
         throw error(path + ".action", "'" + action + "' (expected: set or min)");
     }
+  }
+
+  private Route modifyKey(JsonNode json, String path) {
+    JsonNode o = object(json, path, "ModifyKeyRoute");
+    checkKeys(
+        o,
+        path,
+        "ModifyKeyRoute",
+        Set.of(
+            "type",
+            "name",
+            "target",
+            "ensure_key_prefix",
+            "replace_key_prefix",
+            "set_key_suffix",
+            "set_routing_prefix",
+            "modify_inplace"),
+        Set.of());
+    Route target = one(required(o, "target", path), path + ".target");
+    if (o.has("set_routing_prefix")) {
+      throw error(
+          path + ".set_routing_prefix",
+          "is not supported (memroute has no routing prefixes: it places and sends keys as given)");
+    }
+    if (o.has("modify_inplace") && bool(o.get("modify_inplace"), path + ".modify_inplace")) {
+      throw error(path + ".modify_inplace", "true is not supported (expected: false, the default)");
+    }
+    String prefix = text(o, "ensure_key_prefix", path, "");
+    String replaced = text(o, "replace_key_prefix", path, null);
+    String suffix = text(o, "set_key_suffix", path, "");
+    Routes.ModifyKeyBuilder b = Routes.modifyKey();
+    boolean rewrites = false;
+    // replacing a prefix by itself is ensuring it, and an empty one with an empty prefix nothing
+    if (replaced != null && !replaced.equals(prefix)) {
+      if (replaced.isEmpty()) {
+        throw error(
+            path + ".replace_key_prefix",
+            "'' is not supported (mcrouter then puts ensure_key_prefix in front of every key, even"
+                + " one that starts with it; expected: a prefix of 1 byte or more)");
+      }
+      try {
+        b.replacePrefix(replaced, prefix);
+      } catch (IllegalArgumentException e) {
+        throw error(path + ".replace_key_prefix", e.getMessage());
+      }
+      rewrites = true;
+    } else if (!prefix.isEmpty()) {
+      try {
+        b.ensurePrefix(prefix);
+      } catch (IllegalArgumentException e) {
+        throw error(path + ".ensure_key_prefix", e.getMessage());
+      }
+      rewrites = true;
+    }
+    if (!suffix.isEmpty()) {
+      try {
+        b.suffix(suffix);
+      } catch (IllegalArgumentException e) {
+        throw error(path + ".set_key_suffix", e.getMessage());
+      }
+      rewrites = true;
+    }
+    if (!rewrites) {
+      return target; // mcrouter passes every key unchanged
+    }
+    try {
+      return b.build(target);
+    } catch (IllegalArgumentException e) {
+      throw error(path, e.getMessage());
+    }
+  }
+
+  private Route latencyInjection(JsonNode json, String path) {
+    JsonNode o = object(json, path, "LatencyInjectionRoute");
+    checkKeys(
+        o,
+        path,
+        "LatencyInjectionRoute",
+        Set.of(
+            "type",
+            "name",
+            "child",
+            "before_latency_ms",
+            "after_latency_ms",
+            "total_latency_ms",
+            "request_payload_latency"),
+        // it bounds only the latency a request carries, which memcached requests do not
+        Set.of("max_request_latency_us"));
+    Route child = one(required(o, "child", path), path + ".child");
+    if (o.has("request_payload_latency")
+        && bool(o.get("request_payload_latency"), path + ".request_payload_latency")) {
+      throw error(
+          path + ".request_payload_latency",
+          "true is not supported (memcached requests carry no latency to inject; expected: false,"
+              + " the default)");
+    }
+    if (!o.has("before_latency_ms") && !o.has("after_latency_ms") && !o.has("total_latency_ms")) {
+      throw error(
+          path,
+          "LatencyInjectionRoute without before_latency_ms, after_latency_ms or total_latency_ms"
+              + " (expected: at least one)");
+    }
+    Duration before = millis(o, "before_latency_ms", path);
+    Duration after = millis(o, "after_latency_ms", path);
+    Duration total = millis(o, "total_latency_ms", path);
+    if (before.isZero() && after.isZero() && total.isZero()) {
+      return child; // mcrouter injects nothing
+    }
+    return Routes.delay().before(before).after(after).total(total).build(child);
+  }
+
+  /** A latency in whole milliseconds, 0 (none, the default) to an hour. */
+  private static Duration millis(JsonNode o, String field, String path) {
+    return o.has(field)
+        ? Duration.ofMillis(intIn(o.get(field), path + "." + field, 0, MAX_DELAY_MS))
+        : Duration.ZERO;
+  }
+
+  private Route keySplit(JsonNode json, String path) {
+    JsonNode o = object(json, path, "KeySplitRoute");
+    checkKeys(
+        o,
+        path,
+        "KeySplitRoute",
+        Set.of("type", "name", "destination", "replicas", "all_sync", "first_hit"),
+        Set.of());
+    Route destination = one(required(o, "destination", path), path + ".destination");
+    int replicas = intIn(required(o, "replicas", path), path + ".replicas", 2, 1000);
+    if (!bool(required(o, "all_sync", path), path + ".all_sync")) {
+      throw error(
+          path + ".all_sync",
+          "false is not supported (memroute's keySplit sets and deletes every replica; expected:"
+              + " true)");
+    }
+    if (o.has("first_hit") && bool(o.get("first_hit"), path + ".first_hit")) {
+      throw error(path + ".first_hit", "true is not supported (expected: false, the default)");
+    }
+    return Routes.keySplit(replicas, destination);
+  }
+
+  private Route migrate(JsonNode json, String path) {
+    JsonNode o = object(json, path, "MigrateRoute");
+    checkKeys(
+        o,
+        path,
+        "MigrateRoute",
+        Set.of("type", "name", "from", "to", "start_time", "interval"),
+        Set.of());
+    Route from = one(required(o, "from", path), path + ".from");
+    Route to = one(required(o, "to", path), path + ".to");
+    JsonNode start = required(o, "start_time", path);
+    if (!start.isIntegralNumber()
+        || !start.canConvertToLong()
+        || start.asLong() < 0
+        || start.asLong() > LAST_START_TIME) {
+      throw error(
+          path + ".start_time",
+          start + " (expected: a unix time in seconds, 0-" + LAST_START_TIME + ")");
+    }
+    Routes.MigrateBuilder b =
+        Routes.migrate(from, to).startAt(Instant.ofEpochSecond(start.asLong()));
+    if (o.has("interval")) {
+      b.interval(
+          Duration.ofSeconds(intIn(o.get("interval"), path + ".interval", 1, 365 * 24 * 3600)));
+    }
+    return b.build();
+  }
+
+  private Route l1l2(JsonNode json, String path) {
+    JsonNode o = object(json, path, "L1L2CacheRoute");
+    checkKeys(
+        o,
+        path,
+        "L1L2CacheRoute",
+        Set.of(
+            "type",
+            "name",
+            "l1",
+            "l2",
+            "upgradingL1Exptime",
+            "ncacheExptime",
+            "ncacheUpdatePeriod"),
+        Set.of());
+    Route l1 = one(required(o, "l1", path), path + ".l1");
+    Route l2 = one(required(o, "l2", path), path + ".l2");
+    // memroute's L1 copies always expire: mcrouter's 0 (never) is refused
+    int ttl =
+        intIn(
+            required(o, "upgradingL1Exptime", path), path + ".upgradingL1Exptime", 1, MAX_EXPTIME);
+    Routes.L1L2Builder b = Routes.l1l2().l1Ttl(Duration.ofSeconds(ttl));
+    int period =
+        o.has("ncacheUpdatePeriod")
+            ? intIn(o.get("ncacheUpdatePeriod"), path + ".ncacheUpdatePeriod", 0, 1_000_000)
+            : 0;
+    if (period > 0) {
+      // mcrouter's default ncacheExptime, 0, would keep a sentinel forever
+      JsonNode nttl = o.get("ncacheExptime");
+      if (nttl == null) {
+        throw error(
+            path + ".ncacheExptime",
+            "missing with ncacheUpdatePeriod (expected: a whole number 1-"
+                + MAX_EXPTIME
+                + "; mcrouter's default 0 keeps a sentinel forever)");
+      }
+      b.negativeCache(
+          Duration.ofSeconds(intIn(nttl, path + ".ncacheExptime", 1, MAX_EXPTIME)), period);
+    } else if (o.has("ncacheExptime")) {
+      // without ncacheUpdatePeriod mcrouter caches no misses: the TTL changes nothing
+      intIn(o.get("ncacheExptime"), path + ".ncacheExptime", 0, MAX_EXPTIME);
+    }
+    // mcrouter: get-like requests through both levels, every other request to L1 only
+    return Routes.commands().on(GET_LIKE, b.build(l1, l2)).any(l1).build();
+  }
+
+  private Route bigValue(JsonNode json, String path) {
+    JsonNode o = object(json, path, "BigValueRoute");
+    checkKeys(
+        o,
+        path,
+        "BigValueRoute",
+        Set.of("type", "name", "target", "split_threshold", "batch_size", "hide_reply_flag"),
+        Set.of());
+    Route target = one(required(o, "target", path), path + ".target");
+    int threshold =
+        intIn(required(o, "split_threshold", path), path + ".split_threshold", 1, 1 << 30);
+    // how many chunk reads mcrouter sends at once; memroute reads a value's chunks in one
+    // multiget, which changes no reply
+    intIn(required(o, "batch_size", path), path + ".batch_size", 0, Integer.MAX_VALUE);
+    boolean hide =
+        o.has("hide_reply_flag") && bool(o.get("hide_reply_flag"), path + ".hide_reply_flag");
+    if (!hide) {
+      throw error(
+          path + ".hide_reply_flag",
+          (o.has("hide_reply_flag") ? "false" : "missing")
+              + " is not supported (memroute answers a big value with the client flags it was"
+              + " written with, without mcrouter's big-value bit; expected: true)");
+    }
+    return Routes.bigValue().threshold(threshold).build(target);
   }
 
   private Route errorRoute(JsonNode json, String path) {
@@ -1109,6 +1373,18 @@ final class McrouterParser {
             "option '" + k + "' of " + what + " is not supported (supported: " + sorted + ")");
       }
     }
+  }
+
+  /** A string option, or {@code absent} if it is not set. */
+  private static String text(JsonNode o, String field, String path, String absent) {
+    JsonNode v = o.get(field);
+    if (v == null) {
+      return absent;
+    }
+    if (!v.isTextual()) {
+      throw error(path + "." + field, kind(v) + " (expected: a string)");
+    }
+    return v.asText();
   }
 
   private static boolean bool(JsonNode v, String path) {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -199,6 +200,200 @@ class McrouterConfigTest {
     min.run(Request.set("long", "v".getBytes(), 0));
     assertThat(min.backend(B0).requests().get(0).line()).isEqualTo("set short 0 10 1");
     assertThat(min.backend(B0).requests().get(1).line()).isEqualTo("set long 0 60 1");
+  }
+
+  @Test
+  void modifyKeyRoutePrefixesAndSuffixesKeys() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"ModifyKeyRoute\", \"target\": \"PoolRoute|B\","
+                    + " \"ensure_key_prefix\": \"t:\", \"set_key_suffix\": \":v2\"}"));
+    h.set("k", "v");
+    h.set("t:j", "w");
+    assertThat(h.backend(B0).keys()).containsExactlyInAnyOrder("t:k:v2", "t:j:v2");
+    assertThat(h.get("k").valueAsString()).isEqualTo("v");
+
+    Harness r =
+        new Harness(
+            config(
+                "{\"type\": \"ModifyKeyRoute\", \"target\": \"PoolRoute|B\","
+                    + " \"replace_key_prefix\": \"old:\", \"ensure_key_prefix\": \"new:\"}"));
+    r.set("old:1", "v");
+    r.set("x", "v");
+    assertThat(r.backend(B0).keys()).containsExactlyInAnyOrder("new:1", "new:x");
+  }
+
+  @Test
+  void modifyKeyRouteOptionsItCannotHonourAreRefused() {
+    String route =
+        "{\"type\": \"ModifyKeyRoute\", \"target\": \"PoolRoute|B\", \"ensure_key_prefix\": \"t:\", %s}";
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(String.format(route, "\"set_routing_prefix\": \"/a/b/\""))))
+        .hasMessageStartingWith("route.set_routing_prefix: is not supported");
+    assertThatThrownBy(
+            () -> McrouterConfig.parse(config(String.format(route, "\"modify_inplace\": true"))))
+        .hasMessage("route.modify_inplace: true is not supported (expected: false, the default)");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(config(String.format(route, "\"replace_key_prefix\": \"\""))))
+        .hasMessageStartingWith("route.replace_key_prefix: '' is not supported");
+    assertThatThrownBy(
+            () -> McrouterConfig.parse(config(String.format(route, "\"set_key_suffix\": \"a b\""))))
+        .hasMessageStartingWith("route.set_key_suffix: suffix: 'a b' (expected: ");
+  }
+
+  @Test
+  void latencyInjectionRouteDelaysOnTheSchedulersTime() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"LatencyInjectionRoute\", \"child\": \"PoolRoute|B\","
+                    + " \"before_latency_ms\": 100, \"max_request_latency_us\": 5}"));
+    CompletableFuture<Response> f =
+        h.config
+            .route()
+            .route(Request.set("k", "v".getBytes(), 0), h.context)
+            .toCompletableFuture();
+    h.time.advance(Duration.ofMillis(99));
+    assertThat(f).isNotDone();
+    assertThat(h.backend(B0).keys()).isEmpty();
+    h.time.advance(Duration.ofMillis(1));
+    assertThat(f.join().status()).isEqualTo(ResponseStatus.STORED);
+
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        "{\"type\": \"LatencyInjectionRoute\", \"child\": \"PoolRoute|B\","
+                            + " \"request_payload_latency\": true}")))
+        .hasMessageStartingWith("route.request_payload_latency: true is not supported");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        "{\"type\": \"LatencyInjectionRoute\", \"child\": \"PoolRoute|B\","
+                            + " \"total_latency_percentile_ms\": []}")))
+        .hasMessageStartingWith(
+            "route.total_latency_percentile_ms: option 'total_latency_percentile_ms' of"
+                + " LatencyInjectionRoute is not supported");
+  }
+
+  @Test
+  void keySplitRouteWritesEveryReplica() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"KeySplitRoute\", \"destination\": \"PoolRoute|B\", \"replicas\": 3,"
+                    + " \"all_sync\": true}"));
+    assertThat(h.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(h.backend(B0).keys()).containsExactlyInAnyOrder("k", "k::1", "k::2");
+    assertThat(h.get("k").valueAsString()).isEqualTo("v");
+
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        "{\"type\": \"KeySplitRoute\", \"destination\": \"PoolRoute|B\","
+                            + " \"replicas\": 3, \"all_sync\": false}")))
+        .hasMessageStartingWith("route.all_sync: false is not supported");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        "{\"type\": \"KeySplitRoute\", \"destination\": \"PoolRoute|B\","
+                            + " \"replicas\": 1, \"all_sync\": true}")))
+        .hasMessage("route.replicas: 1 (expected: a whole number 2-1000)");
+  }
+
+  @Test
+  void migrateRouteMovesTrafficByItsStartTime() {
+    String route =
+        "{\"type\": \"MigrateRoute\", \"from\": \"PoolRoute|B\", \"to\": \"AllSyncRoute|Pool|A\","
+            + " \"start_time\": %d, \"interval\": 60}";
+    Harness before = new Harness(config(String.format(route, 253402300799L))); // year 9999
+    before.set("k", "v");
+    assertThat(before.backend(B0).valueOf("k")).isEqualTo("v");
+    assertThat(before.backend(A0).keys()).isEmpty();
+
+    Harness after = new Harness(config(String.format(route, 0))); // done since 1970
+    after.set("k", "v");
+    assertThat(after.backend(B0).keys()).isEmpty();
+    assertThat(after.backend(A0).valueOf("k")).isEqualTo("v");
+
+    assertThatThrownBy(() -> McrouterConfig.parse(config(String.format(route, -1))))
+        .hasMessage("route.start_time: -1 (expected: a unix time in seconds, 0-253402300799)");
+  }
+
+  @Test
+  void l1l2CacheRouteFillsL1AndWritesL1OnlyAsMcrouter() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"L1L2CacheRoute\", \"l1\": \"PoolRoute|B\", \"l2\": \"PoolRoute|A\","
+                    + " \"upgradingL1Exptime\": 30}"));
+    h.backend(A0).put("k", "v");
+    h.backend(A1).put("k", "v");
+    assertThat(h.get("k").valueAsString()).isEqualTo("v");
+    assertThat(h.backend(B0).valueOf("k")).isEqualTo("v");
+    assertThat(h.backend(B0).requests().get(1).line()).isEqualTo("add k 0 30 1");
+    // mcrouter sends everything but get-like requests to L1 only
+    h.set("w", "x");
+    assertThat(h.backend(B0).valueOf("w")).isEqualTo("x");
+    assertThat(h.backend(A0).valueOf("w")).isNull();
+    assertThat(h.backend(A1).valueOf("w")).isNull();
+  }
+
+  @Test
+  void l1l2CacheRouteCachesMissesWithBothNcacheOptions() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"L1L2CacheRoute\", \"l1\": \"PoolRoute|B\", \"l2\": \"PoolRoute|A\","
+                    + " \"upgradingL1Exptime\": 30, \"ncacheExptime\": 10, \"ncacheUpdatePeriod\": 100}"));
+    assertThat(h.get("k").isMiss()).isTrue();
+    assertThat(h.backend(B0).valueOf("k")).isEqualTo("ncache");
+    int l2Reads = h.backend(A0).requestCount() + h.backend(A1).requestCount();
+    assertThat(h.get("k").isMiss()).isTrue();
+    assertThat(h.backend(A0).requestCount() + h.backend(A1).requestCount())
+        .isEqualTo(l2Reads); // answered from the sentinel
+
+    String route =
+        "{\"type\": \"L1L2CacheRoute\", \"l1\": \"PoolRoute|B\", \"l2\": \"PoolRoute|A\", %s}";
+    assertThatThrownBy(
+            () -> McrouterConfig.parse(config(String.format(route, "\"upgradingL1Exptime\": 0"))))
+        .hasMessage("route.upgradingL1Exptime: 0 (expected: a whole number 1-2592000)");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        String.format(
+                            route, "\"upgradingL1Exptime\": 5, \"ncacheUpdatePeriod\": 3"))))
+        .hasMessageStartingWith("route.ncacheExptime: missing with ncacheUpdatePeriod");
+  }
+
+  @Test
+  void bigValueRouteStoresChunks() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"BigValueRoute\", \"target\": \"PoolRoute|B\", \"split_threshold\": 10,"
+                    + " \"batch_size\": 0, \"hide_reply_flag\": true}"));
+    String big = "0123456789abcdefghijKLMNO"; // 25 bytes: 3 chunks
+    assertThat(h.set("k", big).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(h.backend(B0).keys()).hasSize(4).contains("k");
+    assertThat(h.backend(B0).valueOf("k")).isNotEqualTo(big);
+    assertThat(h.get("k").valueAsString()).isEqualTo(big);
+
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        "{\"type\": \"BigValueRoute\", \"target\": \"PoolRoute|B\","
+                            + " \"split_threshold\": 10, \"batch_size\": 0}")))
+        .hasMessageStartingWith("route.hide_reply_flag: missing is not supported");
   }
 
   /**
@@ -399,8 +594,8 @@ class McrouterConfigTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("route.children[2].type: 'SRRoute' is not supported (supported: ")
         .hasMessageContaining("FailoverRoute");
-    assertThatThrownBy(() -> McrouterConfig.parse(config("\"KeySplitRoute|Pool|A\"")))
-        .hasMessageStartingWith("route: 'KeySplitRoute' is not supported");
+    assertThatThrownBy(() -> McrouterConfig.parse(config("\"HostIdRoute|Pool|A\"")))
+        .hasMessageStartingWith("route: 'HostIdRoute' is not supported");
   }
 
   @Test
