@@ -73,7 +73,8 @@ final class McrouterParser {
               "KeySplitRoute",
               "MigrateRoute",
               "L1L2CacheRoute",
-              "BigValueRoute"));
+              "BigValueRoute",
+              "ShadowRoute"));
 
   // mcrouter's operation names (carbon request names) and the commands they stand for
   private static final Map<String, List<Command>> OPERATIONS = new LinkedHashMap<>();
@@ -431,6 +432,8 @@ final class McrouterParser {
         return List.of(l1l2(json, path));
       case "BigValueRoute":
         return List.of(bigValue(json, path));
+      case "ShadowRoute":
+        return shadowRoute(json, path);
       default:
         String where = json != null && json.isObject() ? path + ".type" : path;
         throw error(
@@ -1286,40 +1289,55 @@ final class McrouterParser {
     b.on(commands, rl.fallback(fallback).build());
   }
 
-  private Route shadows(Route main, JsonNode shadows, String path, int servers) {
+  /** One of mcrouter's {@code shadows}: its target, the children it shadows, its key fraction. */
+  private static final class Shadow {
+    final Route target;
+    final long start; // first child shadowed
+    final long end; // first child after them (mcrouter's index_range excludes its end)
+    final double fraction;
+    final String path;
+
+    Shadow(Route target, long start, long end, double fraction, String path) {
+      this.target = target;
+      this.start = start;
+      this.end = end;
+      this.fraction = fraction;
+      this.path = path;
+    }
+
+    boolean shadows(int child) {
+      return fraction > 0 && start <= child && child < end;
+    }
+  }
+
+  private List<Shadow> shadowList(JsonNode shadows, String path) {
     if (!shadows.isArray()) {
       throw error(path, kind(shadows) + " (expected: an array)");
     }
-    Route route = main;
+    List<Shadow> out = new ArrayList<>();
     for (int i = 0; i < shadows.size(); i++) {
       String sp = path + "[" + i + "]";
       JsonNode s = object(shadows.get(i), sp, "a shadow");
       checkKeys(s, sp, "a shadow", Set.of("target", "index_range", "key_fraction_range"), Set.of());
       Route target = one(required(s, "target", sp), sp + ".target");
-      // mcrouter shadows the servers of index_range only, [0, 0] by default; memroute's shadow
-      // takes a fraction of all keys, so the range must cover the whole pool
+      // mcrouter's defaults are [0, 0] for both: no child, no key
       JsonNode ir = s.get("index_range");
       long lo = 0;
       long hi = 0;
       if (ir != null) {
-        if (!ir.isArray() || ir.size() != 2) {
-          throw error(sp + ".index_range", kind(ir) + " (expected: [start, end])");
+        if (!ir.isArray()
+            || ir.size() != 2
+            || !ir.get(0).canConvertToLong()
+            || !ir.get(1).canConvertToLong()
+            || ir.get(0).asLong() < 0
+            || ir.get(0).asLong() > ir.get(1).asLong()) {
+          throw error(
+              sp + ".index_range", kind(ir) + " (expected: [start, end], 0 <= start <= end)");
         }
         lo = ir.get(0).asLong();
         hi = ir.get(1).asLong();
       }
-      if (lo != 0 || hi < servers - 1) {
-        throw error(
-            sp + ".index_range",
-            "["
-                + lo
-                + ", "
-                + hi
-                + "] shadows part of the pool's servers, which is not supported (expected: [0, "
-                + (servers - 1)
-                + "] or more; mcrouter's default is [0, 0])");
-      }
-      double fraction = 1;
+      double fraction = 0;
       JsonNode kr = s.get("key_fraction_range");
       if (kr != null) {
         if (!kr.isArray() || kr.size() != 2) {
@@ -1334,9 +1352,65 @@ final class McrouterParser {
         }
         fraction = z - a;
       }
-      route = Routes.shadow(route, target, fraction);
+      out.add(new Shadow(target, lo, hi, fraction, sp));
+    }
+    return out;
+  }
+
+  /** PoolRoute's shadows: memroute shadows a pool as a whole, so all of its servers or none. */
+  private Route shadows(Route main, JsonNode shadows, String path, int servers) {
+    Route route = main;
+    for (Shadow s : shadowList(shadows, path)) {
+      boolean all = s.start == 0 && s.end >= servers;
+      boolean none = s.end <= s.start || s.start >= servers;
+      if (!all && !none) {
+        throw error(
+            s.path + ".index_range",
+            "["
+                + s.start
+                + ", "
+                + s.end
+                + "] shadows part of the pool's servers, which is not supported (expected: [0, "
+                + servers
+                + "] or more, all of them; the end is not included)");
+      }
+      if (all && s.fraction > 0) {
+        route = Routes.shadow(route, s.target, s.fraction);
+      }
     }
     return route;
+  }
+
+  /** ShadowRoute: each child shadowed by the shadows whose index_range holds its index. */
+  private List<Route> shadowRoute(JsonNode json, String path) {
+    JsonNode o = object(json, path, "ShadowRoute");
+    checkKeys(
+        o,
+        path,
+        "ShadowRoute",
+        Set.of("type", "name", "children", "shadows", "shadow_policy"),
+        Set.of());
+    List<Route> children = list(required(o, "children", path), path + ".children");
+    String policy = text(o, "shadow_policy", path, "default");
+    if (!policy.equals("default")) {
+      throw error(
+          path + ".shadow_policy", "'" + policy + "' is not supported (supported: default)");
+    }
+    if (!o.has("shadows")) {
+      return children;
+    }
+    List<Shadow> shadows = shadowList(o.get("shadows"), path + ".shadows");
+    List<Route> out = new ArrayList<>();
+    for (int i = 0; i < children.size(); i++) {
+      Route child = children.get(i);
+      for (Shadow s : shadows) {
+        if (s.shadows(i)) {
+          child = Routes.shadow(child, s.target, s.fraction);
+        }
+      }
+      out.add(child);
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------- JSON helpers

@@ -506,10 +506,52 @@ class McrouterConfigTest {
         new Harness(
             config(
                 "{\"type\": \"PoolRoute\", \"pool\": \"B\", \"shadows\": [{\"target\": \"PoolRoute|A\","
-                    + " \"index_range\": [0, 0], \"key_fraction_range\": [0, 1]}]}"));
+                    + " \"index_range\": [0, 1], \"key_fraction_range\": [0, 1]}]}"));
     h.set("k", "v");
     assertThat(h.backend(B0).valueOf("k")).isEqualTo("v");
     assertThat(h.backend(A0).keys().size() + h.backend(A1).keys().size()).isEqualTo(1);
+  }
+
+  @Test
+  void shadowsWithMcrouterDefaultsShadowNothing() {
+    // index_range excludes its end, and both ranges default to [0, 0]: no server, no key
+    for (String shadow :
+        List.of(
+            "{\"target\": \"PoolRoute|A\"}",
+            "{\"target\": \"PoolRoute|A\", \"key_fraction_range\": [0, 1]}",
+            "{\"target\": \"PoolRoute|A\", \"index_range\": [0, 1]}")) {
+      Harness h =
+          new Harness(
+              config("{\"type\": \"PoolRoute\", \"pool\": \"B\", \"shadows\": [" + shadow + "]}"));
+      h.set("k", "v");
+      assertThat(h.backend(B0).valueOf("k")).as(shadow).isEqualTo("v");
+      assertThat(h.backend(A0).keys()).as(shadow).isEmpty();
+      assertThat(h.backend(A1).keys()).as(shadow).isEmpty();
+    }
+  }
+
+  @Test
+  void shadowRouteShadowsTheChildrenInItsIndexRange() {
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"AllSyncRoute\", \"children\": {\"type\": \"ShadowRoute\", \"children\":"
+                    + " \"Pool|A\", \"shadows\": [{\"target\": \"PoolRoute|B\", \"index_range\": [1, 2],"
+                    + " \"key_fraction_range\": [0, 1]}]}}"));
+    h.set("k", "v");
+    assertThat(h.backend(A0).valueOf("k")).isEqualTo("v");
+    assertThat(h.backend(A1).valueOf("k")).isEqualTo("v");
+    // only A1, the child at index 1, is shadowed: B got one copy
+    assertThat(h.backend(B0).requests()).hasSize(1);
+    assertThat(h.backend(B0).valueOf("k")).isEqualTo("v");
+
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        "{\"type\": \"AllSyncRoute\", \"children\": {\"type\": \"ShadowRoute\","
+                            + " \"children\": \"Pool|A\", \"shadow_policy\": \"other\"}}")))
+        .hasMessage("route.children.shadow_policy: 'other' is not supported (supported: default)");
   }
 
   @Test
@@ -628,9 +670,10 @@ class McrouterConfigTest {
             () ->
                 McrouterConfig.parse(
                     config(
-                        "{\"type\": \"PoolRoute\", \"pool\": \"A\", \"shadows\": [{\"target\": \"PoolRoute|B\"}]}")))
+                        "{\"type\": \"PoolRoute\", \"pool\": \"A\", \"shadows\": [{\"target\": \"PoolRoute|B\","
+                            + " \"index_range\": [0, 1]}]}")))
         .hasMessageContaining(
-            "route.shadows[0].index_range: [0, 0] shadows part of the pool's servers");
+            "route.shadows[0].index_range: [0, 1] shadows part of the pool's servers");
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
