@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
@@ -31,6 +32,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
 
 /** Reads one mcrouter configuration; one instance per parse, not thread-safe. */
 final class McrouterParser {
@@ -74,7 +76,9 @@ final class McrouterParser {
               "MigrateRoute",
               "L1L2CacheRoute",
               "BigValueRoute",
-              "ShadowRoute"));
+              "ShadowRoute",
+              "FailoverWithExptimeRoute",
+              "SaltedFailoverRoute"));
 
   // mcrouter's operation names (carbon request names) and the commands they stand for
   private static final Map<String, List<Command>> OPERATIONS = new LinkedHashMap<>();
@@ -434,6 +438,10 @@ final class McrouterParser {
         return List.of(bigValue(json, path));
       case "ShadowRoute":
         return shadowRoute(json, path);
+      case "FailoverWithExptimeRoute":
+        return List.of(failoverWithExptime(json, path));
+      case "SaltedFailoverRoute":
+        return List.of(saltedFailover(json, path));
       default:
         String where = json != null && json.isObject() ? path + ".type" : path;
         throw error(
@@ -473,8 +481,13 @@ final class McrouterParser {
 
   private Route failover(JsonNode json, String path) {
     List<Route> children = children(json, path, "FailoverRoute", Set.of("failover_policy"));
+    return failover(children, json != null && json.isObject() ? json : null, path);
+  }
+
+  /** A failover route over {@code children} with FailoverRoute's options from {@code o}. */
+  private static Route failover(List<Route> children, JsonNode o, String path) {
     Routes.FailoverBuilder b = Routes.failover().children(children);
-    JsonNode policy = json != null && json.isObject() ? json.get("failover_policy") : null;
+    JsonNode policy = o == null ? null : o.get("failover_policy");
     if (policy != null) {
       String pp = path + ".failover_policy";
       if (!policy.isObject()) {
@@ -495,6 +508,62 @@ final class McrouterParser {
     return b.build();
   }
 
+  private Route failoverWithExptime(JsonNode json, String path) {
+    JsonNode o = object(json, path, "FailoverWithExptimeRoute");
+    checkKeys(
+        o,
+        path,
+        "FailoverWithExptimeRoute",
+        Set.of("type", "name", "normal", "failover", "failover_exptime", "failover_policy"),
+        Set.of());
+    List<Route> children = new ArrayList<>();
+    children.add(one(required(o, "normal", path), path + ".normal"));
+    int exptime = 60; // mcrouter's default
+    if (o.has("failover_exptime")) {
+      exptime =
+          intIn(
+              o.get("failover_exptime"),
+              path + ".failover_exptime",
+              Integer.MIN_VALUE,
+              MAX_EXPTIME);
+    }
+    if (o.has("failover")) {
+      for (Route r : list(o.get("failover"), path + ".failover")) {
+        // mcrouter: writes that fail over expire within failover_exptime; 0 or less leaves them
+        children.add(exptime > 0 ? Routes.maxTtl(Duration.ofSeconds(exptime), r) : r);
+      }
+    }
+    return failover(children, o, path);
+  }
+
+  /**
+   * SaltedFailoverRoute: as mcrouter builds it, a FailoverRoute over the pool's PoolRoute and then
+   * the pool's servers in order.
+   */
+  private Route saltedFailover(JsonNode json, String path) {
+    JsonNode o = object(json, path, "SaltedFailoverRoute");
+    checkKeys(
+        o,
+        path,
+        "SaltedFailoverRoute",
+        Set.of("type", "name", "pool", "hash", "shadows", "failover_policy"),
+        Set.of());
+    JsonNode pool = required(o, "pool", path);
+    ObjectNode normal = MAPPER.createObjectNode();
+    normal.put("type", "PoolRoute");
+    normal.set("pool", pool);
+    if (o.has("hash")) {
+      normal.set("hash", o.get("hash"));
+    }
+    if (o.has("shadows")) {
+      normal.set("shadows", o.get("shadows"));
+    }
+    List<Route> children = new ArrayList<>();
+    children.add(poolRoute(normal, path));
+    children.addAll(serverRoutes(pool, path + ".pool"));
+    return failover(children, o, path);
+  }
+
   private Route missFailover(JsonNode json, String path) {
     List<Route> children =
         children(json, path, "MissFailoverRoute", Set.of("return_best_on_error"));
@@ -507,21 +576,23 @@ final class McrouterParser {
     if (children.size() == 1) {
       return children.get(0);
     }
-    // mcrouter: get-like and delete-like requests until the first hit (found, deleted);
-    // everything else to the first child only
+    // mcrouter: get-like and delete-like requests until the first hit (found, deleted), else the
+    // last child's reply; everything else to the first child only
     return Routes.commands()
-        .on(GET_LIKE, Routes.failover().children(children).missIsFailure(true).build())
-        .on(DELETE_LIKE, deleteUntilDeleted(children))
+        .on(GET_LIKE, untilHit(children, r -> r.isOk() && !r.isMiss(), "gets"))
+        .on(DELETE_LIKE, untilHit(children, r -> r.status() == ResponseStatus.DELETED, "deletes"))
         .any(children.get(0))
         .build();
   }
 
   /**
-   * MissFailoverRoute for deletes: each child in turn until one answers {@code DELETED}, else the
-   * last child's reply (mcrouter's default, {@code return_best_on_error: false}). Not a failover
-   * route: memroute's takes {@code NOT_FOUND} as a good reply.
+   * MissFailoverRoute for one class of requests: each child in turn until one answers a {@code
+   * hit}, else the last child's reply, whatever it is (mcrouter's default, {@code
+   * return_best_on_error: false}). Not memroute's failover route, which answers a miss before a
+   * later error, and takes {@code NOT_FOUND} as a good reply to a delete. A child that throws or
+   * fails its future counts as a reply that is no hit.
    */
-  private static Route deleteUntilDeleted(List<Route> children) {
+  private static Route untilHit(List<Route> children, Predicate<Response> hit, String what) {
     Route[] routes = arr(children);
     return new Route() {
       @Override
@@ -530,18 +601,27 @@ final class McrouterParser {
       }
 
       private CompletionStage<Response> from(int i, Request request, RouteContext context) {
-        return routes[i]
-            .route(request, context)
-            .thenCompose(
-                r ->
-                    r.status() == ResponseStatus.DELETED || i == routes.length - 1
+        if (i == routes.length - 1) {
+          return routes[i].route(request, context);
+        }
+        CompletionStage<Response> reply;
+        try {
+          reply = routes[i].route(request, context);
+        } catch (RuntimeException e) {
+          return from(i + 1, request, context);
+        }
+        return reply
+            .handle(
+                (r, e) ->
+                    e == null && hit.test(r)
                         ? CompletableFuture.completedFuture(r)
-                        : from(i + 1, request, context));
+                        : from(i + 1, request, context))
+            .thenCompose(f -> f);
       }
 
       @Override
       public String toString() {
-        return "missFailover(deletes)" + children;
+        return "missFailover(" + what + ")" + children;
       }
     };
   }

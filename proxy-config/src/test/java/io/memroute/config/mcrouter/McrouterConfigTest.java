@@ -447,6 +447,69 @@ class McrouterConfigTest {
   }
 
   @Test
+  void missFailoverAnswersTheLastChildsReplyWhenNoneHits() {
+    // mcrouter's MissFailoverRoute (return_best_on_error false): the last reply, not the first miss
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"MissFailoverRoute\", \"children\": [\"PoolRoute|B\", \"Pool|A\"]}"));
+    h.backend(A1).failWith(FailureReason.TIMEOUT);
+    assertThat(h.get("k").isFailure()).isTrue();
+    assertThat(h.backend(B0).requests()).hasSize(1);
+    assertThat(h.backend(A0).requests()).hasSize(1);
+    h.backend(A1).heal();
+    assertThat(h.get("k").isMiss()).isTrue();
+  }
+
+  @Test
+  void failoverWithExptimeCapsTheExptimeOfWritesThatFailOver() {
+    String route =
+        "{\"type\": \"FailoverWithExptimeRoute\", \"normal\": \"PoolRoute|B\", \"failover\":"
+            + " [\"AllSyncRoute|Pool|A\"]%s}";
+    Harness h = new Harness(config(String.format(route, "")));
+    h.set("k", "v");
+    assertThat(h.backend(B0).requests().get(0).line()).isEqualTo("set k 0 0 1");
+    h.backend(B0).failWith(FailureReason.TIMEOUT);
+    assertThat(h.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(h.backend(A0).requests().get(0).line()).isEqualTo("set k 0 60 1"); // the default
+
+    Harness ten = new Harness(config(String.format(route, ", \"failover_exptime\": 10")));
+    ten.backend(B0).failWith(FailureReason.TIMEOUT);
+    ten.set("k", "v");
+    assertThat(ten.backend(A1).requests().get(0).line()).isEqualTo("set k 0 10 1");
+
+    Harness off = new Harness(config(String.format(route, ", \"failover_exptime\": 0")));
+    off.backend(B0).failWith(FailureReason.TIMEOUT);
+    off.set("k", "v");
+    assertThat(off.backend(A1).requests().get(0).line()).isEqualTo("set k 0 0 1");
+
+    assertThatThrownBy(
+            () -> McrouterConfig.parse(config(String.format(route, ", \"failover_limit\": {}"))))
+        .hasMessageStartingWith(
+            "route.failover_limit: option 'failover_limit' of FailoverWithExptimeRoute is not"
+                + " supported");
+  }
+
+  @Test
+  void saltedFailoverTriesThePoolThenEachServer() {
+    Harness h = new Harness(config("{\"type\": \"SaltedFailoverRoute\", \"pool\": \"A\"}"));
+    h.backend(A0).failWith(FailureReason.TIMEOUT);
+    for (int i = 0; i < 20; i++) {
+      assertThat(h.set("k" + i, "v").status()).isEqualTo(ResponseStatus.STORED);
+    }
+    assertThat(h.backend(A1).keys()).hasSize(20);
+
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        "{\"type\": \"SaltedFailoverRoute\", \"pool\": \"A\", \"failover_policy\":"
+                            + " {\"type\": \"DeterministicOrderPolicy\"}}")))
+        .hasMessageStartingWith(
+            "route.failover_policy.type: 'DeterministicOrderPolicy' is not supported");
+  }
+
+  @Test
   void latestRouteFailsOverAcrossTheReplicas() {
     Harness h =
         new Harness(
