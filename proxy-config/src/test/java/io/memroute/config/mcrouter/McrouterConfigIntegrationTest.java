@@ -163,4 +163,30 @@ class McrouterConfigIntegrationTest {
       assertThat(value(direct(1), "bad")).isEqualTo("v");
     }
   }
+
+  @Test
+  void bigValueRouteStoresValuesOverTheItemSizeAsChunks() throws Exception {
+    String json =
+        "{\"pools\": {\"main\": {\"servers\": ["
+            + quoted(0, 1, 2)
+            + "]}},"
+            + " \"route\": {\"type\": \"BigValueRoute\", \"target\": \"PoolRoute|main\","
+            + " \"split_threshold\": 500000, \"batch_size\": 10, \"hide_reply_flag\": true}}";
+    MemcacheRouter router = router(MemcacheRouter.builder().config(McrouterConfig.parse(json)));
+    byte[] big = new byte[3_000_000]; // over memcached's 1 MiB item size: 6 chunks
+    for (int i = 0; i < big.length; i++) {
+      big[i] = (byte) (i * 31 + i / 7);
+    }
+    assertThat(router.set("big", big, 0).get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(router.get("big").get(10, TimeUnit.SECONDS)).isEqualTo(big);
+    int held = 0;
+    for (int i = 0; i < 3; i++) {
+      byte[] v = direct(i).get("big").get(10, TimeUnit.SECONDS);
+      if (v != null) {
+        held++;
+        assertThat(v.length).isLessThan(1000); // the index item, not the value
+      }
+    }
+    assertThat(held).isEqualTo(1);
+  }
 }
