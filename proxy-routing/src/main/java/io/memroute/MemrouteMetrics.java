@@ -6,6 +6,7 @@ import io.memroute.core.FailureReason;
 import io.memroute.core.Outcome;
 import io.memroute.routing.RouteContext.NearCacheEvent;
 import io.memroute.routing.RouteContext.SpooledDelete;
+import io.memroute.routing.internal.RouteMeter;
 import io.memroute.routing.internal.RouterEngine;
 import io.memroute.transport.ManagedBackend;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -66,11 +67,16 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.near.cache.evictions</td><td>function counter: values removed before they expired to make room</td><td></td></tr>
  *   <tr><td>memroute.near.cache.invalidations</td><td>function counter: values removed before they expired by a write (or flush_all) through the route</td><td></td></tr>
  *   <tr><td>memroute.near.cache.joins</td><td>function counter: keys missed and read by waiting for a read of the key already in flight, not by a request of their own</td><td></td></tr>
+ *   <tr><td>memroute.route.requests</td><td>function timer: requests through an {@linkplain io.memroute.routing.Routes#observed observed} route, from entering it to its reply</td><td>route, command, outcome (ok, miss, error, failure)</td></tr>
+ *   <tr><td>memroute.route.requests.percentile</td><td>time gauge: latency percentiles of those requests (all outcomes) over the last one to two minutes; NaN when there were none</td><td>route, command, phi (0.5, 0.99, 0.999)</td></tr>
  *   <tr><td>memroute.discovery.lookups</td><td>function timer: DNS lookups of a discovered pool, and their time</td><td>pool, result (ok, error, timeout, empty, refused)</td></tr>
  *   <tr><td>memroute.discovery.reconfigurations</td><td>function counter: answers that changed the pool's members</td><td>pool</td></tr>
  *   <tr><td>memroute.discovery.members</td><td>gauge: the pool's backends</td><td>pool</td></tr>
  *   <tr><td>memroute.discovery.last.success.age</td><td>time gauge: since the last lookup that counted ok (or since the router was built)</td><td>pool</td></tr>
  * </table>
+ *
+ * <p>An observed route's meters appear with its first request of each command, so a route costs
+ * seven series per command it serves; they continue across reconfigurations that keep its name.
  *
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
  * the number of backends, never with traffic. Turn them off ({@link #of(MemcacheRouter, boolean)
@@ -99,6 +105,8 @@ public final class MemrouteMetrics implements MeterBinder {
   // per registry: the per-backend meters this binder registered, by label, and its other ones
   private final Map<MeterRegistry, Map<String, List<Meter>>> bound = new HashMap<>();
   private final Map<MeterRegistry, List<Meter>> boundCommon = new HashMap<>();
+  // per registry: the meters of observed routes, by route name and command ("name command")
+  private final Map<MeterRegistry, Map<String, List<Meter>>> boundRoutes = new HashMap<>();
 
   // bindings one at a time in the JVM: two routers binding one registry at once would each find
   // the other's meters missing, and both pass the check for them
@@ -167,6 +175,7 @@ public final class MemrouteMetrics implements MeterBinder {
     this.routerTags = routerName == null ? Tags.empty() : Tags.of("router", routerName);
     this.bindings = sibling == null ? new Bindings() : sibling.bindings;
     engine.onReconfigure(this::rebind);
+    engine.onRouteMeters(this::rebind);
     engine.onClose(this::unbind);
   }
 
@@ -178,6 +187,9 @@ public final class MemrouteMetrics implements MeterBinder {
       bound.forEach(
           (registry, byLabel) -> byLabel.values().forEach(ms -> ms.forEach(registry::remove)));
       bound.clear();
+      boundRoutes.forEach(
+          (registry, byKey) -> byKey.values().forEach(ms -> ms.forEach(registry::remove)));
+      boundRoutes.clear();
       bindings.registries.clear();
     }
   }
@@ -331,10 +343,11 @@ public final class MemrouteMetrics implements MeterBinder {
     // only what this binder registered (bound again, what it registered the first time)
     common.removeIf(m -> others.contains(m.getId()));
     boundCommon.computeIfAbsent(registry, r -> new ArrayList<>()).addAll(common);
+    boundRoutes.computeIfAbsent(registry, r -> new HashMap<>());
     if (perBackend) {
       bound.computeIfAbsent(registry, r -> new HashMap<>());
-      rebindLocked();
     }
+    rebindLocked();
   }
 
   /** The counter {@code memroute.near.cache.<name>} of {@code event}, tagged {@code result}. */
@@ -443,6 +456,7 @@ public final class MemrouteMetrics implements MeterBinder {
   }
 
   private void rebindLocked() {
+    bindRouteMeters();
     Map<String, ManagedBackend> current = engine.backends();
     for (Map.Entry<MeterRegistry, Map<String, List<Meter>>> e : bound.entrySet()) {
       MeterRegistry registry = e.getKey();
@@ -470,6 +484,61 @@ public final class MemrouteMetrics implements MeterBinder {
         }
       }
     }
+  }
+
+  /**
+   * Registers the meters of each observed route and command it has seen, once per registry: a
+   * route's meters appear with its first request of a command, so that a route costs series only
+   * for the commands it serves.
+   */
+  private void bindRouteMeters() {
+    for (Map.Entry<MeterRegistry, Map<String, List<Meter>>> e : boundRoutes.entrySet()) {
+      MeterRegistry registry = e.getKey();
+      Map<String, List<Meter>> byKey = e.getValue();
+      for (RouteMeter m : engine.routeMeters().values()) {
+        for (Command c : Command.values()) {
+          if (m.saw(c) && !byKey.containsKey(m.name() + " " + c.wireName())) {
+            byKey.put(m.name() + " " + c.wireName(), bindRouteMeters(registry, m, c));
+          }
+        }
+      }
+    }
+  }
+
+  private List<Meter> bindRouteMeters(MeterRegistry registry, RouteMeter m, Command c) {
+    Tags tags = routerTags.and("route", m.name()).and("command", c.wireName());
+    List<Meter> meters = new ArrayList<>();
+    for (Outcome o : Outcome.values()) {
+      meters.add(
+          FunctionTimer.builder(
+                  "memroute.route.requests",
+                  m,
+                  x -> x.count(c, o),
+                  x -> x.totalNanos(c, o),
+                  TimeUnit.NANOSECONDS)
+              .tags(tags)
+              .tag("outcome", o.tag())
+              .description("requests through an observed route, and their latency")
+              .register(registry));
+    }
+    for (double q : RouterEngine.ROUTE_PERCENTILES) {
+      meters.add(
+          TimeGauge.builder(
+                  "memroute.route.requests.percentile",
+                  m,
+                  TimeUnit.NANOSECONDS,
+                  x -> {
+                    long nanos = x.percentile(c, q);
+                    return nanos < 0 ? Double.NaN : nanos;
+                  })
+              .tags(tags)
+              .tag("phi", Double.toString(q))
+              .description(
+                  "latency percentile of an observed route's requests (all outcomes) over the"
+                      + " last one to two minutes")
+              .register(registry));
+    }
+    return meters;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.memroute.routing;
 import io.memroute.core.Await;
 import io.memroute.core.AwaitMode;
 import io.memroute.core.AwaitResult;
+import io.memroute.core.Command;
 import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Ticker;
@@ -132,6 +133,15 @@ public interface RouteContext {
    * near_cache_evictions}, {@code near_cache_invalidations} and {@code near_cache_joins} stats.
    */
   default void countNearCache(NearCacheEvent event) {}
+
+  /**
+   * Records one request through a {@link Routes#observed} route named {@code route}: its command,
+   * outcome and latency (from entering the route to its reply, on {@link #ticker()}). Reported as
+   * {@code memroute.route.requests} and the {@code route_<route>_<command>_<outcome>} stats. A
+   * router keeps one series per name, across reconfigurations; contexts from {@link #builder()},
+   * and the default, record nothing.
+   */
+  default void recordRoute(String route, Command command, Outcome outcome, long elapsedNanos) {}
 
   /**
    * Sends {@code request} to every pool in {@code pools} (in order) and completes by the rule of

@@ -32,6 +32,7 @@ public final class RouterConfig {
   private final long bufferMemoryLimit;
   private final int maxValueSize;
   private final Map<String, Distribution> placed; // pools with a placement: bound distributions
+  private final Set<String> observedRoutes;
 
   private RouterConfig(Builder b, Route route, int maxValueSize, Map<String, Distribution> placed) {
     this.backendDefaults = b.backendDefaults;
@@ -42,6 +43,7 @@ public final class RouterConfig {
     this.bufferMemoryLimit = b.bufferMemoryLimit;
     this.maxValueSize = maxValueSize;
     this.placed = placed;
+    this.observedRoutes = observedNames(route, new LinkedHashMap<>(), null).keySet();
   }
 
   /** Returns a builder. */
@@ -111,6 +113,47 @@ public final class RouterConfig {
   /** Returns the pools by name, in configuration order. */
   public Map<String, PoolConfig> pools() {
     return pools;
+  }
+
+  /**
+   * Returns the names of the {@link Routes#observed observed} routes in the tree of built-in routes
+   * (custom route lambdas are not looked into), in the order met.
+   */
+  public Set<String> observedRouteNames() {
+    return observedRoutes;
+  }
+
+  /**
+   * Collects the observed routes of a tree by name; with {@code errors}, notes a name held by two
+   * distinct routes.
+   */
+  private static Map<String, ObservedRoute> observedNames(
+      Route route, Map<String, ObservedRoute> into, List<String> errors) {
+    Set<Route> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    collectObserved(route, into, errors, seen);
+    return Collections.unmodifiableMap(into);
+  }
+
+  private static void collectObserved(
+      Route route, Map<String, ObservedRoute> into, List<String> errors, Set<Route> seen) {
+    if (route == null || !seen.add(route)) {
+      return;
+    }
+    if (route instanceof ObservedRoute) {
+      ObservedRoute o = (ObservedRoute) route;
+      ObservedRoute other = into.putIfAbsent(o.name(), o);
+      if (other != null && other != o && errors != null) {
+        errors.add(
+            "two observed routes named '"
+                + o.name()
+                + "' (expected: a distinct name for each, or one route shared)");
+      }
+    }
+    if (route instanceof ParentRoute) {
+      for (Route child : ((ParentRoute) route).children()) {
+        collectObserved(child, into, errors, seen);
+      }
+    }
   }
 
   /** Returns the root route. */
@@ -228,7 +271,8 @@ public final class RouterConfig {
      *     built-in route ({@link Routes#pool}, at any depth) naming an unknown pool, a {@link
      *     Routes#bigValue() bigValue} threshold over the maxValueSize of a backend in a pool its
      *     child names, a {@link Placement} that cannot name a backend from its address (a host name
-     *     for spymemcached or xmemcached) or two backends of a pool with one node name
+     *     for spymemcached or xmemcached) or two backends of a pool with one node name, two
+     *     distinct {@link Routes#observed observed} routes with one name
      */
     public RouterConfig build() {
       List<String> errors = new ArrayList<>(problems);
@@ -275,6 +319,9 @@ public final class RouterConfig {
                     + ")");
           }
         }
+      }
+      if (r != null) {
+        observedNames(r, new LinkedHashMap<>(), errors);
       }
       int max = Integer.MAX_VALUE;
       for (BackendConfig b : backends.values()) {

@@ -865,6 +865,50 @@ public final class Routes {
   }
 
   /**
+   * Passes every request to {@code child} unchanged, and records its outcome ({@code ok}, {@code
+   * miss}, {@code error}, {@code failure}, as {@code memroute.requests} classifies replies) and its
+   * latency, from entering this route to the child's reply, by command: the per-route latency that
+   * the memcached proxy's route handles and mcrouter do not report. A router reports what its
+   * observed routes record as the {@code route_<name>_<command>_<outcome>} and {@code
+   * route_<name>_<command>_p50_us}/{@code p99_us}/{@code p999_us} stats and, bound to Micrometer,
+   * the {@code memroute.route.requests} timer and {@code memroute.route.requests.percentile}
+   * gauges, tagged {@code route=<name>}.
+   *
+   * <p>A child that throws, or whose stage fails, counts as a {@code failure}; the caller still
+   * gets the exception. A multiget counts once, as its reply does. Time comes from the context's
+   * ticker. Recording takes no lock and allocates nothing (after a command's first request); a
+   * child that has not answered yet when it returns costs one dependent stage.
+   *
+   * <p>Names are unique within a configuration: {@link RouterConfig.Builder#build()} refuses two
+   * observed routes of one name in the tree of built-in routes (one route shared by several parents
+   * is fine). A router keeps its series by name: a reconfiguration that keeps a name continues its
+   * counts (dashboards do not reset on reload), and the series of a name no longer configured stay
+   * as they were. An observed route inside a custom route lambda is not seen by the check; two of
+   * them with one name add to one series.
+   *
+   * @param name 1-64 letters, digits, {@code _}, {@code -} or {@code .}: the {@code route} tag
+   * @throws IllegalArgumentException if {@code name} is not such a name
+   */
+  public static Route observed(String name, Route child) {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(child, "child");
+    if (name.isEmpty() || name.length() > 64 || !name.chars().allMatch(Routes::nameChar)) {
+      throw new IllegalArgumentException(
+          "name: '" + name + "' (expected: 1-64 letters, digits, '_', '-' or '.')");
+    }
+    return new ObservedRoute(name, child);
+  }
+
+  private static boolean nameChar(int c) {
+    return (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9')
+        || c == '_'
+        || c == '-'
+        || c == '.';
+  }
+
+  /**
    * Rate-limits {@code child} with a token bucket; requests over the limit go to a fallback route
    * ({@link #nullRoute()} by default). routelib's {@code route_ratelim}, mcrouter's RateLimitRoute.
    * Time comes from the context's ticker, so tests control it.

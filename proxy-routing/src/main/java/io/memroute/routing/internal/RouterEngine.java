@@ -79,6 +79,9 @@ public final class RouterEngine {
   // the events of near-cache routes, by RouteContext.NearCacheEvent ordinal
   private final LongAdder[] nearCache = adders(NearCacheEvent.values().length);
   private final Map<String, LongAdder> userStats = new ConcurrentHashMap<>();
+  // the observed routes' series by name: kept across reconfigurations, so they never reset
+  private final Map<String, RouteMeter> routeMeters = new ConcurrentHashMap<>();
+  private final List<Runnable> routeMeterListeners = new CopyOnWriteArrayList<>();
   private final List<Runnable> reconfigureListeners = new CopyOnWriteArrayList<>();
   private final List<Runnable> closeListeners = new CopyOnWriteArrayList<>();
   // what routes registered through RouteContext.onClose: each runs once, taken out as it runs
@@ -121,6 +124,7 @@ public final class RouterEngine {
     }
     this.backends = Collections.unmodifiableMap(created);
     this.snapshot = snapshot(config, created);
+    config.observedRouteNames().forEach(this::routeMeter);
     counted.addAll(created.values());
   }
 
@@ -470,6 +474,47 @@ public final class RouterEngine {
     }
   }
 
+  /**
+   * Returns (creating on first use) the series of the observed routes named {@code name}. The
+   * router creates those its configurations name; one inside a custom route on its first request.
+   */
+  public RouteMeter routeMeter(String name) {
+    RouteMeter m = routeMeters.get(name);
+    return m != null
+        ? m
+        : routeMeters.computeIfAbsent(
+            name, n -> new RouteMeter(n, resources.ticker(), this::routeMetersChanged));
+  }
+
+  /** Returns the observed routes' series, by name. */
+  public Map<String, RouteMeter> routeMeters() {
+    return Collections.unmodifiableMap(routeMeters);
+  }
+
+  /**
+   * Runs {@code r} whenever a command is first recorded in an observed route's series (metrics
+   * register its meters): on the recording thread, once per series and command.
+   */
+  public void onRouteMeters(Runnable r) {
+    routeMeterListeners.add(r);
+  }
+
+  private void routeMetersChanged() {
+    for (Runnable r : routeMeterListeners) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        log.warn("route meter listener failed", e);
+      }
+    }
+  }
+
+  /** The percentiles of observed routes in stats and meters. */
+  public static final double[] ROUTE_PERCENTILES = {0.5, 0.99, 0.999};
+
+  /** Their stat suffixes. */
+  public static final List<String> ROUTE_PERCENTILE_STATS = List.of("p50_us", "p99_us", "p999_us");
+
   /** Returns (creating on first use) the user counter {@code name}. */
   public LongAdder userStat(String name) {
     return userStats.computeIfAbsent(name, n -> new LongAdder());
@@ -516,6 +561,24 @@ public final class RouterEngine {
     Collections.sort(names);
     for (String n : names) {
       m.put("user_" + n, userStats.get(n).sum());
+    }
+    List<String> routes = new ArrayList<>(routeMeters.keySet());
+    Collections.sort(routes);
+    for (String n : routes) {
+      RouteMeter rm = routeMeters.get(n);
+      for (Command cmd : Command.values()) {
+        if (!rm.saw(cmd)) {
+          continue; // a route sees a few commands: no stats for the others
+        }
+        String prefix = "route_" + n + "_" + cmd.wireName() + "_";
+        for (Outcome o : Outcome.values()) {
+          m.put(prefix + o.tag(), rm.count(cmd, o));
+        }
+        for (int i = 0; i < ROUTE_PERCENTILES.length; i++) {
+          long nanos = rm.percentile(cmd, ROUTE_PERCENTILES[i]);
+          m.put(prefix + ROUTE_PERCENTILE_STATS.get(i), nanos < 0 ? 0 : (nanos + 999) / 1000);
+        }
+      }
     }
     return RouterStats.of(m);
   }
@@ -623,6 +686,7 @@ public final class RouterEngine {
       counted.addAll(created); // the retired ones stay counted until drained
     }
     backends = Collections.unmodifiableMap(nextBackends);
+    next.observedRouteNames().forEach(this::routeMeter);
     snapshot = nextSnapshot; // the atomic swap: new requests see the new routes from here on
     gates.forEach(PublishGate::open);
     reloads.increment();
@@ -875,6 +939,11 @@ public final class RouterEngine {
     @Override
     public void countNearCache(NearCacheEvent event) {
       engine.nearCache[event.ordinal()].increment();
+    }
+
+    @Override
+    public void recordRoute(String route, Command command, Outcome outcome, long elapsedNanos) {
+      engine.routeMeter(route).record(command, outcome, elapsedNanos);
     }
   }
 }

@@ -1,0 +1,136 @@
+package io.memroute.routing.internal;
+
+import io.memroute.core.Command;
+import io.memroute.core.Outcome;
+import io.memroute.core.Ticker;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What one router counted for the observed routes of one name ({@code Routes.observed}): requests
+ * and their total latency by command and outcome, and a {@link LatencyHistogram} per command (all
+ * outcomes). A command's counters are created the first time it is recorded, so a route that only
+ * sees gets and sets holds two histograms, not one per command. Recording takes no lock and, after
+ * a command's first request, allocates nothing.
+ *
+ * <p>Percentiles are read over a sliding window of one to two minutes ({@link #WINDOW_STEP_NANOS}
+ * steps, on the router's ticker), so that they follow the traffic instead of averaging over the
+ * router's lifetime; if nothing read them for longer, the window reaches back to the last read.
+ */
+public final class RouteMeter {
+  /** The window's step: percentiles cover the last one to two of them. */
+  public static final long WINDOW_STEP_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  private static final int OUTCOMES = Outcome.values().length;
+
+  private final String name;
+  private final Ticker ticker;
+  private final Runnable onNewCommand;
+  private final AtomicReferenceArray<PerCommand> commands =
+      new AtomicReferenceArray<>(Command.values().length);
+
+  /**
+   * @param onNewCommand run once per command, on the recording thread, after its first request
+   */
+  RouteMeter(String name, Ticker ticker, Runnable onNewCommand) {
+    this.name = name;
+    this.ticker = ticker;
+    this.onNewCommand = onNewCommand;
+  }
+
+  /** One command's counters and window. */
+  private static final class PerCommand {
+    final LongAdder[] counts = new LongAdder[OUTCOMES];
+    final LongAdder[] nanos = new LongAdder[OUTCOMES];
+    final LatencyHistogram histogram = new LatencyHistogram();
+    // the window, under this object's lock: the counts at the last two step marks
+    long[] older = new long[LatencyHistogram.BUCKETS];
+    long[] previous = new long[LatencyHistogram.BUCKETS];
+    long markedAt;
+
+    PerCommand(long now) {
+      for (int i = 0; i < OUTCOMES; i++) {
+        counts[i] = new LongAdder();
+        nanos[i] = new LongAdder();
+      }
+      markedAt = now;
+    }
+  }
+
+  /** Returns the name of the routes this meter counts. */
+  public String name() {
+    return name;
+  }
+
+  /** Records one request through the route: its command, outcome and latency in nanoseconds. */
+  public void record(Command command, Outcome outcome, long elapsedNanos) {
+    PerCommand c = commands.get(command.ordinal());
+    if (c == null) {
+      c = create(command);
+    }
+    c.counts[outcome.ordinal()].increment();
+    long n = Math.max(0, elapsedNanos);
+    c.nanos[outcome.ordinal()].add(n);
+    c.histogram.record(n);
+  }
+
+  private PerCommand create(Command command) {
+    PerCommand c = new PerCommand(ticker.nanoTime());
+    if (commands.compareAndSet(command.ordinal(), null, c)) {
+      onNewCommand.run();
+      return c;
+    }
+    return commands.get(command.ordinal());
+  }
+
+  /** Returns whether a request of {@code command} was recorded. */
+  public boolean saw(Command command) {
+    return commands.get(command.ordinal()) != null;
+  }
+
+  /** Returns how many requests of {@code command} ended with {@code outcome}. */
+  public long count(Command command, Outcome outcome) {
+    PerCommand c = commands.get(command.ordinal());
+    return c == null ? 0 : c.counts[outcome.ordinal()].sum();
+  }
+
+  /** Returns their total latency, in nanoseconds. */
+  public long totalNanos(Command command, Outcome outcome) {
+    PerCommand c = commands.get(command.ordinal());
+    return c == null ? 0 : c.nanos[outcome.ordinal()].sum();
+  }
+
+  /**
+   * Returns the latency at quantile {@code q} ({@code 0 < q <= 1}) of the requests of {@code
+   * command} in the window, all outcomes, in nanoseconds: never below the true value and at most
+   * 1/32 above it; -1 when the window holds none.
+   */
+  public long percentile(Command command, double q) {
+    if (!(q > 0 && q <= 1)) {
+      throw new IllegalArgumentException("quantile: " + q + " (expected: > 0 and <= 1)");
+    }
+    PerCommand c = commands.get(command.ordinal());
+    if (c == null) {
+      return -1;
+    }
+    long[] window = new long[LatencyHistogram.BUCKETS];
+    c.histogram.copyInto(window);
+    long now = ticker.nanoTime();
+    synchronized (c) {
+      long since = now - c.markedAt;
+      if (since >= WINDOW_STEP_NANOS) {
+        // a step passed: the mark before last drops out, the counts now become the last mark
+        long[] recycled = c.older;
+        c.older = c.previous;
+        System.arraycopy(window, 0, recycled, 0, window.length);
+        c.previous = recycled;
+        c.markedAt = now;
+      }
+      for (int i = 0; i < window.length; i++) {
+        window[i] -= c.older[i];
+      }
+    }
+    return LatencyHistogram.valueAt(window, q);
+  }
+}
