@@ -1,0 +1,144 @@
+package io.memroute;
+
+import static io.memroute.TestRouters.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.routing.PoolConfig;
+import io.memroute.routing.Route;
+import io.memroute.routing.RouterConfig;
+import io.memroute.routing.RouterStats;
+import io.memroute.routing.Routes;
+import io.memroute.testkit.MemcachedExtension;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** {@code Routes.observed} through a router: its stats and Micrometer meters. */
+class ObservedRouteMetricsTest {
+  @RegisterExtension static MemcachedExtension memcached = MemcachedExtension.single();
+
+  private final AtomicLong now = new AtomicLong();
+
+  /** A child answering {@code status} after {@code micros} on the router's (manual) ticker. */
+  private Route answering(ResponseStatus status, long micros) {
+    return (req, ctx) -> {
+      now.addAndGet(TimeUnit.MICROSECONDS.toNanos(micros));
+      return CompletableFuture.completedFuture(Response.of(status));
+    };
+  }
+
+  private RouterConfig config(Route root) {
+    return RouterConfig.builder()
+        .backend("a", memcached.addresses().get(0))
+        .pool(PoolConfig.of("main", "a"))
+        .route(root)
+        .build();
+  }
+
+  @Test
+  void statsAndMetersOfAnObservedRouteOnAManualTicker() throws Exception {
+    // 98 hits of 100 µs and 2 misses of 10 ms: p50 100 µs, p99 10 ms
+    long[] micros = new long[100];
+    for (int i = 0; i < 100; i++) {
+      micros[i] = i < 98 ? 100 : 10_000;
+    }
+    AtomicLong next = new AtomicLong();
+    Route child =
+        (req, ctx) -> {
+          int i = (int) next.getAndIncrement();
+          ResponseStatus s = i < 98 ? ResponseStatus.HIT : ResponseStatus.MISS;
+          return answering(s, micros[i]).route(req, ctx);
+        };
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(config(Routes.observed("api", child)))
+            .ticker(now::get)
+            .build()) {
+      MemrouteMetrics.of(router).bindTo(registry);
+      for (int i = 0; i < 100; i++) {
+        await(router.execute(Request.get("k" + i)));
+      }
+      RouterStats stats = router.stats();
+      assertThat(stats.get("route_api_get_ok")).isEqualTo(98);
+      assertThat(stats.get("route_api_get_miss")).isEqualTo(2);
+      assertThat(stats.get("route_api_get_error")).isZero();
+      assertThat(stats.get("route_api_get_failure")).isZero();
+      assertThat(stats.get("route_api_get_p50_us")).isBetween(100L, 104L);
+      assertThat(stats.get("route_api_get_p99_us")).isBetween(10_000L, 10_313L);
+      assertThat(stats.asMap()).doesNotContainKey("route_api_set_ok"); // no sets, no stats
+
+      FunctionTimer ok =
+          registry
+              .get("memroute.route.requests")
+              .tags("route", "api", "command", "get", "outcome", "ok")
+              .functionTimer();
+      assertThat(ok.count()).isEqualTo(98);
+      assertThat(ok.totalTime(TimeUnit.MICROSECONDS)).isEqualTo(98 * 100);
+      double p99 =
+          registry
+              .get("memroute.route.requests.percentile")
+              .tags("route", "api", "command", "get", "phi", "0.99")
+              .gauge()
+              .value();
+      assertThat(p99).isBetween(0.010, 0.010 * (1 + 1 / 32.0));
+      assertThat(registry.find("memroute.route.requests").tag("command", "set").meters()).isEmpty();
+
+      // a set, first seen now: its meters appear with it
+      assertThat(
+              TestRouters.failure(
+                  router.execute(Request.set("k", "v".getBytes(StandardCharsets.UTF_8), 0))))
+          .isInstanceOf(ArrayIndexOutOfBoundsException.class);
+      assertThat(
+              registry
+                  .get("memroute.route.requests")
+                  .tags("route", "api", "command", "set", "outcome", "failure")
+                  .functionTimer()
+                  .count())
+          .isEqualTo(1); // past the 100 answers the child was given: it threw
+
+      // a new configuration with the same name continues the series
+      router.reconfigure(config(Routes.observed("api", answering(ResponseStatus.HIT, 1))));
+      await(router.execute(Request.get("k")));
+      assertThat(router.stats().get("route_api_get_ok")).isEqualTo(99);
+      assertThat(ok.count()).isEqualTo(99);
+    }
+    assertThat(registry.find("memroute.route.requests").meters()).isEmpty();
+  }
+
+  @Test
+  void countsRequestsToARealMemcached() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(config(Routes.observed("main", Routes.pool("main"))))
+            .build()) {
+      router.ready().get(10, TimeUnit.SECONDS);
+      MemrouteMetrics.of(router, false).bindTo(registry);
+      assertThat(await(router.set("a", "1".getBytes(StandardCharsets.UTF_8), 0))).isTrue();
+      assertThat(await(router.get("a"))).isNotNull();
+      assertThat(await(router.get("b"))).isNull();
+      assertThat(await(router.getMulti(java.util.List.of("a", "b", "c")))).hasSize(1);
+      RouterStats stats = router.stats();
+      assertThat(stats.get("route_main_set_ok")).isEqualTo(1);
+      assertThat(stats.get("route_main_get_ok")).isEqualTo(2); // the multiget counts once
+      assertThat(stats.get("route_main_get_miss")).isEqualTo(1);
+      assertThat(stats.get("route_main_get_p99_us")).isPositive();
+      FunctionTimer gets =
+          registry
+              .get("memroute.route.requests")
+              .tags("route", "main", "command", "get", "outcome", "ok")
+              .functionTimer();
+      assertThat(gets.count()).isEqualTo(2);
+      assertThat(gets.totalTime(TimeUnit.NANOSECONDS)).isPositive();
+    }
+  }
+}
