@@ -73,7 +73,7 @@ public class RoutingBenchmark extends JmhDefaults {
     }
   }
 
-  static final class Context implements RouteContext {
+  static class Context implements RouteContext {
     final Map<String, Pool> pools = new HashMap<>();
 
     @Override

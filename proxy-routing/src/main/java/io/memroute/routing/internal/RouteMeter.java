@@ -31,9 +31,11 @@ public final class RouteMeter {
       new AtomicReferenceArray<>(Command.values().length);
 
   /**
+   * Creates a meter with no requests.
+   *
    * @param onNewCommand run once per command, on the recording thread, after its first request
    */
-  RouteMeter(String name, Ticker ticker, Runnable onNewCommand) {
+  public RouteMeter(String name, Ticker ticker, Runnable onNewCommand) {
     this.name = name;
     this.ticker = ticker;
     this.onNewCommand = onNewCommand;
