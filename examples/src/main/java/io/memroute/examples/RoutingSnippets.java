@@ -164,6 +164,18 @@ final class RoutingSnippets {
     return replicas;
   }
 
+  static Route observed() {
+    // docs:begin observed
+    Route root =
+        Routes.prefix()
+            .stop(":")
+            .route("session", Routes.observed("sessions", Routes.pool("sessions")))
+            .defaultRoute(Routes.observed("main", Routes.pool("main")))
+            .build();
+    // docs:end
+    return root;
+  }
+
   static Route nearCache() {
     // docs:begin near-cache
     Route hotKeys =

@@ -114,6 +114,7 @@ class RoutingDocTest {
             "reliable-deletes",
             "l1l2",
             "near-cache",
+            "observed",
             "load-balance",
             "placement-twemproxy",
             "placement-java-clients",

@@ -16,6 +16,7 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouteContext;
 import io.memroute.routing.RouterConfig;
+import io.memroute.routing.RouterStats;
 import io.memroute.routing.Routes;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.testkit.memory.ManualScheduler;
@@ -237,6 +238,31 @@ class RoutingSnippetsTest {
       assertThat(get.valueAsString()).isEqualTo("v");
     }
     assertThat(r1.requestCount() + r2.requestCount() + r3.requestCount()).isEqualTo(30);
+  }
+
+  @Test
+  void observedRoutesCountTheirRequestsByNameAgainstMemcached() throws Exception {
+    String server = memcached.addresses().get(0);
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(
+                RouterConfig.builder()
+                    .backend("a", server)
+                    .pool(PoolConfig.of("sessions", "a"))
+                    .pool(PoolConfig.of("main", "a"))
+                    .route(RoutingSnippets.observed())
+                    .build())
+            .build()) {
+      router.ready().get(10, TimeUnit.SECONDS);
+      router.set("session:1", "s".getBytes(UTF_8), 0).get(10, TimeUnit.SECONDS);
+      router.get("session:1").get(10, TimeUnit.SECONDS);
+      router.get("user:1").get(10, TimeUnit.SECONDS);
+      RouterStats stats = router.stats();
+      assertThat(stats.get("route_sessions_set_ok")).isOne();
+      assertThat(stats.get("route_sessions_get_ok")).isOne();
+      assertThat(stats.get("route_main_get_miss")).isOne();
+      assertThat(stats.asMap()).doesNotContainKey("route_main_set_ok");
+    }
   }
 
   @Test
