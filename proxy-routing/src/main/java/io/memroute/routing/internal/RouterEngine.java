@@ -510,7 +510,7 @@ public final class RouterEngine {
   }
 
   /** The percentiles of observed routes in stats and meters. */
-  public static final double[] ROUTE_PERCENTILES = {0.5, 0.99, 0.999};
+  public static final List<Double> ROUTE_PERCENTILES = List.of(0.5, 0.99, 0.999);
 
   /** Their stat suffixes. */
   public static final List<String> ROUTE_PERCENTILE_STATS = List.of("p50_us", "p99_us", "p999_us");
@@ -574,8 +574,8 @@ public final class RouterEngine {
         for (Outcome o : Outcome.values()) {
           m.put(prefix + o.tag(), rm.count(cmd, o));
         }
-        for (int i = 0; i < ROUTE_PERCENTILES.length; i++) {
-          long nanos = rm.percentile(cmd, ROUTE_PERCENTILES[i]);
+        for (int i = 0; i < ROUTE_PERCENTILES.size(); i++) {
+          long nanos = rm.percentile(cmd, ROUTE_PERCENTILES.get(i));
           m.put(prefix + ROUTE_PERCENTILE_STATS.get(i), nanos < 0 ? 0 : (nanos + 999) / 1000);
         }
       }
