@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
+import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -20,12 +21,15 @@ import io.memroute.routing.Route;
 import io.memroute.routing.RouteContext;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.Routes;
+import io.memroute.routing.internal.Multiget;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -590,7 +594,8 @@ final class McrouterParser {
    * hit}, else the last child's reply, whatever it is (mcrouter's default, {@code
    * return_best_on_error: false}). Not memroute's failover route, which answers a miss before a
    * later error, and takes {@code NOT_FOUND} as a good reply to a delete. A child that throws or
-   * fails its future counts as a reply that is no hit.
+   * fails its future counts as a reply that is no hit. The keys of a multiget go on each on its
+   * own, as mcrouter routes them: those a child missed are asked of the next child.
    */
   private static Route untilHit(List<Route> children, Predicate<Response> hit, String what) {
     Route[] routes = arr(children);
@@ -610,13 +615,22 @@ final class McrouterParser {
         } catch (RuntimeException e) {
           return from(i + 1, request, context);
         }
-        return reply
-            .handle(
-                (r, e) ->
-                    e == null && hit.test(r)
-                        ? CompletableFuture.completedFuture(r)
-                        : from(i + 1, request, context))
-            .thenCompose(f -> f);
+        return reply.handle((r, e) -> next(i, request, r, e, context)).thenCompose(f -> f);
+      }
+
+      /** After child {@code i} answered {@code r} (or failed with {@code e}). */
+      private CompletionStage<Response> next(
+          int i, Request request, Response r, Throwable e, RouteContext context) {
+        if (e != null || !hit.test(r)) {
+          return from(i + 1, request, context);
+        }
+        // mcrouter routes each key of a multiget alone: the keys this child missed go on
+        List<String> missed = request.keyCount() > 1 ? missed(request, r) : List.of();
+        if (missed.isEmpty() || !Multiget.namesItsKeys(request, request.keys())) {
+          return CompletableFuture.completedFuture(r);
+        }
+        return from(i + 1, request.withKeys(missed), context)
+            .thenApply(rest -> Multiget.merge(request.keys(), new Response[] {r, rest}));
       }
 
       @Override
@@ -624,6 +638,23 @@ final class McrouterParser {
         return "missFailover(" + what + ")" + children;
       }
     };
+  }
+
+  /**
+   * The keys of a multi-key retrieval that its hit {@code r} does not hold, each once, in order.
+   */
+  private static List<String> missed(Request request, Response r) {
+    Set<String> found = new HashSet<>();
+    for (Item it : r.items()) {
+      found.add(it.key());
+    }
+    Set<String> missed = new LinkedHashSet<>();
+    for (String k : request.keys()) {
+      if (!found.contains(k)) {
+        missed.add(k);
+      }
+    }
+    return new ArrayList<>(missed);
   }
 
   private Route latest(JsonNode json, String path) {

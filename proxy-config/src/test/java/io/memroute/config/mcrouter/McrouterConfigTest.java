@@ -462,6 +462,31 @@ class McrouterConfigTest {
   }
 
   @Test
+  void missFailoverFailsOverEachKeyOfAMultigetAsMcrouterDoes() {
+    // mcrouter routes each key of a multiget alone: a key the first child misses is read from the
+    // next even when the first child had another key
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"MissFailoverRoute\", \"children\": [\"PoolRoute|B\", \"Pool|A\"]}"));
+    h.backend(B0).put("k1", "b");
+    h.backend(A1).put("k2", "a1");
+    h.backend(A1).put("k1", "stale");
+    Response r = h.run(Request.getMulti(List.of("k1", "k2", "k3", "k1")));
+    assertThat(r.status()).isEqualTo(ResponseStatus.HIT);
+    assertThat(r.items())
+        .extracting(i -> i.key() + "=" + i.valueAsString())
+        .containsExactly("k1=b", "k2=a1", "k1=b");
+    // k2 and k3 went on to A0 and A1, k1 did not
+    assertThat(h.backend(A0).requests()).hasSize(1);
+    assertThat(h.backend(A0).requests().get(0).keys()).containsExactly("k2", "k3");
+
+    // a child that fails for the missed keys: the last child's reply is the answer, as for one key
+    h.backend(A1).failWith(FailureReason.TIMEOUT);
+    assertThat(h.run(Request.getMulti(List.of("k1", "k2"))).isFailure()).isTrue();
+  }
+
+  @Test
   void failoverWithExptimeCapsTheExptimeOfWritesThatFailOver() {
     String route =
         "{\"type\": \"FailoverWithExptimeRoute\", \"normal\": \"PoolRoute|B\", \"failover\":"
