@@ -981,6 +981,24 @@ final class McrouterParser {
     Route target = one(required(o, "target", path), path + ".target");
     int threshold =
         intIn(required(o, "split_threshold", path), path + ".split_threshold", 1, 1 << 30);
+    // a chunk must fit the servers, or RouterConfig refuses it without saying where in the file.
+    // Every server of a file takes the same size (memcached's default item size, 1 MiB), so the
+    // servers known so far, the target's among them, tell.
+    int fits = Integer.MAX_VALUE;
+    for (BackendConfig b : backends.values()) {
+      BackendOptions options = b.options() != null ? b.options() : BackendOptions.defaults();
+      fits = Math.min(fits, options.maxValueSize());
+    }
+    if (threshold > fits) {
+      throw error(
+          path + ".split_threshold",
+          threshold
+              + " is larger than the values the servers take, "
+              + fits
+              + " bytes (expected: 1-"
+              + fits
+              + ")");
+    }
     // how many chunk reads mcrouter sends at once; memroute reads a value's chunks in one
     // multiget, which changes no reply
     intIn(required(o, "batch_size", path), path + ".batch_size", 0, Integer.MAX_VALUE);

@@ -396,6 +396,20 @@ class McrouterConfigTest {
         .hasMessageStartingWith("route.hide_reply_flag: missing is not supported");
   }
 
+  @Test
+  void bigValueRouteRefusesChunksLargerThanTheServersTakeNamingTheOption() {
+    String route =
+        "{\"type\": \"BigValueRoute\", \"target\": \"PoolRoute|B\", \"split_threshold\": %d,"
+            + " \"batch_size\": 0, \"hide_reply_flag\": true}";
+    assertThatThrownBy(() -> McrouterConfig.parse(config(String.format(route, 2_000_000))))
+        .hasMessage(
+            "route.split_threshold: 2000000 is larger than the values the servers take, 1048576"
+                + " bytes (expected: 1-1048576)");
+    // the largest threshold that fits
+    assertThat(new Harness(config(String.format(route, 1_048_576))).set("k", "v").status())
+        .isEqualTo(ResponseStatus.STORED);
+  }
+
   /**
    * A config whose gets take {@code getRoute}, so that it still has a pool (RouterConfig needs
    * one).
