@@ -550,17 +550,17 @@ final class McrouterParser {
         o,
         path,
         "SaltedFailoverRoute",
-        Set.of("type", "name", "pool", "hash", "shadows", "failover_policy"),
+        Set.of("type", "name", "pool", "hash", "shadows", "shadow_policy", "failover_policy"),
         Set.of());
     JsonNode pool = required(o, "pool", path);
     ObjectNode normal = MAPPER.createObjectNode();
     normal.put("type", "PoolRoute");
     normal.set("pool", pool);
-    if (o.has("hash")) {
-      normal.set("hash", o.get("hash"));
-    }
-    if (o.has("shadows")) {
-      normal.set("shadows", o.get("shadows"));
+    // mcrouter hands these on to the PoolRoute
+    for (String option : List.of("hash", "shadows", "shadow_policy")) {
+      if (o.has(option)) {
+        normal.set(option, o.get(option));
+      }
     }
     List<Route> children = new ArrayList<>();
     children.add(poolRoute(normal, path));
@@ -1087,9 +1087,19 @@ final class McrouterParser {
           o,
           path,
           "PoolRoute",
-          Set.of("type", "name", "pool", "hash", "shadows", "rates", "asynclog", "asynclog_name"),
+          Set.of(
+              "type",
+              "name",
+              "pool",
+              "hash",
+              "shadows",
+              "shadow_policy",
+              "rates",
+              "asynclog",
+              "asynclog_name"),
           Set.of());
       pool = required(o, "pool", path);
+      shadowPolicy(o, path);
     }
     String poolPath = o == null ? path : path + ".pool";
     String hashFunc = null;
@@ -1520,11 +1530,7 @@ final class McrouterParser {
         Set.of("type", "name", "children", "shadows", "shadow_policy"),
         Set.of());
     List<Route> children = list(required(o, "children", path), path + ".children");
-    String policy = text(o, "shadow_policy", path, "default");
-    if (!policy.equals("default")) {
-      throw error(
-          path + ".shadow_policy", "'" + policy + "' is not supported (supported: default)");
-    }
+    shadowPolicy(o, path);
     if (!o.has("shadows")) {
       return children;
     }
@@ -1540,6 +1546,18 @@ final class McrouterParser {
       out.add(child);
     }
     return out;
+  }
+
+  /**
+   * mcrouter's {@code shadow_policy} beside {@code shadows}: only {@code default}, which sends the
+   * request as it is, at once.
+   */
+  private static void shadowPolicy(JsonNode o, String path) {
+    String policy = text(o, "shadow_policy", path, "default");
+    if (!policy.equals("default")) {
+      throw error(
+          path + ".shadow_policy", "'" + policy + "' is not supported (supported: default)");
+    }
   }
 
   // ---------------------------------------------------------------- JSON helpers

@@ -615,6 +615,32 @@ class McrouterConfigTest {
   }
 
   @Test
+  void poolRouteAndSaltedFailoverTakeShadowPolicyAsMcrouterDoes() {
+    // mcrouter reads shadow_policy beside the shadows of a PoolRoute (and passes a
+    // SaltedFailoverRoute's on to its PoolRoute)
+    String shadows =
+        "\"shadows\": [{\"target\": \"PoolRoute|A\", \"index_range\": [0, 1],"
+            + " \"key_fraction_range\": [0, 1]}], \"shadow_policy\": \"default\"";
+    for (String type : List.of("PoolRoute", "SaltedFailoverRoute")) {
+      Harness h =
+          new Harness(config("{\"type\": \"" + type + "\", \"pool\": \"B\", " + shadows + "}"));
+      h.set("k", "v");
+      assertThat(h.backend(B0).valueOf("k")).as(type).isEqualTo("v");
+      assertThat(h.backend(A0).keys().size() + h.backend(A1).keys().size()).as(type).isEqualTo(1);
+
+      assertThatThrownBy(
+              () ->
+                  McrouterConfig.parse(
+                      config(
+                          "{\"type\": \""
+                              + type
+                              + "\", \"pool\": \"B\", \"shadow_policy\": \"other\"}")))
+          .as(type)
+          .hasMessage("route.shadow_policy: 'other' is not supported (supported: default)");
+    }
+  }
+
+  @Test
   void shadowsWithMcrouterDefaultsShadowNothing() {
     // index_range excludes its end, and both ranges default to [0, 0]: no server, no key
     for (String shadow :
