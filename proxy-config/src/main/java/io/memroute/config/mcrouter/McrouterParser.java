@@ -852,11 +852,15 @@ final class McrouterParser {
           "true is not supported (memcached requests carry no latency to inject; expected: false,"
               + " the default)");
     }
-    if (!o.has("before_latency_ms") && !o.has("after_latency_ms") && !o.has("total_latency_ms")) {
+    // mcrouter's check: one of them set, whatever its value (a false request_payload_latency too)
+    if (!o.has("before_latency_ms")
+        && !o.has("after_latency_ms")
+        && !o.has("total_latency_ms")
+        && !o.has("request_payload_latency")) {
       throw error(
           path,
-          "LatencyInjectionRoute without before_latency_ms, after_latency_ms or total_latency_ms"
-              + " (expected: at least one)");
+          "LatencyInjectionRoute without before_latency_ms, after_latency_ms, total_latency_ms or"
+              + " request_payload_latency (expected: at least one)");
     }
     Duration before = millis(o, "before_latency_ms", path);
     Duration after = millis(o, "after_latency_ms", path);

@@ -282,6 +282,30 @@ class McrouterConfigTest {
   }
 
   @Test
+  void latencyInjectionRouteWithRequestPayloadLatencyOffIsItsChild() {
+    // mcrouter takes request_payload_latency as the one option set, and injects nothing then
+    Harness h =
+        new Harness(
+            config(
+                "{\"type\": \"LatencyInjectionRoute\", \"child\": \"PoolRoute|B\","
+                    + " \"request_payload_latency\": false}"));
+    CompletableFuture<Response> f =
+        h.config
+            .route()
+            .route(Request.set("k", "v".getBytes(), 0), h.context)
+            .toCompletableFuture();
+    assertThat(f).isCompletedWithValueMatching(r -> r.status() == ResponseStatus.STORED);
+
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config("{\"type\": \"LatencyInjectionRoute\", \"child\": \"PoolRoute|B\"}")))
+        .hasMessage(
+            "route: LatencyInjectionRoute without before_latency_ms, after_latency_ms,"
+                + " total_latency_ms or request_payload_latency (expected: at least one)");
+  }
+
+  @Test
   void keySplitRouteWritesEveryReplica() {
     Harness h =
         new Harness(
