@@ -12,10 +12,10 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * {@link Routes#keySplit}: a key lives on {@code replicas} keys, the key itself (replica 0) and
- * {@code key::1} to {@code key::<replicas-1>}, which hash to other servers, so that a hot key's
- * reads spread over up to {@code replicas} servers as routers read different replicas. This route
- * reads from its own replica and writes sets, deletes and touches to every replica (mcrouter's
- * KeySplitRoute).
+ * {@code key::1} to {@code key::<replicas-1>} (the suffix before a {@code |#|} hash stop, as in
+ * mcrouter), which hash to other servers, so that a hot key's reads spread over up to {@code
+ * replicas} servers as routers read different replicas. This route reads from its own replica and
+ * writes sets, deletes and touches to every replica (mcrouter's KeySplitRoute).
  */
 final class KeySplitRoute implements Route, ParentRoute {
   /** memcached's key limit less the longest suffix ({@code ::999}). */
@@ -23,18 +23,25 @@ final class KeySplitRoute implements Route, ParentRoute {
 
   private final int replicas;
   private final int replica;
-  private final String suffix; // of this route's replica; "" for replica 0
   private final Route child;
 
   KeySplitRoute(int replicas, int replica, Route child) {
     this.replicas = replicas;
     this.replica = replica;
-    this.suffix = suffix(replica);
     this.child = child;
   }
 
-  private static String suffix(int replica) {
-    return replica == 0 ? "" : "::" + replica;
+  /**
+   * Replica {@code i}'s key: {@code ::i} after the key, or before its first {@code |#|} as mcrouter
+   * puts it (mcrouter hashes a key up to its hash stop: a suffix after it would not move the
+   * replica, and clients of both would keep different replicas).
+   */
+  static String replicaKey(String key, int i) {
+    if (i == 0) {
+      return key;
+    }
+    int stop = key.indexOf("|#|");
+    return stop < 0 ? key + "::" + i : key.substring(0, stop) + "::" + i + key.substring(stop);
   }
 
   @Override
@@ -51,7 +58,7 @@ final class KeySplitRoute implements Route, ParentRoute {
         // every replica, so that each reader's copy stays current; the answer is this route's
         for (int i = 0; i < replicas; i++) {
           if (i != replica) {
-            Replies.fireAndForget(child, request.withKey(request.key() + suffix(i)), context);
+            Replies.fireAndForget(child, request.withKey(replicaKey(request.key(), i)), context);
           }
         }
         return mine(request, context);
@@ -67,7 +74,7 @@ final class KeySplitRoute implements Route, ParentRoute {
     }
     if (request.keyCount() == 1) {
       String key = request.key();
-      String replicaKey = key + suffix;
+      String replicaKey = replicaKey(key, replica);
       return child
           .route(request.withKey(replicaKey), context)
           .thenApply(r -> replicaKey.equals(r.key()) ? r.toBuilder().key(key).build() : r);
@@ -77,8 +84,9 @@ final class KeySplitRoute implements Route, ParentRoute {
     Map<String, String> asked = new HashMap<>();
     for (String k : keys) {
       if (splittable(k)) {
-        replicaKeys.add(k + suffix);
-        asked.put(k + suffix, k);
+        String rk = replicaKey(k, replica);
+        replicaKeys.add(rk);
+        asked.put(rk, k);
       } else {
         replicaKeys.add(k); // as it is read alone and written: replica 0
       }

@@ -42,6 +42,24 @@ class KeySplitRouteTest {
   }
 
   @Test
+  void aReplicaSuffixGoesBeforeTheHashStopAsInMcrouter() throws Exception {
+    // mcrouter hashes a key up to its "|#|": a suffix after it would place every replica on one
+    // server, and a fleet mixing mcrouter and memroute clients would keep two sets of replicas
+    Route r = Routes.keySplit(3, 1, Routes.pool("a"));
+    assertThat(run(r, Fixture.set("hot|#|x", "v")).status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(a.keys()).containsExactlyInAnyOrder("hot|#|x", "hot::1|#|x", "hot::2|#|x");
+
+    a.put("hot::1|#|x", "mine");
+    Response hit = run(r, Request.get("hot|#|x"));
+    assertThat(hit.valueAsString()).isEqualTo("mine");
+    assertThat(hit.key()).isEqualTo("hot|#|x");
+    Response multi = run(r, Request.getMulti(List.of("hot|#|x", "k")));
+    assertThat(multi.items()).extracting(Item::key).containsExactly("hot|#|x");
+    assertThat(a.requests().get(a.requests().size() - 1).keys())
+        .containsExactly("hot::1|#|x", "k::1");
+  }
+
+  @Test
   void deletesAndTouchesReachEveryReplica() throws Exception {
     Route r = Routes.keySplit(3, 1, Routes.pool("a"));
     run(r, Fixture.set("k", "v"));
