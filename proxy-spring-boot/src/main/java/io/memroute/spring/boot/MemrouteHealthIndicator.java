@@ -4,6 +4,7 @@ import io.memroute.MemcacheRouter;
 import io.memroute.core.Backend;
 import io.memroute.core.BackendState;
 import io.memroute.core.FailureReason;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -69,9 +70,23 @@ final class MemrouteHealthIndicator extends AbstractHealthIndicator {
       // a bad change keeps the last good configuration: worth seeing, not a reason to be DOWN
       Map<String, Object> file = new LinkedHashMap<>();
       file.put("path", configFile.file().toString());
-      configFile.lastReloadError().ifPresent(e -> file.put("lastReloadError", e.toString()));
+      configFile.lastReloadError().ifPresent(e -> file.put("lastReloadError", describe(e)));
       health.withDetail("configFile", file);
     }
+  }
+
+  /**
+   * A reload error as the health shows it. A parser's message quotes the file (a value it refuses,
+   * such as a nutcracker.yml {@code redis_auth} password, or the lines around a syntax error), and
+   * health details may be shown to whoever reads the endpoint: only the type, pointing to the log.
+   * A read error's text names the file and the system's reason, nothing of the content.
+   */
+  static String describe(Exception e) {
+    if (e instanceof IOException) {
+      return e.toString();
+    }
+    return e.getClass().getSimpleName()
+        + " (not applied: the WARN log of io.memroute.config.ConfigFileReloader says why)";
   }
 
   private Map<String, Object> details(String backend, BackendState state) {

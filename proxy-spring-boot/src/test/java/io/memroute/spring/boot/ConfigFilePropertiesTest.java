@@ -159,6 +159,58 @@ class ConfigFilePropertiesTest {
             });
   }
 
+  @Test
+  void theHealthShowsNoContentOfARefusedFile() throws Exception {
+    Path file = write("nutcracker.yml", nutcracker(first));
+    runner
+        .withPropertyValues("memroute.config.file=" + file)
+        .run(
+            context -> {
+              ConfigFileReloader reloader = context.getBean(ConfigFileReloader.class);
+              HealthIndicator health =
+                  context.getBean("memrouteHealthIndicator", HealthIndicator.class);
+              // a password the parser refuses, quoting it; then a YAML error quoting the line it is
+              // on
+              for (String bad :
+                  new String[] {
+                    nutcracker(first) + "  redis_auth: s3cret-pw\n",
+                    nutcracker(first) + "  redis_auth: 's3cret-pw\n"
+                  }) {
+                write("nutcracker.yml", bad);
+                assertThat(reloader.check()).isFalse();
+                assertThat(reloader.lastError().orElseThrow().getMessage())
+                    .as("the parser's message, which the log has")
+                    .contains("s3cret-pw");
+                Map<String, Object> details = configFileDetails(health.health());
+                assertThat(details.get("lastReloadError"))
+                    .isEqualTo(
+                        "IllegalArgumentException (not applied: the WARN log of"
+                            + " io.memroute.config.ConfigFileReloader says why)");
+                assertThat(health.health().toString()).doesNotContain("s3cret-pw");
+              }
+            });
+  }
+
+  @Test
+  void theHealthShowsWhyAFileCouldNotBeRead() throws Exception {
+    Path file = write("mcrouter.json", mcrouter(first));
+    runner
+        .withPropertyValues("memroute.config.file=" + file)
+        .run(
+            context -> {
+              ConfigFileReloader reloader = context.getBean(ConfigFileReloader.class);
+              HealthIndicator health =
+                  context.getBean("memrouteHealthIndicator", HealthIndicator.class);
+              Files.delete(file);
+              assertThat(reloader.check()).isFalse();
+              // a read error says nothing of the content: its text helps and is shown
+              assertThat(configFileDetails(health.health()).get("lastReloadError"))
+                  .isEqualTo(reloader.lastError().orElseThrow().toString())
+                  .asString()
+                  .startsWith("java.nio.file.NoSuchFileException: " + file);
+            });
+  }
+
   @SuppressWarnings("unchecked")
   private static Map<String, Object> configFileDetails(Health health) {
     return (Map<String, Object>) health.getDetails().get("configFile");
