@@ -37,6 +37,15 @@ final class ConfigFileSource implements RouterConfigFile, SmartInitializingSingl
     this.file = properties.configFile();
     this.format = properties.configFormat();
     requireLibrary(classLoader);
+    if (Files.isDirectory(file)) {
+      // reading it would fail with the system's "Is a directory", not naming what was expected
+      throw new IllegalStateException(
+          "memroute.config.file: "
+              + file
+              + " is a directory (expected: a file holding "
+              + expected()
+              + ")");
+    }
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);

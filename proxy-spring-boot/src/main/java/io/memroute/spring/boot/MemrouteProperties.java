@@ -162,8 +162,9 @@ public final class MemrouteProperties {
    * mcrouter or twemproxy file"), instead of {@code servers}, {@code backends} and the rest; needs
    * memroute's {@code proxy-config} module on the class path.
    *
-   * @param file a file system path to mcrouter's JSON or twemproxy's {@code nutcracker.yml}; not a
-   *     {@code classpath:} or URL resource, which could not be watched for changes
+   * @param file a file system path to mcrouter's JSON or twemproxy's {@code nutcracker.yml}; a
+   *     relative one is of the working directory; not a {@code classpath:} or URL resource, which
+   *     could not be watched for changes, nor a path starting with {@code ~}, which is not expanded
    * @param format {@code mcrouter} or {@code twemproxy}; {@code null}: from the file's extension
    *     ({@code .json} mcrouter, {@code .yml} or {@code .yaml} twemproxy)
    * @param pool the twemproxy pool to route to; {@code null}: the file's only pool
@@ -872,8 +873,18 @@ public final class MemrouteProperties {
               + " resource cannot be watched for changes)");
       return null;
     }
+    if (file.startsWith("~")) {
+      // a shell expands it, Java does not: it would name a directory "~" in the working directory
+      problems.add(
+          "memroute.config.file: '"
+              + file
+              + "' (expected: a file system path; '~' is not expanded: write the home directory"
+              + " out, or ${user.home}/...)");
+      return null;
+    }
     try {
-      return Path.of(file);
+      // relative to the working directory; absolute, so that messages and the health say which
+      return Path.of(file).toAbsolutePath();
     } catch (InvalidPathException e) {
       problems.add(
           "memroute.config.file: '" + file + "' (expected: a file system path; " + e + ")");
@@ -931,7 +942,7 @@ public final class MemrouteProperties {
     return config;
   }
 
-  /** Returns the file of {@code memroute.config.file}, {@code null} when not set. */
+  /** Returns the file of {@code memroute.config.file}, made absolute; {@code null} when not set. */
   Path configFile() {
     return configPath;
   }

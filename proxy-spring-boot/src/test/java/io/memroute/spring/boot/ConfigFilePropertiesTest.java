@@ -341,6 +341,55 @@ class ConfigFilePropertiesTest {
   }
 
   @Test
+  void aRelativePathIsOfTheWorkingDirectoryAndShownAbsolute() throws Exception {
+    Path file = write("mcrouter.json", mcrouter(first));
+    Path workingDirectory = Path.of("").toAbsolutePath();
+    String relative = workingDirectory.relativize(file).toString();
+    assertThat(relative).doesNotStartWith("/");
+    runner
+        .withPropertyValues("memroute.config.file=" + relative)
+        .run(
+            context -> {
+              ConfigFileReloader reloader = context.getBean(ConfigFileReloader.class);
+              assertThat(reloader.file()).isEqualTo(workingDirectory.resolve(relative));
+              assertThat(reloader.file().isAbsolute()).isTrue();
+              assertThat(
+                      configFileDetails(
+                          context
+                              .getBean("memrouteHealthIndicator", HealthIndicator.class)
+                              .health()))
+                  .isEqualTo(Map.of("path", workingDirectory.resolve(relative).toString()));
+            });
+    assertThat(failure("memroute.config.file=absent-memroute-config.json"))
+        .isEqualTo(
+            "memroute.config.file: "
+                + workingDirectory.resolve("absent-memroute-config.json")
+                + " is missing (expected: mcrouter configuration)");
+  }
+
+  @Test
+  void aTildeIsRefusedSinceNothingExpandsIt() {
+    assertThat(failure("memroute.config.file=~/mcrouter.json"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.config.file: '~/mcrouter.json' (expected: a"
+                + " file system path; '~' is not expanded: write the home directory out, or"
+                + " ${user.home}/...)");
+  }
+
+  @Test
+  void aDirectoryFailsStartupSayingSo() {
+    assertThat(failure("memroute.config.file=" + dir.resolve("conf.json")))
+        .endsWith("is missing (expected: mcrouter configuration)");
+    Path directory = dir.resolve("conf.json");
+    assertThat(directory.toFile().mkdir()).isTrue();
+    assertThat(failure("memroute.config.file=" + directory))
+        .isEqualTo(
+            "memroute.config.file: "
+                + directory
+                + " is a directory (expected: a file holding mcrouter configuration)");
+  }
+
+  @Test
   void anInvalidFileFailsStartupNamingThePropertyAndTheFile() throws Exception {
     Path file = write("mcrouter.json", "{\"pools\": {}, \"route\": \"SRRoute|A\"}");
     assertThat(failure("memroute.config.file=" + file))
