@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.MemcacheRouter;
 import io.memroute.config.ConfigFileReloader;
+import io.memroute.core.BackendOptions;
 import io.memroute.routing.BackendConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedProcess;
@@ -13,9 +14,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -233,7 +237,38 @@ class ConfigFilePropertiesTest {
             });
     write("mcrouter.json", mcrouter(second));
     assertThat(reloader[0].check()).isFalse(); // closed: nothing applied
+    // not even tried: an open reloader would have been refused by the closed router
+    assertThat(reloader[0].lastError()).isEmpty();
     assertThat(router[0].config().backends()).containsOnlyKeys(first.address());
+  }
+
+  @Test
+  void theReloadersOwnThreadEndsWithTheContext() throws Exception {
+    Path file = write("mcrouter.json", mcrouter(first));
+    Set<Thread> before = reloaderThreads();
+    Set<Thread> started = new HashSet<>();
+    new ApplicationContextRunner() // no memrouteConfigFileScheduler: a thread of the reloader's own
+        .withConfiguration(
+            AutoConfigurations.of(
+                MemrouteAutoConfiguration.class, MemrouteConfigFileAutoConfiguration.class))
+        .withPropertyValues("memroute.transport=nio", "memroute.config.file=" + file)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              started.addAll(reloaderThreads());
+              started.removeAll(before);
+            });
+    assertThat(started).hasSize(1);
+    for (Thread thread : started) {
+      thread.join(TimeUnit.SECONDS.toMillis(10)); // it ends once its executor is shut down
+      assertThat(thread.isAlive()).as("%s after the context closed", thread).isFalse();
+    }
+  }
+
+  private static Set<Thread> reloaderThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals("memroute-config-reloader"))
+        .collect(Collectors.toSet());
   }
 
   @Test
@@ -329,6 +364,41 @@ class ConfigFilePropertiesTest {
                   .isEqualTo(Duration.ofMillis(250)); // the file's
               assertThat(config.activeRequestLimit()).isEqualTo(100);
               assertThat(config.backendDefaults().authUsername()).isEqualTo("app");
+            });
+  }
+
+  @Test
+  void tlsAndAuthenticationOfThePropertiesApplyToEveryVersionOfTheFile() throws Exception {
+    String version =
+        "{\"pools\": {\"A\": {\"servers\": [\"%s\"], \"server_timeout\": %d}},"
+            + " \"route\": \"PoolRoute|A\"}";
+    Path file = write("mcrouter.json", String.format(version, "10.0.0.1:11211", 250));
+    runner
+        .withPropertyValues(
+            "memroute.config.file=" + file,
+            "memroute.tls.enabled=true",
+            "memroute.tls.verify-hostname=false",
+            "memroute.auth-username=app",
+            "memroute.auth-password=secret")
+        .run(
+            context -> {
+              MemcacheRouter router = context.getBean(MemcacheRouter.class);
+              BackendOptions before =
+                  router.config().optionsOf(router.config().backends().get("10.0.0.1:11211"));
+              assertThat(before.tls()).isNotNull();
+
+              write("mcrouter.json", String.format(version, "10.0.0.2:11211", 300));
+              time.advance(ConfigFileReloader.DEFAULT_INTERVAL);
+              RouterConfig reloaded = router.config();
+              assertThat(reloaded.backends()).containsOnlyKeys("10.0.0.2:11211");
+              BackendOptions after = reloaded.optionsOf(reloaded.backends().get("10.0.0.2:11211"));
+              assertThat(after.readTimeout()).isEqualTo(Duration.ofMillis(300)); // the new file's
+              // the context made at startup: a backend the reload keeps keeps its connections
+              assertThat(after.tls()).isSameAs(before.tls());
+              assertThat(after.tlsVerifyHostname()).isFalse();
+              assertThat(after.authUsername()).isEqualTo("app");
+              assertThat(reloaded.backendDefaults().tls()).isSameAs(before.tls());
+              assertThat(reloaded.backendDefaults().authUsername()).isEqualTo("app");
             });
   }
 
