@@ -4,6 +4,7 @@ import io.memroute.MemcacheRouter;
 import io.memroute.config.ConfigFileReloader;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -33,7 +34,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  *       one with {@link MemcacheRouter#reconfigure}. It depends on the router, so the context
  *       closes it first. A {@link ScheduledExecutorService} bean named {@code
  *       memrouteConfigFileScheduler} runs the checks instead of a thread of the reloader's own (and
- *       is not shut down by it).
+ *       is not shut down by it); a bean of that name of another type fails startup.
  * </ul>
  */
 @AutoConfiguration(after = MemrouteAutoConfiguration.class)
@@ -53,17 +54,34 @@ public class MemrouteConfigFileAutoConfiguration {
   /**
    * Watches the file for the router built from it; closed before the router, which it depends on.
    *
-   * @throws IllegalStateException if the router is the application's own, not built from the file
+   * @throws IllegalStateException if the router is the application's own, not built from the file,
+   *     or if a bean named {@code memrouteConfigFileScheduler} is no {@link
+   *     ScheduledExecutorService}
    */
   @Bean(destroyMethod = "close")
   @Conditional(ReloadEnabled.class)
   public ConfigFileReloader memrouteConfigFileReloader(
       ConfigFileSource memrouteConfigFile,
       MemcacheRouter router,
-      @Qualifier("memrouteConfigFileScheduler")
-          ObjectProvider<ScheduledExecutorService> scheduler) {
-    return memrouteConfigFile.watch(router, scheduler.getIfAvailable());
+      @Qualifier(SCHEDULER) ObjectProvider<ScheduledExecutorService> scheduler,
+      ListableBeanFactory beans) {
+    ScheduledExecutorService given = scheduler.getIfAvailable();
+    if (given == null && beans.containsBean(SCHEDULER)) {
+      // a bean of another type (a Spring TaskScheduler, an Executor) would be passed over in
+      // silence
+      Class<?> type = beans.getType(SCHEDULER);
+      throw new IllegalStateException(
+          SCHEDULER
+              + ": a bean of "
+              + (type == null ? "unknown type" : type.getName())
+              + " (expected: a "
+              + ScheduledExecutorService.class.getName()
+              + " to run the checks of memroute.config.file, or no bean of that name)");
+    }
+    return memrouteConfigFile.watch(router, given);
   }
+
+  private static final String SCHEDULER = "memrouteConfigFileScheduler";
 
   /** {@code memroute.config.reload-interval} is not 0. */
   static final class ReloadEnabled extends SpringBootCondition {

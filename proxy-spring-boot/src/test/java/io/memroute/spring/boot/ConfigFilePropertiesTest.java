@@ -17,6 +17,8 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -262,6 +264,32 @@ class ConfigFilePropertiesTest {
     for (Thread thread : started) {
       thread.join(TimeUnit.SECONDS.toMillis(10)); // it ends once its executor is shut down
       assertThat(thread.isAlive()).as("%s after the context closed", thread).isFalse();
+    }
+  }
+
+  @Test
+  void aSchedulerBeanOfAnotherTypeIsRefusedNotIgnored() throws Exception {
+    Path file = write("mcrouter.json", mcrouter(first));
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    try {
+      String message =
+          failure(
+              new ApplicationContextRunner()
+                  .withConfiguration(
+                      AutoConfigurations.of(
+                          MemrouteAutoConfiguration.class,
+                          MemrouteConfigFileAutoConfiguration.class))
+                  .withBean("memrouteConfigFileScheduler", ExecutorService.class, () -> executor)
+                  .withPropertyValues("memroute.transport=nio"),
+              "memroute.config.file=" + file);
+      assertThat(message)
+          .isEqualTo(
+              "memrouteConfigFileScheduler: a bean of "
+                  + executor.getClass().getName()
+                  + " (expected: a java.util.concurrent.ScheduledExecutorService to run the checks"
+                  + " of memroute.config.file, or no bean of that name)");
+    } finally {
+      executor.shutdown();
     }
   }
 
