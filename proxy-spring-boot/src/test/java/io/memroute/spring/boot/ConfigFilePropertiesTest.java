@@ -330,6 +330,40 @@ class ConfigFilePropertiesTest {
   }
 
   @Test
+  void anUpperCaseExtensionSaysTheFormatToo() throws Exception {
+    Path file = write("MCROUTER.JSON", mcrouter(first));
+    runner
+        .withPropertyValues("memroute.config.file=" + file)
+        .run(
+            context ->
+                assertThat(context.getBean(MemcacheRouter.class).config().backends())
+                    .containsOnlyKeys(first.address()));
+  }
+
+  @Test
+  void aSettingTheFormatHasNotIsRefusedNotIgnored() throws Exception {
+    Path json = write("mcrouter.json", mcrouter(first));
+    Path yml = write("nutcracker.yml", nutcracker(first));
+    assertThat(failure("memroute.config.file=" + json, "memroute.config.pool=alpha"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.config.pool: 'alpha' with an mcrouter file"
+                + " (expected: none: the file's route names its pools;"
+                + " memroute.config.routing-prefix picks one of several routes)");
+    assertThat(failure("memroute.config.file=" + yml, "memroute.config.routing-prefix=/a/b/"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.config.routing-prefix: '/a/b/' with a twemproxy"
+                + " file (expected: none; memroute.config.pool picks a pool)");
+    assertThat(failure("memroute.config.pool=alpha"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.config.pool: 'alpha' without"
+                + " memroute.config.file (expected: a file to read it from)");
+    assertThat(failure("memroute.config.file=" + json, "memroute.config.reload-interval=2h"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.config.reload-interval: PT2H (expected: 1 ms"
+                + " to 1 hour, or 0 to read the file only at startup)");
+  }
+
+  @Test
   void severalTwemproxyPoolsNeedOneNamed() throws Exception {
     Path file =
         write(
