@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.util.ClassUtils;
 
@@ -31,9 +32,14 @@ final class ConfigFileSource implements RouterConfigFile, SmartInitializingSingl
   private final RouterConfig initial;
   private volatile MemcacheRouter router; // built from initial; null for a router of the app's own
   private volatile ConfigFileReloader reloader;
+  private final ObjectProvider<MemcacheRouter> routers; // the router bean, created if lazy
 
-  ConfigFileSource(MemrouteProperties properties, ClassLoader classLoader) {
+  ConfigFileSource(
+      MemrouteProperties properties,
+      ClassLoader classLoader,
+      ObjectProvider<MemcacheRouter> routers) {
     this.properties = properties;
+    this.routers = routers;
     this.file = properties.configFile();
     this.format = properties.configFormat();
     requireLibrary(classLoader);
@@ -170,9 +176,18 @@ final class ConfigFileSource implements RouterConfigFile, SmartInitializingSingl
     return r;
   }
 
-  /** Refuses the file beside a router bean of the application's own, which would not follow it. */
+  /**
+   * Refuses the file beside a router bean of the application's own, which would not follow it.
+   *
+   * <p>Runs at startup even with lazy initialization (a {@link SmartInitializingSingleton} is never
+   * made lazy), when the router may not exist yet: then it is created now, so that a router built
+   * from the file is not taken for one of the application's own.
+   */
   @Override
   public void afterSingletonsInstantiated() {
+    if (router == null) {
+      routers.getIfUnique(); // a lazy router built from the file records itself (builtInto)
+    }
     if (router == null) {
       throw notBuiltFromFile();
     }

@@ -17,6 +17,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
@@ -47,8 +48,11 @@ public class MemrouteConfigFileAutoConfiguration {
 
   /** The file, read now: a missing or invalid file fails startup. */
   @Bean
-  ConfigFileSource memrouteConfigFile(MemrouteProperties properties, ApplicationContext context) {
-    return new ConfigFileSource(properties, context.getClassLoader());
+  ConfigFileSource memrouteConfigFile(
+      MemrouteProperties properties,
+      ApplicationContext context,
+      ObjectProvider<MemcacheRouter> routers) {
+    return new ConfigFileSource(properties, context.getClassLoader(), routers);
   }
 
   /**
@@ -60,6 +64,7 @@ public class MemrouteConfigFileAutoConfiguration {
    */
   @Bean(destroyMethod = "close")
   @Conditional(ReloadEnabled.class)
+  @Lazy(false) // injected by nobody: lazy, as with spring.main.lazy-initialization, it never ran
   public ConfigFileReloader memrouteConfigFileReloader(
       ConfigFileSource memrouteConfigFile,
       MemcacheRouter router,

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -297,6 +298,31 @@ class ConfigFilePropertiesTest {
     return Thread.getAllStackTraces().keySet().stream()
         .filter(t -> t.getName().equals("memroute-config-reloader"))
         .collect(Collectors.toSet());
+  }
+
+  @Test
+  void withLazyInitializationTheFileIsStillFollowed() throws Exception {
+    Path file = write("mcrouter.json", mcrouter(first));
+    ApplicationContextRunner lazy =
+        runner.withInitializer( // what spring.main.lazy-initialization=true adds
+            context ->
+                context.addBeanFactoryPostProcessor(
+                    new LazyInitializationBeanFactoryPostProcessor()));
+    lazy.withPropertyValues("memroute.config.file=" + file, "memroute.config.reload-interval=0")
+        .run(
+            context ->
+                assertThat(context.getBean(MemcacheRouter.class).config().backends())
+                    .containsOnlyKeys(first.address()));
+    lazy.withPropertyValues("memroute.config.file=" + file)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              MemcacheRouter router = context.getBean(MemcacheRouter.class);
+              assertThat(router.config().backends()).containsOnlyKeys(first.address());
+              write("mcrouter.json", mcrouter(second));
+              time.advance(ConfigFileReloader.DEFAULT_INTERVAL);
+              assertThat(router.config().backends()).containsOnlyKeys(second.address());
+            });
   }
 
   @Test
