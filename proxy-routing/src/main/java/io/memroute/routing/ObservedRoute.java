@@ -5,6 +5,7 @@ import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.Ticker;
+import io.memroute.core.internal.GuardedFuture;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -13,7 +14,8 @@ import java.util.concurrent.CompletionStage;
  * {@link Routes#observed}: passes every request to its child unchanged and records, through {@link
  * RouteContext#recordRoute}, its command, outcome and the time from entering this route to the
  * child's reply. A child that throws, or whose stage fails, counts as a {@link Outcome#FAILURE};
- * the caller still gets the exception.
+ * the caller still gets the exception. A caller that cancels its stage does not stop the record:
+ * the request counts with the child's reply when it comes.
  */
 final class ObservedRoute implements Route, ParentRoute {
   private final String name;
@@ -49,8 +51,21 @@ final class ObservedRoute implements Route, ParentRoute {
       record(context, ticker, command, start, f.getNow(null), null);
       return stage;
     }
-    // the caller's stage completes after the record, so what it then reads includes this request
-    return f.whenComplete((r, e) -> record(context, ticker, command, start, r, e));
+    // the record hangs on the child's future, not on the stage the caller gets: a caller that
+    // cancels its stage would otherwise drop the record; and the caller's stage completes after
+    // the record, so what it then reads includes this request
+    GuardedFuture<Response> out = new GuardedFuture<>();
+    GuardedFuture.whenDone(
+        f,
+        (r, e) -> {
+          record(context, ticker, command, start, r, e);
+          if (e == null) {
+            out.complete(r);
+          } else {
+            out.completeExceptionally(GuardedFuture.unwrap(e));
+          }
+        });
+    return out;
   }
 
   private void record(

@@ -79,6 +79,18 @@ class ObservedRouteTest {
   }
 
   @Test
+  void aRequestTheCallerCancelsIsRecordedWhenTheChildAnswers() {
+    CompletableFuture<Response> reply = new CompletableFuture<>();
+    Route r = Routes.observed("c", (req, ctx) -> reply);
+    CompletableFuture<Response> f = r.route(Request.get("k"), context).toCompletableFuture();
+    assertThat(f.cancel(false)).isTrue();
+    now.addAndGet(70);
+    reply.complete(Response.of(ResponseStatus.HIT));
+    // the backend answered: the route counts what it answered, as memroute.requests does
+    assertThat(recorded).containsExactly("c get ok 70");
+  }
+
+  @Test
   void aChildThatThrowsOrFailsItsStageCountsAsAFailure() {
     IllegalStateException bug = new IllegalStateException("bug");
     Route throwing =
