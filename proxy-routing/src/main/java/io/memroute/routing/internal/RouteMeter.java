@@ -117,9 +117,12 @@ public final class RouteMeter {
       return -1;
     }
     long[] window = new long[LatencyHistogram.BUCKETS];
-    c.histogram.copyInto(window);
     long now = ticker.nanoTime();
     synchronized (c) {
+      // copied under the lock, after the time: each mark then holds at least the counts of the
+      // one before, so a window never goes negative (a copy taken before another reader's mark
+      // and made a mark after it would subtract that reader's requests twice)
+      c.histogram.copyInto(window);
       long since = now - c.markedAt;
       if (since >= WINDOW_STEP_NANOS) {
         // a step passed: the mark before last drops out, the counts now become the last mark
