@@ -26,7 +26,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -77,6 +79,8 @@ import java.util.function.ToLongFunction;
  *
  * <p>An observed route's meters appear with its first request of each command, so a route costs
  * seven series per command it serves; they continue across reconfigurations that keep its name.
+ * That request registers them on its own thread, unless a binding or reconfiguration is registering
+ * meters at that moment: then that one registers them too, and the request does not wait for it.
  *
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
  * the number of backends, never with traffic. Turn them off ({@link #of(MemcacheRouter, boolean)
@@ -107,6 +111,8 @@ public final class MemrouteMetrics implements MeterBinder {
   private final Map<MeterRegistry, List<Meter>> boundCommon = new HashMap<>();
   // per registry: the meters of observed routes, by route name and command ("name command")
   private final Map<MeterRegistry, Map<String, List<Meter>>> boundRoutes = new HashMap<>();
+  // a command of an observed route was first recorded while the lock was taken: see unlock
+  private volatile boolean routeMetersPending;
 
   // bindings one at a time in the JVM: two routers binding one registry at once would each find
   // the other's meters missing, and both pass the check for them
@@ -118,6 +124,10 @@ public final class MemrouteMetrics implements MeterBinder {
    */
   private static final class Bindings {
     final Set<MeterRegistry> registries = Collections.newSetFromMap(new IdentityHashMap<>());
+    // not a monitor: a request thread only tries it (see routeMetersSeen)
+    final ReentrantLock lock = new ReentrantLock();
+    // the router's binders: whoever lets go of the lock registers the route meters they missed
+    final List<MemrouteMetrics> binders = new CopyOnWriteArrayList<>();
   }
 
   /**
@@ -174,14 +184,16 @@ public final class MemrouteMetrics implements MeterBinder {
     this.routerName = routerName;
     this.routerTags = routerName == null ? Tags.empty() : Tags.of("router", routerName);
     this.bindings = sibling == null ? new Bindings() : sibling.bindings;
+    bindings.binders.add(this);
     engine.onReconfigure(this::rebind);
-    engine.onRouteMeters(this::rebind);
+    engine.onRouteMeters(this::routeMetersSeen);
     engine.onClose(this::unbind);
   }
 
   /** Removes every meter this binder registered: a closed router's would shadow its successor's. */
   private void unbind() {
-    synchronized (bindings) {
+    lock();
+    try {
       boundCommon.forEach((registry, meters) -> meters.forEach(registry::remove));
       boundCommon.clear();
       bound.forEach(
@@ -191,6 +203,44 @@ public final class MemrouteMetrics implements MeterBinder {
           (registry, byKey) -> byKey.values().forEach(ms -> ms.forEach(registry::remove)));
       boundRoutes.clear();
       bindings.registries.clear();
+    } finally {
+      unlock();
+    }
+  }
+
+  private void lock() {
+    bindings.lock.lock();
+  }
+
+  /** Lets go of the binders' lock, then registers the route meters a request left to it. */
+  private void unlock() {
+    bindings.lock.unlock();
+    for (MemrouteMetrics b : bindings.binders) {
+      b.registerPendingRouteMeters();
+    }
+  }
+
+  /**
+   * Runs on the request thread that first recorded a command of an observed route: registers its
+   * meters if the binders' lock is free, else leaves them to the thread holding it (a binding, a
+   * reconfiguration, another such request), which registers them as it lets go. A request never
+   * waits for a binding in progress, however slow the registry.
+   */
+  private void routeMetersSeen() {
+    routeMetersPending = true;
+    registerPendingRouteMeters();
+  }
+
+  private void registerPendingRouteMeters() {
+    // the flag is set before trying the lock, and read after letting go of it: either the
+    // request takes the lock or the holder sees the flag
+    while (routeMetersPending && bindings.lock.tryLock()) {
+      try {
+        routeMetersPending = false;
+        bindRouteMeters();
+      } finally {
+        bindings.lock.unlock();
+      }
     }
   }
 
@@ -207,8 +257,11 @@ public final class MemrouteMetrics implements MeterBinder {
   public void bindTo(MeterRegistry registry) {
     Objects.requireNonNull(registry, "registry");
     synchronized (BINDING) {
-      synchronized (bindings) {
+      lock();
+      try {
         bind(registry);
+      } finally {
+        unlock();
       }
     }
   }
@@ -450,8 +503,11 @@ public final class MemrouteMetrics implements MeterBinder {
    * labels) instead of registering one: removing that would take it from its owner for good.
    */
   private void rebind() {
-    synchronized (bindings) {
+    lock();
+    try {
       rebindLocked();
+    } finally {
+      unlock();
     }
   }
 
@@ -497,17 +553,22 @@ public final class MemrouteMetrics implements MeterBinder {
       Map<String, List<Meter>> byKey = e.getValue();
       for (RouteMeter m : engine.routeMeters().values()) {
         for (Command c : Command.values()) {
-          if (m.saw(c) && !byKey.containsKey(m.name() + " " + c.wireName())) {
-            byKey.put(m.name() + " " + c.wireName(), bindRouteMeters(registry, m, c));
+          String key = m.name() + " " + c.wireName();
+          if (m.saw(c) && !byKey.containsKey(key)) {
+            // noted first: a registry refusing one is not asked again on every later call, and
+            // what it took before refusing is removed on close
+            List<Meter> meters = new ArrayList<>();
+            byKey.put(key, meters);
+            bindRouteMeters(registry, m, c, meters);
           }
         }
       }
     }
   }
 
-  private List<Meter> bindRouteMeters(MeterRegistry registry, RouteMeter m, Command c) {
+  private void bindRouteMeters(
+      MeterRegistry registry, RouteMeter m, Command c, List<Meter> meters) {
     Tags tags = routerTags.and("route", m.name()).and("command", c.wireName());
-    List<Meter> meters = new ArrayList<>();
     for (Outcome o : Outcome.values()) {
       meters.add(
           FunctionTimer.builder(
@@ -538,7 +599,6 @@ public final class MemrouteMetrics implements MeterBinder {
                       + " last one to two minutes")
               .register(registry));
     }
-    return meters;
   }
 
   /**

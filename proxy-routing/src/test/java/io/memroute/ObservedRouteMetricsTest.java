@@ -15,7 +15,11 @@ import io.memroute.testkit.MemcachedExtension;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -112,6 +116,64 @@ class ObservedRouteMetricsTest {
       assertThat(ok.count()).isEqualTo(99);
     }
     assertThat(registry.find("memroute.route.requests").meters()).isEmpty();
+  }
+
+  @Test
+  void aRequestSeeingACommandFirstDoesNotWaitForABindingInProgress() throws Exception {
+    CountDownLatch registering = new CountDownLatch(1);
+    CountDownLatch goOn = new CountDownLatch(1);
+    SimpleMeterRegistry slow = new SimpleMeterRegistry();
+    slow.config()
+        .onMeterAdded(
+            m -> {
+              registering.countDown();
+              awaitUninterruptibly(goOn); // a registry (or a listener of it) taking its time
+            });
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    ExecutorService requests = Executors.newSingleThreadExecutor();
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(config(Routes.observed("api", answering(ResponseStatus.HIT, 5))))
+            .ticker(now::get)
+            .build()) {
+      MemrouteMetrics metrics = MemrouteMetrics.of(router);
+      metrics.bindTo(registry);
+      Thread binding = new Thread(() -> metrics.bindTo(slow), "binding");
+      binding.start();
+      try {
+        assertThat(registering.await(10, TimeUnit.SECONDS)).isTrue();
+        // the route's first get, on a request thread, while the binding holds the binder's lock
+        Response r =
+            requests
+                .submit(() -> router.execute(Request.get("k")).toCompletableFuture().join())
+                .get(10, TimeUnit.SECONDS);
+        assertThat(r.status()).isEqualTo(ResponseStatus.HIT);
+      } finally {
+        goOn.countDown();
+        binding.join(10_000);
+      }
+      // the binding registered the get's meters in both registries as it let go of the lock
+      for (SimpleMeterRegistry each : List.of(registry, slow)) {
+        assertThat(
+                each.get("memroute.route.requests")
+                    .tags("route", "api", "command", "get", "outcome", "ok")
+                    .functionTimer()
+                    .count())
+            .isEqualTo(1);
+      }
+    } finally {
+      requests.shutdownNow();
+    }
+    assertThat(registry.find("memroute.route.requests").meters()).isEmpty();
+    assertThat(slow.find("memroute.route.requests").meters()).isEmpty();
+  }
+
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    try {
+      latch.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Test
