@@ -875,9 +875,10 @@ public final class Routes {
    * gauges, tagged {@code route=<name>}.
    *
    * <p>A child that throws, or whose stage fails, counts as a {@code failure}; the caller still
-   * gets the exception. A multiget counts once, as its reply does. Time comes from the context's
-   * ticker. Recording takes no lock and allocates nothing (after a command's first request); a
-   * child that has not answered yet when it returns costs one dependent stage.
+   * gets the exception. A caller that cancels its future does not stop the record: the request
+   * counts with the child's reply. A multiget counts once, as its reply does. Time comes from the
+   * context's ticker. Recording takes no lock and allocates nothing (after a command's first
+   * request); a child that has not answered yet when it returns costs one future for the caller.
    *
    * <p>Names are unique within a configuration: {@link RouterConfig.Builder#build()} refuses two
    * observed routes of one name in the tree of built-in routes (one route shared by several parents

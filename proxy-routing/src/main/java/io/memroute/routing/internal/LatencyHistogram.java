@@ -61,8 +61,8 @@ public final class LatencyHistogram {
   /**
    * Returns the latency at quantile {@code q} of bucket counts ({@code 0 < q <= 1}), in
    * nanoseconds: the upper end of the bucket holding the {@code ceil(q * n)}-th smallest of the
-   * {@code n} latencies, so never below that latency and at most 1/32 above it; -1 when there are
-   * none.
+   * {@code n} latencies, so never below that latency and at most 1/32 above it (a latency over
+   * {@link #MAX_NANOS} reads as {@code MAX_NANOS}); -1 when there are none.
    */
   public static long valueAt(long[] counts, double q) {
     long n = 0;

@@ -106,7 +106,8 @@ public final class RouteMeter {
   /**
    * Returns the latency at quantile {@code q} ({@code 0 < q <= 1}) of the requests of {@code
    * command} in the window, all outcomes, in nanoseconds: never below the true value and at most
-   * 1/32 above it; -1 when the window holds none.
+   * 1/32 above it, up to {@link LatencyHistogram#MAX_NANOS} (a longer one reads as that); -1 when
+   * the window holds none.
    */
   public long percentile(Command command, double q) {
     if (!(q > 0 && q <= 1)) {
