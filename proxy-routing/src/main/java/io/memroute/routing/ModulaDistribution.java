@@ -9,13 +9,17 @@ package io.memroute.routing;
 final class ModulaDistribution implements Distribution {
   private final long[] ends; // slot after each group's last one
   private final int[] owners; // backend index of each group
+  private final int size; // backends in the pool, those without slots (ejected) included
   private final String description;
 
   /**
-   * @param order backend indexes in the order their slots follow each other
+   * @param order backend indexes in the order their slots follow each other (twemproxy's live
+   *     servers only, when it ejected some)
    * @param weights slots per backend, by backend index
+   * @param size the pool's size
    */
-  ModulaDistribution(int[] order, int[] weights, String description) {
+  ModulaDistribution(int[] order, int[] weights, int size, String description) {
+    this.size = size;
     this.ends = new long[order.length];
     this.owners = order.clone();
     long sum = 0;
@@ -28,12 +32,12 @@ final class ModulaDistribution implements Distribution {
 
   @Override
   public int select(long hash, int buckets) {
-    if (buckets != ends.length) {
+    if (buckets != size) {
       throw new IllegalArgumentException(
           "buckets: "
               + buckets
               + " (expected: "
-              + ends.length
+              + size
               + ", the size of the pool this distribution is bound to)");
     }
     long slot = (hash & 0xffffffffL) % ends[ends.length - 1];

@@ -487,6 +487,29 @@ public final class Placement {
    * @param weightsSet whether the pool set any weight (spymemcached then uses its weighted ring)
    */
   Distribution bind(List<String> labels, List<String> names, int[] weights, boolean weightsSet) {
+    return bind(labels, names, weights, weightsSet, null);
+  }
+
+  /** Whether the original takes failing servers out of its placement: twemproxy's. */
+  boolean ejects() {
+    return kind == Kind.TWEMPROXY_KETAMA || kind == Kind.TWEMPROXY_MODULA;
+  }
+
+  /**
+   * Binds to one pool with some backends ejected, as twemproxy rebuilds its ring with {@code
+   * auto_eject_hosts}: placed on the live backends only (a ketama ring of their points, each
+   * server's share of the live weight; modula over the live weights), in the same order, giving the
+   * pool's own indexes.
+   *
+   * @param ejected by backend index, whether it is out of the placement; {@code null} or all {@code
+   *     false} for none, never all {@code true}
+   */
+  Distribution bind(
+      List<String> labels,
+      List<String> names,
+      int[] weights,
+      boolean weightsSet,
+      boolean[] ejected) {
     int n = labels.size();
     StringBuilder d = new StringBuilder(toString()).append('{');
     for (int i = 0; i < n; i++) {
@@ -497,14 +520,26 @@ public final class Placement {
       if (weights[i] != 1) {
         d.append(" weight ").append(weights[i]);
       }
+      if (ejected != null && ejected[i]) {
+        d.append(" ejected");
+      }
     }
     String description = d.append('}').toString();
     int[] order = order(names, n);
+    if (ejected != null) {
+      if (!ejects()) {
+        throw new IllegalStateException(this + " ejects no backends");
+      }
+      order = Arrays.stream(order).filter(i -> !ejected[i]).toArray();
+      if (order.length == 0) {
+        throw new IllegalArgumentException("ejected: every backend (expected: at least one live)");
+      }
+    }
     switch (kind) {
       case TWEMPROXY_MODULA:
       case XMEMCACHED_ARRAY:
       case SPYMEMCACHED_ARRAY_MOD:
-        return new ModulaDistribution(order, weights, description);
+        return new ModulaDistribution(order, weights, n, description);
       case FOLSOM_KETAMA:
         return folsomRing(names, description);
       default:
@@ -543,10 +578,12 @@ public final class Placement {
 
   private KetamaRing md5Ring(
       List<String> names, int[] order, int[] weights, boolean weightsSet, String description) {
-    int n = names.size();
+    // the servers on the ring: all of them, or twemproxy's live ones (ketama_update counts the
+    // live servers and their weight only)
+    int n = order.length;
     long total = 0;
-    for (int w : weights) {
-      total += w;
+    for (int s : order) {
+      total += weights[s];
     }
     MessageDigest md5 = md5();
     KetamaRing.Builder ring = new KetamaRing.Builder(false);
@@ -587,7 +624,7 @@ public final class Placement {
             : kind == Kind.XMEMCACHED_KETAMA
                 ? KetamaRing.Ties.BY_NAME_MODULO
                 : KetamaRing.Ties.LAST;
-    return ring.build(ties, names, n, description);
+    return ring.build(ties, names, names.size(), description);
   }
 
   /**

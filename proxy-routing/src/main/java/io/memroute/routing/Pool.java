@@ -68,9 +68,10 @@ public interface Pool {
     Objects.requireNonNull(backendsByLabel, "backendsByLabel");
     List<Backend> members = members(config, backendsByLabel);
     Distribution distribution = config.distribution();
+    List<String> names = null;
     if (config.placement() != null) {
       List<String> errors = new ArrayList<>();
-      List<String> names =
+      names =
           config.nodeNames(
               label -> BackendConfig.of(label), // a label stands for the backend's address
               errors);
@@ -79,7 +80,19 @@ public interface Pool {
       }
       distribution = config.bind(names);
     }
-    return new DefaultPool(config.name(), members, config.keyHash(), config.filter(), distribution);
+    return pool(config, members, distribution, names);
+  }
+
+  /** The pool, ejecting its bad backends when {@code config} says so. */
+  private static Pool pool(
+      PoolConfig config, List<Backend> members, Distribution placed, List<String> names) {
+    return new DefaultPool(
+        config.name(),
+        members,
+        config.keyHash(),
+        config.filter(),
+        placed,
+        config.ejectBadBackends() ? ejected -> config.bind(names, ejected) : null);
   }
 
   /**
@@ -104,7 +117,7 @@ public interface Pool {
       return of(pool, backendsByLabel);
     }
     List<Backend> members = members(pool, backendsByLabel);
-    return new DefaultPool(pool.name(), members, pool.keyHash(), pool.filter(), placed);
+    return pool(pool, members, placed, config.placedNodeNames(name));
   }
 
   /** The pool's backends, in placement order. */

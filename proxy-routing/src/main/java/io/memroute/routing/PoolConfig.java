@@ -47,6 +47,7 @@ public final class PoolConfig {
   private final Placement placement;
   private final Map<String, String> nodeNames;
   private final Map<String, Double> weightsSet; // as set on the builder, 1.0 included
+  private final boolean ejectBadBackends;
 
   private PoolConfig(Builder b, Map<String, Double> weights, Distribution distribution) {
     this.name = b.name;
@@ -64,6 +65,7 @@ public final class PoolConfig {
     }
     this.nodeNames = Collections.unmodifiableMap(names);
     this.weightsSet = Collections.unmodifiableMap(new LinkedHashMap<>(b.weights));
+    this.ejectBadBackends = b.ejectBadBackends;
   }
 
   /** A pool with the default hash (XXH3, no seed) and distribution (jump). */
@@ -89,6 +91,7 @@ public final class PoolConfig {
     b.filter = filter;
     b.placement = placement;
     b.nodeNames.putAll(nodeNames);
+    b.ejectBadBackends = ejectBadBackends;
     if (placement == null) {
       b.distribution =
           distribution instanceof WeightedRendezvous
@@ -150,6 +153,15 @@ public final class PoolConfig {
    */
   public Map<String, String> nodeNames() {
     return nodeNames;
+  }
+
+  /**
+   * Returns whether backends that fail fast (marked bad, or down) leave the placement, their keys
+   * going to the other backends, as twemproxy's {@code auto_eject_hosts} does (see {@link
+   * Builder#ejectBadBackends(boolean)}). Default {@code false}.
+   */
+  public boolean ejectBadBackends() {
+    return ejectBadBackends;
   }
 
   /** The key hash: the placement's, or XXH3 seeded from {@link #seed()}. */
@@ -249,6 +261,18 @@ public final class PoolConfig {
     return placement.bind(backends, names, w, !weightsSet.isEmpty());
   }
 
+  /**
+   * The placement bound to the backends' node names without the {@code ejected} ones (by index, at
+   * least one not), as twemproxy rebuilds its ring when it ejects servers.
+   */
+  Distribution bind(List<String> names, boolean[] ejected) {
+    int[] w = new int[backends.size()];
+    for (int i = 0; i < w.length; i++) {
+      w[i] = (int) (double) weights.get(backends.get(i));
+    }
+    return placement.bind(backends, names, w, !weightsSet.isEmpty(), ejected);
+  }
+
   @Override
   public boolean equals(Object o) {
     if (!(o instanceof PoolConfig)) {
@@ -263,13 +287,15 @@ public final class PoolConfig {
         && distribution.equals(x.distribution)
         && Objects.equals(placement, x.placement)
         && nodeNames.equals(x.nodeNames)
+        && ejectBadBackends == x.ejectBadBackends
         // spymemcached's ring differs with weights set, even all 1
         && (placement == null || weightsSet.isEmpty() == x.weightsSet.isEmpty());
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, backends, weights, seed, filter, distribution, nodeNames);
+    return Objects.hash(
+        name, backends, weights, seed, filter, distribution, nodeNames, ejectBadBackends);
   }
 
   @Override
@@ -285,6 +311,7 @@ public final class PoolConfig {
         // a weighted rendezvous distribution names its weights; a placement's does not
         + (placement == null || weightsSet.isEmpty() ? "" : ", weights=" + weightsSet)
         + (nodeNames.isEmpty() ? "" : ", nodeNames=" + nodeNames)
+        + (ejectBadBackends ? ", ejectBadBackends" : "")
         + "}";
   }
 
@@ -302,6 +329,7 @@ public final class PoolConfig {
     private boolean distributionSet; // even to jump(): a placement would silently replace it
     private Placement placement;
     private final Map<String, String> nodeNames = new LinkedHashMap<>();
+    private boolean ejectBadBackends;
 
     private Builder(String name) {
       Objects.requireNonNull(name, "name");
@@ -437,13 +465,36 @@ public final class PoolConfig {
     }
 
     /**
+     * Takes a backend out of the placement while it fails fast ({@link
+     * io.memroute.core.BackendState#BAD} after its failure limit, or {@code DOWN}): its keys go to
+     * the other backends, a miss instead of an error, until it is {@code UP} again and rejoins.
+     * This is twemproxy's {@code auto_eject_hosts: true}, and only a pool with {@link
+     * Placement#twemproxy(String, String)} takes it: the placement is rebuilt from the live
+     * backends exactly as twemproxy rebuilds its ring (ketama: a continuum of the live servers,
+     * each with points for its share of their weight; modula: the key hash modulo the live servers'
+     * weight), so keys land where nutcracker puts them while it has the same servers ejected. When
+     * every backend is out, keys are placed as with all of them, and their requests fail fast
+     * ({@code MARKED_BAD}), as twemproxy answers an error then. Default {@code false}: a bad
+     * backend keeps its keys and they fail fast.
+     *
+     * <p>The pool rebuilds its placement once per change, on the first request that finds a placed
+     * backend failing fast or an ejected one up again; requests in flight are not affected. See
+     * docs/routing.md, "Ejecting bad backends".
+     */
+    public Builder ejectBadBackends(boolean eject) {
+      this.ejectBadBackends = eject;
+      return this;
+    }
+
+    /**
      * Builds the pool config.
      *
      * @throws IllegalArgumentException naming the pool and the problem: no backends, a backend
      *     named twice, a weight or node name for a backend the pool does not have, weights without
      *     a weighted distribution, or every weight zero; with a placement, a seed or distribution
      *     set too, weights it does not take (or not whole numbers 1-10000; for mcrouter's
-     *     WeightedCh3, above 1), node names it does not use; node names without a placement
+     *     WeightedCh3, above 1), node names it does not use; node names without a placement; {@link
+     *     #ejectBadBackends(boolean)} without a twemproxy placement
      */
     public PoolConfig build() {
       if (backends.isEmpty()) {
@@ -490,6 +541,15 @@ public final class PoolConfig {
                   + backends
                   + ")");
         }
+      }
+      if (ejectBadBackends && (placement == null || !placement.ejects())) {
+        throw new IllegalArgumentException(
+            "pool "
+                + name
+                + ": ejectBadBackends with "
+                + (placement == null ? distribution : placement)
+                + " (expected: placement(Placement.twemproxy(...)); only twemproxy rebuilds its"
+                + " placement without the servers it ejects, use a failover route for the others)");
       }
       if (placement != null) {
         return new PoolConfig(this, all, checkPlacement(w));

@@ -33,8 +33,14 @@ public final class RouterConfig {
   private final int maxValueSize;
   private final Map<String, Distribution> placed; // pools with a placement: bound distributions
   private final Set<String> observedRoutes;
+  private final Map<String, List<String>> nodeNames; // pools with a placement: their node names
 
-  private RouterConfig(Builder b, Route route, int maxValueSize, Map<String, Distribution> placed) {
+  private RouterConfig(
+      Builder b,
+      Route route,
+      int maxValueSize,
+      Map<String, Distribution> placed,
+      Map<String, List<String>> nodeNames) {
     this.backendDefaults = b.backendDefaults;
     this.backends = Collections.unmodifiableMap(new LinkedHashMap<>(b.backends));
     this.pools = Collections.unmodifiableMap(new LinkedHashMap<>(b.pools));
@@ -44,6 +50,7 @@ public final class RouterConfig {
     this.maxValueSize = maxValueSize;
     this.placed = placed;
     this.observedRoutes = observedNames(route, new LinkedHashMap<>(), null).keySet();
+    this.nodeNames = nodeNames;
   }
 
   /** Returns a builder. */
@@ -169,6 +176,11 @@ public final class RouterConfig {
     return placed.get(pool);
   }
 
+  /** The node names a pool with a placement was bound to, in pool order, or {@code null}. */
+  List<String> placedNodeNames(String pool) {
+    return nodeNames.get(pool);
+  }
+
   @Override
   public String toString() {
     return "RouterConfig{backends="
@@ -283,6 +295,7 @@ public final class RouterConfig {
         errors.add("no pools (expected: at least one)");
       }
       Map<String, Distribution> placed = new LinkedHashMap<>();
+      Map<String, List<String>> nodeNames = new LinkedHashMap<>();
       for (PoolConfig p : pools.values()) {
         boolean known = true;
         for (String label : p.backends()) {
@@ -296,6 +309,7 @@ public final class RouterConfig {
           List<String> names = p.nodeNames(backends::get, errors);
           if (names != null) {
             placed.put(p.name(), p.bind(names));
+            nodeNames.put(p.name(), names); // to rebind without ejected backends
           }
         }
       }
@@ -339,7 +353,12 @@ public final class RouterConfig {
         throw new IllegalArgumentException(
             "invalid router configuration: " + String.join("; ", errors));
       }
-      return new RouterConfig(this, r, Math.max(max, big), Collections.unmodifiableMap(placed));
+      return new RouterConfig(
+          this,
+          r,
+          Math.max(max, big),
+          Collections.unmodifiableMap(placed),
+          Collections.unmodifiableMap(nodeNames));
     }
 
     private BackendOptions optionsOf(BackendConfig backend) {

@@ -10,19 +10,28 @@ import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.Pool;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A pool: hash, optional key filter, distribution, backends. Immutable and thread-safe; placing a
- * single-key request allocates nothing but for a meta key in base64, decoded to the bytes it stands
- * for (see {@link KeyHash#hash(Request, KeyFilter)}).
+ * A pool: hash, optional key filter, distribution, backends. Thread-safe; placing a single-key
+ * request allocates nothing but for a meta key in base64, decoded to the bytes it stands for (see
+ * {@link KeyHash#hash(Request, KeyFilter)}).
+ *
+ * <p>A pool that ejects bad backends (twemproxy's {@code auto_eject_hosts}) holds its placement
+ * without the backends that fail fast, published with one volatile write. A request reads the state
+ * of the backend it is placed on and of the ejected ones (usually none): when one changed, that
+ * request rebuilds the placement once for everyone; requests racing it keep the placement they
+ * read.
  */
 public final class DefaultPool implements Pool {
   private static final Logger log = LoggerFactory.getLogger(DefaultPool.class);
@@ -32,7 +41,32 @@ public final class DefaultPool implements Pool {
   private final List<Backend> backendList;
   private final KeyHash hash;
   private final KeyFilter filter;
-  private final Distribution distribution;
+  private final Distribution distribution; // over every backend
+  private final Function<boolean[], Distribution> rebind; // null unless ejecting bad backends
+  private final AtomicBoolean rebuilding = new AtomicBoolean();
+  private volatile Placed placed;
+
+  /** The placement in force: the distribution and which backends it leaves out. */
+  private static final class Placed {
+    final Distribution distribution;
+    final boolean[] ejected; // by index
+    final int[] ejectedIndexes;
+
+    Placed(Distribution distribution, boolean[] ejected) {
+      this.distribution = distribution;
+      this.ejected = ejected;
+      int n = 0;
+      for (boolean e : ejected) {
+        n += e ? 1 : 0;
+      }
+      this.ejectedIndexes = new int[n];
+      for (int i = 0, j = 0; i < ejected.length; i++) {
+        if (ejected[i]) {
+          ejectedIndexes[j++] = i;
+        }
+      }
+    }
+  }
 
   /** Creates a pool over {@code backends} (placement order). */
   public DefaultPool(
@@ -41,6 +75,23 @@ public final class DefaultPool implements Pool {
       KeyHash hash,
       KeyFilter filter,
       Distribution distribution) {
+    this(name, backends, hash, filter, distribution, null);
+  }
+
+  /**
+   * Creates a pool over {@code backends} (placement order) that ejects backends failing fast.
+   *
+   * @param distribution the placement over every backend
+   * @param rebind the placement without the backends whose index is {@code true} (never all), or
+   *     {@code null} for a pool that ejects none
+   */
+  public DefaultPool(
+      String name,
+      List<? extends Backend> backends,
+      KeyHash hash,
+      KeyFilter filter,
+      Distribution distribution,
+      Function<boolean[], Distribution> rebind) {
     if (backends.isEmpty()) {
       throw new IllegalArgumentException("pool " + name + ": no backends (expected: at least one)");
     }
@@ -50,6 +101,80 @@ public final class DefaultPool implements Pool {
     this.hash = Objects.requireNonNull(hash, "hash");
     this.filter = filter;
     this.distribution = Objects.requireNonNull(distribution, "distribution");
+    this.rebind = rebind;
+    boolean[] none = new boolean[this.backends.length];
+    // a reconfiguration keeps a backend still bad out from the start
+    this.placed = rebind == null ? new Placed(distribution, none) : place(failingFast());
+  }
+
+  /** Which backends fail fast now. */
+  private boolean[] failingFast() {
+    boolean[] out = new boolean[backends.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = backends[i].state().failsFast();
+    }
+    return out;
+  }
+
+  private Placed place(boolean[] ejected) {
+    int n = 0;
+    for (boolean e : ejected) {
+      n += e ? 1 : 0;
+    }
+    // every backend out: keys are placed as with all of them and fail fast there, as twemproxy
+    // answers an error when it has no live server
+    return new Placed(
+        n == 0 || n == ejected.length ? distribution : rebind.apply(ejected), ejected);
+  }
+
+  /** The placement in force, rebuilt first if an ejected backend is no longer failing fast. */
+  private Placed placed() {
+    Placed p = placed;
+    if (rebind != null) {
+      for (int i : p.ejectedIndexes) {
+        if (!backends[i].state().failsFast()) {
+          return rebuild(p);
+        }
+      }
+    }
+    return p;
+  }
+
+  /**
+   * Whether backend {@code i}, placed on by {@code p}, started failing fast since {@code p} was
+   * built: then the placement must leave it out.
+   */
+  private boolean newlyFailing(Placed p, int i) {
+    return rebind != null && !p.ejected[i] && backends[i].state().failsFast();
+  }
+
+  /**
+   * Rebuilds the placement from the backends' states and publishes it; once per change, not per
+   * request. A request that finds another one rebuilding goes on with the placement it read.
+   */
+  private Placed rebuild(Placed seen) {
+    if (!rebuilding.compareAndSet(false, true)) {
+      return seen;
+    }
+    try {
+      Placed now = placed;
+      boolean[] ejected = failingFast();
+      if (Arrays.equals(ejected, now.ejected)) {
+        return now;
+      }
+      Placed next;
+      try {
+        next = place(ejected);
+      } catch (RuntimeException e) {
+        log.warn("pool {}: placement not rebuilt, keeping {}", name, now.distribution, e);
+        return now;
+      }
+      placed = next;
+      log.info("pool {}: placement rebuilt: {}", name, next.distribution);
+      return next;
+    } finally {
+      rebuilding.set(false);
+    }
   }
 
   @Override
@@ -65,23 +190,33 @@ public final class DefaultPool implements Pool {
   @Override
   public int indexOf(String key) {
     Request.get(key); // validates the key
-    return checked(distribution.select(hash.hash(key, filter), backends.length));
+    return index(hash.hash(key, filter));
   }
 
   private int index(Request request) {
     if (backends.length == 1) {
       return 0;
     }
-    return checked(distribution.select(hash.hash(request, filter), backends.length));
+    return index(hash.hash(request, filter));
   }
 
-  private int checked(int idx) {
+  private int index(long keyHash) {
+    Placed p = placed();
+    int i = checked(p, p.distribution.select(keyHash, backends.length));
+    if (newlyFailing(p, i)) {
+      p = rebuild(p);
+      i = checked(p, p.distribution.select(keyHash, backends.length));
+    }
+    return i;
+  }
+
+  private int checked(Placed p, int idx) {
     if (idx < 0 || idx >= backends.length) {
       throw new IllegalStateException(
           "pool "
               + name
               + ": distribution "
-              + distribution
+              + p.distribution
               + " returned index "
               + idx
               + " (expected: 0-"
@@ -112,14 +247,37 @@ public final class DefaultPool implements Pool {
     // not UTF-8. The keys end the line sent, one space before each, then CRLF.
     byte[] wire = request.wireLine();
     int[] groupOf = new int[request.keyCount()];
+    Placed p = placed();
+    int last = group(wire, p, groupOf);
+    if (rebind != null) {
+      for (int i : groupOf) {
+        if (newlyFailing(p, i)) { // placed anew, once: another change waits for the next request
+          p = rebuild(p);
+          last = group(wire, p, groupOf);
+          break;
+        }
+      }
+    }
+    if (last >= 0) {
+      return backends[last].send(request); // every key on one backend: the request as it is
+    }
+    return Multiget.split(
+        request, request.keys(), groupOf, backends.length, (g, sub) -> part(backends[g], sub));
+  }
+
+  /**
+   * Places each key of a multiget line ({@code wire}) with {@code p} into {@code groupOf}.
+   *
+   * @return the backend of every key when they share one, else -1
+   */
+  private int group(byte[] wire, Placed p, int[] groupOf) {
     int last = -1;
     boolean one = true;
     int end = wire.length - 2;
     for (int k = groupOf.length - 1; k >= 0; k--) {
       int start = Multiget.keyStart(wire, end);
-      int i =
-          checked(
-              distribution.select(hash.hash(wire, start, end - start, filter), backends.length));
+      long keyHash = hash.hash(wire, start, end - start, filter);
+      int i = checked(p, p.distribution.select(keyHash, backends.length));
       groupOf[k] = i;
       if (last < 0) {
         last = i;
@@ -128,11 +286,7 @@ public final class DefaultPool implements Pool {
       }
       end = start - 1;
     }
-    if (one) {
-      return backends[last].send(request); // every key on one backend: the request as it is
-    }
-    return Multiget.split(
-        request, request.keys(), groupOf, backends.length, (g, sub) -> part(backends[g], sub));
+    return one ? last : -1;
   }
 
   /**
@@ -183,7 +337,7 @@ public final class DefaultPool implements Pool {
         + hash
         + (filter == null ? "" : ", " + filter)
         + ", "
-        + distribution
+        + placed.distribution
         + "}";
   }
 }
