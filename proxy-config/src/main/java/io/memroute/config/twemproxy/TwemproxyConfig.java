@@ -53,13 +53,14 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * <p>Pool options become {@link BackendOptions}: {@code timeout} is the connect and read timeout,
  * {@code tcpkeepalive} TCP keepalive, {@code server_connections} the connections per backend (at
  * most 8, memroute's limit), and with {@code auto_eject_hosts: true} a server is marked bad at its
- * {@code server_failure_limit}-th failure in a row for {@code server_retry_timeout}. Unlike
- * twemproxy, memroute does not move a bad server's keys to the other servers: they fail fast. Keys
- * that only matter to a proxy listening for clients ({@code listen}, {@code client_connections},
- * {@code backlog}, {@code reuseport}, {@code preconnect}) are checked and ignored. A pool memroute
- * cannot serve as twemproxy did is refused when asked for: a Redis pool, {@code distribution:
- * random}, a server on a unix socket, a weight over 10000. {@code docs/twemproxy-config.md} lists
- * every key.
+ * {@code server_failure_limit}-th failure in a row for {@code server_retry_timeout} and, as in
+ * twemproxy, leaves the pool's placement meanwhile: its keys go to the other servers, placed as
+ * twemproxy's ring of the live servers places them ({@link
+ * io.memroute.routing.PoolConfig.Builder#ejectBadBackends(boolean)}). Keys that only matter to a
+ * proxy listening for clients ({@code listen}, {@code client_connections}, {@code backlog}, {@code
+ * reuseport}, {@code preconnect}) are checked and ignored. A pool memroute cannot serve as
+ * twemproxy did is refused when asked for: a Redis pool, {@code distribution: random}, a server on
+ * a unix socket, a weight over 10000. {@code docs/twemproxy-config.md} lists every key.
  *
  * <p>Backends are labelled {@code <pool>/<server>}: the server's {@code name} when its line has one
  * ({@code host:port:weight name}), else its {@code host:port}; two pools on one server are two
@@ -490,7 +491,9 @@ public final class TwemproxyConfig {
         return new ParsedPool(name, cannot.first);
       }
       try {
-        PoolConfig.Builder pool = PoolConfig.builder(name).placement(placement);
+        // an ejected server's keys go to the live ones, placed as twemproxy's rebuilt ring has them
+        PoolConfig.Builder pool =
+            PoolConfig.builder(name).placement(placement).ejectBadBackends(autoEject);
         if (hashTag != null) {
           try {
             pool.filter(KeyFilter.tags(hashTag));

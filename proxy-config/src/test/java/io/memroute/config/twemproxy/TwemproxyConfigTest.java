@@ -178,6 +178,13 @@ class TwemproxyConfigTest {
   }
 
   @Test
+  void autoEjectHostsEjectsBadBackendsFromThePlacement() {
+    assertThat(poolConfig(pool("auto_eject_hosts: true")).ejectBadBackends()).isTrue();
+    assertThat(poolConfig(pool("auto_eject_hosts: false")).ejectBadBackends()).isFalse();
+    assertThat(poolConfig(pool("distribution: modula")).ejectBadBackends()).isFalse();
+  }
+
+  @Test
   void autoEjectHostsWithTwemproxysDefaults() {
     BackendOptions o = options("auto_eject_hosts: true");
 
