@@ -42,8 +42,10 @@ import java.util.Objects;
  * are refused where it has none.
  *
  * <p><b>What matches.</b> Placement matches while every server is in the pool: none of these
- * follows its original's reaction to a server failing (spymemcached's and xmemcached's next server,
- * twemproxy's {@code auto_eject_hosts}); memroute fails over by its own routes. Two points of one
+ * follows its original's reaction to a server failing (spymemcached's and xmemcached's next
+ * server); memroute fails over by its own routes. twemproxy's {@code auto_eject_hosts} is the
+ * exception: a pool with {@link PoolConfig.Builder#ejectBadBackends(boolean)} rebuilds its
+ * twemproxy placement without its bad backends, as twemproxy rebuilds its ring. Two points of one
  * ring that collide (a chance of about 1 in 20,000 for four servers) are resolved as each original
  * resolves them. Keys are hashed as UTF-8 bytes, as the Java clients encode them; memroute's {@link
  * io.memroute.core.KeyFilter} still applies first when a pool has one (twemproxy's {@code hash_tag:
