@@ -80,7 +80,7 @@ class AutoEjectHostsIntegrationTest {
       assertThat(config.pools().get("eject").ejectBadBackends()).isTrue();
       String deadLabel = "eject/" + deadAddress;
       assertThat(onTheFullRing(config, keys, deadLabel))
-          .as("keys the stopped server had before it was ejected")
+          .as("keys the stopped server %s had before it was ejected, in %s", deadLabel, config)
           .isNotEmpty();
 
       CompletableFuture<Void> markedBad = new CompletableFuture<>();
