@@ -64,6 +64,18 @@ final class RoutingSnippets {
     return big;
   }
 
+  static PoolConfig ejecting() {
+    // docs:begin eject-bad-backends
+    PoolConfig cache =
+        PoolConfig.builder("cache")
+            .backends("10.0.0.1:11211", "10.0.0.2:11211", "10.0.0.3:11211")
+            .placement(Placement.twemproxy("ketama", "fnv1a_64"))
+            .ejectBadBackends(true) // twemproxy's auto_eject_hosts: true
+            .build();
+    // docs:end
+    return cache;
+  }
+
   static Route quorum() {
     // docs:begin await-quorum
     Route quorumSet =

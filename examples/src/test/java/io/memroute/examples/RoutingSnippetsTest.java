@@ -350,4 +350,11 @@ class RoutingSnippetsTest {
       assertThat(pool.indexOf("k" + i + "|#|x")).isEqualTo(expected[i]);
     }
   }
+
+  @Test
+  void theEjectingPoolEjectsBadBackends() {
+    PoolConfig cache = RoutingSnippets.ejecting();
+    assertThat(cache.ejectBadBackends()).isTrue();
+    assertThat(cache.placement()).isEqualTo(Placement.twemproxy("ketama", "fnv1a_64"));
+  }
 }
