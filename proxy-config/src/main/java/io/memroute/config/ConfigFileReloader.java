@@ -27,10 +27,13 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * Path file = Path.of("/etc/mcrouter/mcrouter.json");
+ * String content = Files.readString(file);
  * MemcacheRouter router =
- *     MemcacheRouter.builder().config(McrouterConfig.parse(file)).build();
+ *     MemcacheRouter.builder().config(McrouterConfig.parse(content)).build();
  * ConfigFileReloader reloader =
- *     ConfigFileReloader.builder(file, McrouterConfig::parse).build(router::reconfigure);
+ *     ConfigFileReloader.builder(file, McrouterConfig::parse)
+ *         .applied(content) // a change made since the read above is applied at the first check
+ *         .build(router::reconfigure);
  * // ... reloader.close() before router.close()
  * }</pre>
  *
@@ -40,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * (coarse timestamps, a swapped symlink as in a Kubernetes ConfigMap mount). New content is parsed
  * with the given function and the result handed to the target, usually {@code router::reconfigure},
  * which keeps the connections of backends whose label and address are unchanged and lets requests
- * in flight finish on the routes they started on. The content present when the reloader is built is
- * taken as already applied (the router was built from it).
+ * in flight finish on the routes they started on. The content the router was built from is given
+ * with {@link Builder#applied}; without it, the content present when the reloader is built is taken
+ * as already applied, and a change made between the router's read and then is missed.
  *
  * <p><b>A bad file never breaks the router</b>: a file that cannot be read, does not parse or is
  * refused by the target is logged (WARN, once per content or read failure) and reported to the
@@ -87,11 +91,17 @@ public final class ConfigFileReloader implements AutoCloseable {
     this.parser = b.parser;
     this.target = target;
     this.listener = b.listener;
-    // the content the router was built from counts as applied
-    try {
-      lastHash = sha256(Files.readAllBytes(file));
-    } catch (IOException e) {
-      lastHash = null; // the next check applies the file, wherever it appears
+    if (b.applied != null) {
+      // the content the router was built from, however long ago it was read: whatever the file
+      // holds now is compared with it at the first check
+      lastHash = sha256(b.applied.getBytes(StandardCharsets.UTF_8));
+    } else {
+      // not given: the content now counts as applied (the router was built from it, we assume)
+      try {
+        lastHash = sha256(Files.readAllBytes(file));
+      } catch (IOException e) {
+        lastHash = null; // the next check applies the file, wherever it appears
+      }
     }
     ScheduledExecutorService s = b.scheduler;
     if (s == null) {
@@ -253,6 +263,7 @@ public final class ConfigFileReloader implements AutoCloseable {
     private Duration interval = DEFAULT_INTERVAL;
     private ScheduledExecutorService scheduler;
     private Listener listener = new Listener() {};
+    private String applied; // null: the file's content when built
 
     private Builder(Path file, Function<String, RouterConfig> parser) {
       this.file = Objects.requireNonNull(file, "file");
@@ -286,8 +297,24 @@ public final class ConfigFileReloader implements AutoCloseable {
     }
 
     /**
-     * Starts watching: reads the file's current content as the one already applied, and checks it
-     * every interval from now on.
+     * Sets the content the target's current configuration was parsed from, usually the text the
+     * router was built from. The first check compares the file with it, so a change made after that
+     * text was read and before the reloader was built is applied then, not missed. Compared as
+     * UTF-8 bytes with the file's bytes: a file that is not valid UTF-8 never matches it, and is
+     * parsed and applied once more at the first check.
+     *
+     * <p>Default: the file's content when {@link #build} is called counts as applied.
+     *
+     * @param content the applied text, as parsed (e.g. {@code Files.readString(file)})
+     */
+    public Builder applied(String content) {
+      this.applied = Objects.requireNonNull(content, "content");
+      return this;
+    }
+
+    /**
+     * Starts watching: takes the {@link #applied} content, or else the file's current content, as
+     * the one already applied, and checks the file every interval from now on.
      *
      * @param target receives each new configuration, usually {@code router::reconfigure}; called on
      *     the checking thread, never twice at once

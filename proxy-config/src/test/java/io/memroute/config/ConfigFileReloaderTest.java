@@ -79,6 +79,43 @@ class ConfigFileReloaderTest {
   }
 
   @Test
+  void aChangeMadeBeforeTheReloaderStartsIsAppliedWhenGivenTheAppliedContent() throws IOException {
+    // the router is built from the file as read, which changes before the reloader is built
+    Path file = write(dir.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
+    String read = Files.readString(file, StandardCharsets.UTF_8);
+    RouterConfig built = McrouterConfig.parse(read);
+    write(file, pool("10.0.0.2:11211"));
+    try (ConfigFileReloader r =
+        ConfigFileReloader.builder(file, McrouterConfig::parse)
+            .scheduler(time)
+            .applied(read)
+            .build(applied::add)) {
+      assertThat(built.backends()).containsOnlyKeys("10.0.0.1:11211");
+      time.advance(Duration.ofSeconds(1));
+      assertThat(applied).hasSize(1);
+      assertThat(applied.get(0).backends()).containsOnlyKeys("10.0.0.2:11211");
+      assertThat(r.check()).isFalse(); // applied once
+    }
+  }
+
+  @Test
+  void theAppliedContentUnchangedIsNotAppliedAgain() throws IOException {
+    Path file = write(dir.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
+    try (ConfigFileReloader r =
+        ConfigFileReloader.builder(file, McrouterConfig::parse)
+            .scheduler(time)
+            .applied(Files.readString(file, StandardCharsets.UTF_8))
+            .build(applied::add)) {
+      assertThat(r.check()).isFalse();
+      assertThat(applied).isEmpty();
+      assertThatThrownBy(
+              () -> ConfigFileReloader.builder(file, McrouterConfig::parse).applied(null))
+          .isInstanceOf(NullPointerException.class)
+          .hasMessage("content");
+    }
+  }
+
+  @Test
   void aTouchedFileWithTheSameContentIsNotApplied() throws IOException {
     Path file = write(dir.resolve("mcrouter.json"), pool("10.0.0.1:11211"));
     try (ConfigFileReloader r = reloader(file)) {

@@ -29,6 +29,7 @@ final class ConfigFileSource implements RouterConfigFile, SmartInitializingSingl
   private final Path file;
   private final String format;
   private final Function<String, RouterConfig> parser; // the file's text to the router's config
+  private final String initialText; // the content the router is built from
   private final RouterConfig initial;
   private volatile MemcacheRouter router; // built from initial; null for a router of the app's own
   private volatile ConfigFileReloader reloader;
@@ -64,6 +65,7 @@ final class ConfigFileSource implements RouterConfigFile, SmartInitializingSingl
     }
     Function<String, RouterConfig> fileParser = fileParser(text);
     this.parser = fileParser.andThen(properties::withPropertiesOf);
+    this.initialText = text;
     this.initial = parse(text);
   }
 
@@ -166,11 +168,13 @@ final class ConfigFileSource implements RouterConfigFile, SmartInitializingSingl
   ConfigFileReloader watch(MemcacheRouter router, ScheduledExecutorService scheduler) {
     requireBuiltFromFile(router);
     ConfigFileReloader.Builder b =
-        ConfigFileReloader.builder(file, parser).interval(properties.config().reloadInterval());
+        ConfigFileReloader.builder(file, parser)
+            .interval(properties.config().reloadInterval())
+            // not the content now: a change since the read at startup is applied at the first check
+            .applied(initialText);
     if (scheduler != null) {
       b.scheduler(scheduler);
     }
-    // a change between the read at startup and this one is taken as applied: see docs/spring.md
     ConfigFileReloader r = b.build(router::reconfigure);
     this.reloader = r;
     return r;

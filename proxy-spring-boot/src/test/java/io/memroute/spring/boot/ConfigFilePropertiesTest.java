@@ -11,6 +11,7 @@ import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedProcess;
 import io.memroute.testkit.memory.ManualScheduler;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -111,6 +112,32 @@ class ConfigFilePropertiesTest {
               time.advance(ConfigFileReloader.DEFAULT_INTERVAL); // memroute.config.reload-interval
               assertThat(router.config().backends()).containsOnlyKeys(second.address());
               assertThat(setReaches(router, "k3")).isSameAs(second);
+            });
+  }
+
+  @Test
+  void anEditDuringStartupIsAppliedAtTheFirstCheck() throws Exception {
+    // the file changes after the router was built from it, before the reloader is created
+    Path file = write("mcrouter.json", mcrouter(first));
+    MemrouteRouterCustomizer editDuringStartup =
+        router -> {
+          try {
+            write("mcrouter.json", mcrouter(second));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        };
+    runner
+        .withBean(MemrouteRouterCustomizer.class, () -> editDuringStartup)
+        .withPropertyValues("memroute.config.file=" + file)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              MemcacheRouter router = context.getBean(MemcacheRouter.class);
+              assertThat(router.config().backends()).containsOnlyKeys(first.address());
+              time.advance(ConfigFileReloader.DEFAULT_INTERVAL);
+              assertThat(router.config().backends()).containsOnlyKeys(second.address());
+              assertThat(setReaches(router, "s1")).isSameAs(second);
             });
   }
 
