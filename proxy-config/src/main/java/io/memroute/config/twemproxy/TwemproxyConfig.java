@@ -25,6 +25,7 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.Mark;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.events.AliasEvent;
 import org.yaml.snakeyaml.events.CollectionStartEvent;
@@ -108,7 +109,8 @@ public final class TwemproxyConfig {
    * @param yaml the file's text
    * @throws NullPointerException if {@code yaml} is null
    * @throws IllegalArgumentException if it is not YAML, holds no pools, or a pool has a key or
-   *     value twemproxy refuses (the message names the pool, the key and the value)
+   *     value twemproxy refuses (the message names the pool, the key and the value, but never a
+   *     {@code redis_auth} password; a YAML error gives its line and column, not the file's lines)
    */
   public static TwemproxyConfig parse(String yaml) {
     Objects.requireNonNull(yaml, "yaml");
@@ -117,6 +119,9 @@ public final class TwemproxyConfig {
       Yaml reader = newYaml();
       refuseWhatNutcrackerRefuses(reader, yaml);
       document = reader.load(yaml);
+    } catch (MarkedYAMLException e) {
+      // not chained: its message quotes the lines around the error, which may hold a password
+      throw new IllegalArgumentException("nutcracker.yml: not valid YAML: " + where(e));
     } catch (YAMLException e) {
       throw new IllegalArgumentException("nutcracker.yml: not valid YAML: " + e.getMessage(), e);
     }
@@ -293,6 +298,40 @@ public final class TwemproxyConfig {
     }
   }
 
+  /**
+   * A YAML error by its line, column and problem, without the lines of the file SnakeYAML's message
+   * quotes. A problem met inside a scalar that names what it found (a bad escape, a character)
+   * names part of a value, such as a {@code redis_auth} password: it is not shown.
+   */
+  private static String where(MarkedYAMLException e) {
+    String problem = e.getProblem();
+    String context = e.getContext();
+    if (problem == null
+        || (context != null
+            && context.contains("scalar")
+            && !problem.startsWith("found unexpected"))) {
+      problem =
+          "a character or escape sequence YAML does not allow (not shown: it is part of a value)";
+    }
+    StringBuilder m = new StringBuilder();
+    Mark at = e.getProblemMark();
+    if (at != null) {
+      m.append("line ").append(at.getLine() + 1).append(", column ").append(at.getColumn() + 1);
+      m.append(": ");
+    }
+    m.append(problem);
+    if (context != null) {
+      m.append(" (").append(context);
+      Mark from = e.getContextMark();
+      if (from != null) {
+        m.append(" from line ").append(from.getLine() + 1);
+        m.append(", column ").append(from.getColumn() + 1);
+      }
+      m.append(')');
+    }
+    return m.toString();
+  }
+
   private static String describe(Object value) {
     if (value == null) {
       return "nothing";
@@ -440,9 +479,13 @@ public final class TwemproxyConfig {
         }
       }
       if (!redis && redisAuth != null) {
-        // twemproxy: "redis_auth: is only valid for a redis pool"
-        throw problem(
-            name, "redis_auth", redisAuth, "none; a Redis key, and memroute speaks memcached only");
+        // twemproxy: "redis_auth: is only valid for a redis pool"; the value is a password, which
+        // would reach logs and startup failures
+        throw new IllegalArgumentException(
+            "pool '"
+                + name
+                + "': redis_auth: (hidden) (expected: none; a Redis key, and memroute speaks"
+                + " memcached only)");
       }
       if (redis) {
         cannot.add(

@@ -2,6 +2,7 @@ package io.memroute.config.twemproxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.memroute.core.BackendOptions;
 import io.memroute.core.KeyFilter;
@@ -373,11 +374,42 @@ class TwemproxyConfigTest {
     cannotServe(
         pool("redis: true", "redis_auth: secret", "redis_db: 2"),
         "pool 'p': redis: 'true' (expected: false; memroute speaks memcached's protocol only)");
-    // twemproxy takes redis_auth in a Redis pool only
+    // twemproxy takes redis_auth in a Redis pool only; a password is never quoted
     refused(
         pool("redis_auth: secret"),
-        "pool 'p': redis_auth: 'secret' (expected: none; a Redis key, and memroute speaks"
+        "pool 'p': redis_auth: (hidden) (expected: none; a Redis key, and memroute speaks"
             + " memcached only)");
+  }
+
+  @Test
+  void aYamlErrorSaysWhereButQuotesNoLineOfTheFile() {
+    // SnakeYAML's own message quotes the lines around the error, where a password may be
+    refused(
+        "p:\n  redis_auth: 's3cret-pw\n",
+        "nutcracker.yml: not valid YAML: line 3, column 1: found unexpected end of stream (while"
+            + " scanning a quoted scalar from line 2, column 15)");
+    refused(
+        "p:\n  redis_auth: s3cret-pw: x\n",
+        "nutcracker.yml: not valid YAML: line 2, column 24: mapping values are not allowed here");
+    // a bad escape inside a value: the character is the value's, so it is not named
+    refused(
+        "p:\n  redis_auth: \"s3cret\\qpw\"\n",
+        "nutcracker.yml: not valid YAML: line 2, column 23: a character or escape sequence YAML"
+            + " does not allow (not shown: it is part of a value) (while scanning a double-quoted"
+            + " scalar from line 2, column 15)");
+    refused(
+        "p:\n  redis_auth: \"s3cret\\x4Gpw\"\n",
+        "nutcracker.yml: not valid YAML: line 2, column 24: a character or escape sequence YAML"
+            + " does not allow (not shown: it is part of a value) (while scanning a double-quoted"
+            + " scalar from line 2, column 15)");
+    // nor in the causes, which a startup failure prints
+    for (String yaml :
+        new String[] {"p:\n  redis_auth: 's3cret-pw\n", "p:\n  redis_auth: s3cret-pw: x\n"}) {
+      Throwable e = catchThrowable(() -> TwemproxyConfig.parse(yaml));
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        assertThat(t.toString()).doesNotContain("s3cret");
+      }
+    }
   }
 
   @Test

@@ -76,10 +76,11 @@ final class MemrouteHealthIndicator extends AbstractHealthIndicator {
   }
 
   /**
-   * A reload error as the health shows it. A parser's message quotes the file (a value it refuses,
-   * such as a nutcracker.yml {@code redis_auth} password, or the lines around a syntax error), and
-   * health details may be shown to whoever reads the endpoint: only the type, pointing to the log.
-   * A read error's text names the file and the system's reason, nothing of the content.
+   * A reload error as the health shows it. A parser's message quotes the file (a value it refuses;
+   * never a nutcracker.yml {@code redis_auth} password nor the lines around a syntax error, but the
+   * file is the operator's), and health details may be shown to whoever reads the endpoint: only
+   * the type, pointing to the log. A read error's text names the file and the system's reason,
+   * nothing of the content.
    */
   static String describe(Exception e) {
     if (e instanceof IOException) {

@@ -15,7 +15,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -203,8 +205,7 @@ class ConfigFilePropertiesTest {
               ConfigFileReloader reloader = context.getBean(ConfigFileReloader.class);
               HealthIndicator health =
                   context.getBean("memrouteHealthIndicator", HealthIndicator.class);
-              // a password the parser refuses, quoting it; then a YAML error quoting the line it is
-              // on
+              // a password the parser refuses; then a YAML error on the line it is on
               for (String bad :
                   new String[] {
                     nutcracker(first) + "  redis_auth: s3cret-pw\n",
@@ -212,9 +213,11 @@ class ConfigFilePropertiesTest {
                   }) {
                 write("nutcracker.yml", bad);
                 assertThat(reloader.check()).isFalse();
-                assertThat(reloader.lastError().orElseThrow().getMessage())
-                    .as("the parser's message, which the log has")
-                    .contains("s3cret-pw");
+                for (Throwable e = reloader.lastError().orElseThrow();
+                    e != null;
+                    e = e.getCause()) {
+                  assertThat(e.toString()).as("what the WARN log says").doesNotContain("s3cret-pw");
+                }
                 Map<String, Object> details = configFileDetails(health.health());
                 assertThat(details.get("lastReloadError"))
                     .isEqualTo(
@@ -223,6 +226,35 @@ class ConfigFilePropertiesTest {
                 assertThat(health.health().toString()).doesNotContain("s3cret-pw");
               }
             });
+  }
+
+  @Test
+  void aStartupFailureQuotesNoPasswordOfTheFile() throws Exception {
+    for (String bad :
+        new String[] {
+          nutcracker(first) + "  redis_auth: s3cret-pw\n",
+          nutcracker(first) + "  redis_auth: 's3cret-pw\n"
+        }) {
+      Path file = write("nutcracker.yml", bad);
+      runner
+          .withPropertyValues("memroute.config.file=" + file)
+          .run(
+              context -> {
+                assertThat(context).hasFailed();
+                List<String> chain = new ArrayList<>();
+                for (Throwable e = context.getStartupFailure(); e != null; e = e.getCause()) {
+                  chain.add(e.toString());
+                }
+                assertThat(chain)
+                    .anyMatch(
+                        m ->
+                            m.contains(
+                                "memroute.config.file: "
+                                    + file
+                                    + " is not a valid twemproxy configuration (nutcracker.yml): "))
+                    .noneMatch(m -> m.contains("s3cret-pw"));
+              });
+    }
   }
 
   @Test
