@@ -89,6 +89,29 @@ class EjectBadBackendsTest {
     assertThat(pool.toString()).contains("10.0.0.3:11211=10.0.0.3 weight 3 ejected");
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"ketama", "modula"})
+  void aBackendGoneBadIsEjectedBeforeAnyRequestIsPlacedOnIt(String distribution) {
+    Pool pool = ejecting(distribution);
+    List<String> keys = keys(2000);
+    Map<String, String> full = placement(pool, keys);
+    List<String> live = List.of(LABELS.get(0), LABELS.get(1), LABELS.get(3));
+    Map<String, String> rebuilt = recomputed(distribution, live, keys);
+    // a key a live backend holds on the full ring that the ring of the live ones moves: with
+    // unequal weights, ketama gives the live servers new shares, modula moves most keys
+    String moved =
+        keys.stream()
+            .filter(k -> !full.get(k).equals(LABELS.get(2)))
+            .filter(k -> !full.get(k).equals(rebuilt.get(k)))
+            .findFirst()
+            .orElseThrow();
+
+    backends.get(LABELS.get(2)).state(BackendState.BAD);
+
+    // the first request after the change lands on a live backend, not on the bad one
+    assertThat(pool.backends().get(pool.indexOf(moved)).name()).isEqualTo(rebuilt.get(moved));
+  }
+
   @Test
   void aDownBackendIsEjectedToo() {
     Pool pool = ejecting("ketama");

@@ -29,9 +29,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A pool that ejects bad backends (twemproxy's {@code auto_eject_hosts}) holds its placement
  * without the backends that fail fast, published with one volatile write. A request reads the state
- * of the backend it is placed on and of the ejected ones (usually none): when one changed, that
- * request rebuilds the placement once for everyone; requests racing it keep the placement they
- * read.
+ * of every backend: when one changed, that request rebuilds the placement once for everyone;
+ * requests racing it keep the placement they read.
  */
 public final class DefaultPool implements Pool {
   private static final Logger log = LoggerFactory.getLogger(DefaultPool.class);
@@ -50,21 +49,10 @@ public final class DefaultPool implements Pool {
   private static final class Placed {
     final Distribution distribution;
     final boolean[] ejected; // by index
-    final int[] ejectedIndexes;
 
     Placed(Distribution distribution, boolean[] ejected) {
       this.distribution = distribution;
       this.ejected = ejected;
-      int n = 0;
-      for (boolean e : ejected) {
-        n += e ? 1 : 0;
-      }
-      this.ejectedIndexes = new int[n];
-      for (int i = 0, j = 0; i < ejected.length; i++) {
-        if (ejected[i]) {
-          ejectedIndexes[j++] = i;
-        }
-      }
     }
   }
 
@@ -127,12 +115,18 @@ public final class DefaultPool implements Pool {
         n == 0 || n == ejected.length ? distribution : rebind.apply(ejected), ejected);
   }
 
-  /** The placement in force, rebuilt first if an ejected backend is no longer failing fast. */
+  /**
+   * The placement in force, rebuilt first if a backend's state no longer matches it: an ejected one
+   * up again, or any placed one failing fast. Every backend is read, not only the one the key lands
+   * on: with modula (or ketama with unequal weights) ejecting one backend moves keys between the
+   * others too, so a request placed on a live backend must already see the ring without the bad
+   * one. A state read per backend, for ejecting pools only.
+   */
   private Placed placed() {
     Placed p = placed;
     if (rebind != null) {
-      for (int i : p.ejectedIndexes) {
-        if (!backends[i].state().failsFast()) {
+      for (int i = 0; i < backends.length; i++) {
+        if (backends[i].state().failsFast() != p.ejected[i]) {
           return rebuild(p);
         }
       }
