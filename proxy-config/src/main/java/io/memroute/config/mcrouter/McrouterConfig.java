@@ -14,7 +14,7 @@ import java.util.Objects;
  * process with the same routing and the same key placement.
  *
  * <pre>{@code
- * RouterConfig config = McrouterConfig.parse(Path.of("/etc/mcrouter/mcrouter.json"));
+ * RouterConfig config = McrouterConfig.read(Path.of("/etc/mcrouter/mcrouter.json"));
  * MemcacheRouter router = MemcacheRouter.builder().config(config).build();
  * }</pre>
  *
@@ -62,12 +62,13 @@ public final class McrouterConfig {
   }
 
   /**
-   * Reads a file as UTF-8 and parses it as {@link #parse(String)} does.
+   * Reads a file as UTF-8 and parses it as {@link #parse(String)} does (named as {@code
+   * TwemproxyConfig.read}).
    *
    * @throws UncheckedIOException if the file cannot be read
    * @throws IllegalArgumentException as {@link #parse(String)}
    */
-  public static RouterConfig parse(Path file) {
+  public static RouterConfig read(Path file) {
     Objects.requireNonNull(file, "file");
     try {
       return parse(Files.readString(file, StandardCharsets.UTF_8));

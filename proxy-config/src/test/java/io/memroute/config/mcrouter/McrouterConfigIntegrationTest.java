@@ -131,7 +131,7 @@ class McrouterConfigIntegrationTest {
         "{\"pools\": {\"p\": {\"servers\": [" + quoted(1) + "]}}, \"route\": \"PoolRoute|p\"}";
     Files.writeString(file, toA, UTF_8);
     Files.setLastModifiedTime(file, FileTime.fromMillis(1_000_000));
-    MemcacheRouter router = router(MemcacheRouter.builder().config(McrouterConfig.parse(file)));
+    MemcacheRouter router = router(MemcacheRouter.builder().config(McrouterConfig.read(file)));
     ManualScheduler time = ManualScheduler.create();
     try (ConfigFileReloader reloader =
         ConfigFileReloader.builder(file, McrouterConfig::parse)
