@@ -21,6 +21,10 @@ public interface Backend {
    */
   CompletableFuture<Response> send(Request request);
 
-  /** Returns the backend's health state. */
+  /**
+   * Returns the backend's health state. An implementation whose state can change calls {@link
+   * BackendState#recordChange()} after each change: a pool that ejects bad backends reads the
+   * states again only when the change count moved.
+   */
   BackendState state();
 }

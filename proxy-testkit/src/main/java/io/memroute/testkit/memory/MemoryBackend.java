@@ -134,6 +134,7 @@ public final class MemoryBackend implements Backend {
   /** Sets the state {@link #state()} reports (it does not change how requests are answered). */
   public MemoryBackend state(BackendState state) {
     this.state = Objects.requireNonNull(state, "state");
+    BackendState.recordChange(); // so an ejecting pool reads the states again
     return this;
   }
 

@@ -465,6 +465,7 @@ public final class NettyBackend implements ManagedBackend {
       return;
     }
     state = to;
+    BackendState.recordChange(); // after the write: a pool that read the count sees this state
     if (to == BackendState.UP && from == BackendState.BAD) {
       log.info("backend {} recovered", name);
     } else if (log.isDebugEnabled()) {
