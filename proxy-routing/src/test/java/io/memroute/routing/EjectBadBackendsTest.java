@@ -3,6 +3,7 @@ package io.memroute.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.core.Backend;
 import io.memroute.core.BackendState;
 import io.memroute.core.FailureReason;
 import io.memroute.core.Item;
@@ -14,6 +15,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -227,6 +230,63 @@ class EjectBadBackendsTest {
     assertThat(PlacementAllocation.bytesPerPlacement(List.of(pool), List.of(get), 200_000))
         .as("bytes per placement")
         .isLessThan(0.1);
+  }
+
+  /** A backend that counts how often its state is read; state and replies are the delegate's. */
+  private static final class CountedState implements Backend {
+    final MemoryBackend delegate;
+    final AtomicLong reads;
+
+    CountedState(MemoryBackend delegate, AtomicLong reads) {
+      this.delegate = delegate;
+      this.reads = reads;
+    }
+
+    @Override
+    public String name() {
+      return delegate.name();
+    }
+
+    @Override
+    public CompletableFuture<Response> send(Request request) {
+      return delegate.send(request);
+    }
+
+    @Override
+    public BackendState state() {
+      reads.incrementAndGet();
+      return delegate.state();
+    }
+  }
+
+  @Test
+  void aRequestReadsTheStatesOnlyAfterABackendChanged() {
+    AtomicLong reads = new AtomicLong();
+    Map<String, Backend> counted = new LinkedHashMap<>();
+    backends.forEach((l, b) -> counted.put(l, new CountedState(b, reads)));
+    Pool pool = Pool.of(config("ketama", LABELS).ejectBadBackends(true).build(), counted);
+    List<String> keys = keys(1000);
+
+    reads.set(0);
+    long changes = BackendState.changeCount();
+    Map<String, String> full = placement(pool, keys);
+    // the state of the backend a key lands on at most, not of all four; plus a scan per change
+    // (none here, unless a backend of another test in this JVM changed meanwhile)
+    long scans = BackendState.changeCount() - changes;
+    assertThat(reads.get()).isLessThanOrEqualTo(keys.size() + scans * LABELS.size());
+    assertThat(full).isEqualTo(recomputed("ketama", LABELS, keys));
+
+    backends.get(LABELS.get(2)).state(BackendState.BAD);
+    reads.set(0);
+    changes = BackendState.changeCount();
+    Map<String, String> after = placement(pool, keys);
+
+    assertThat(after)
+        .isEqualTo(recomputed("ketama", List.of(LABELS.get(0), LABELS.get(1), LABELS.get(3)), keys))
+        .doesNotContainValue(LABELS.get(2));
+    // the first request scanned; the rest read the count only, the state of their backend at most
+    scans = 1 + BackendState.changeCount() - changes;
+    assertThat(reads.get()).isLessThanOrEqualTo(keys.size() + scans * LABELS.size());
   }
 
   @Test

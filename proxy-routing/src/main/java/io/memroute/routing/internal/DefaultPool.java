@@ -1,6 +1,7 @@
 package io.memroute.routing.internal;
 
 import io.memroute.core.Backend;
+import io.memroute.core.BackendState;
 import io.memroute.core.KeyFilter;
 import io.memroute.core.KeyHash;
 import io.memroute.core.Request;
@@ -28,9 +29,11 @@ import org.slf4j.LoggerFactory;
  * {@link KeyHash#hash(Request, KeyFilter)}).
  *
  * <p>A pool that ejects bad backends (twemproxy's {@code auto_eject_hosts}) holds its placement
- * without the backends that fail fast, published with one volatile write. A request reads the state
- * of every backend: when one changed, that request rebuilds the placement once for everyone;
- * requests racing it keep the placement they read.
+ * without the backends that fail fast, published with one volatile write, with the JVM-wide count
+ * of backend state changes ({@link BackendState#changeCount()}) it was built at. A request reads
+ * that count: only when it moved does it read the state of every backend, and when one changed,
+ * that request rebuilds the placement once for everyone; requests racing it keep the placement they
+ * read.
  */
 public final class DefaultPool implements Pool {
   private static final Logger log = LoggerFactory.getLogger(DefaultPool.class);
@@ -45,14 +48,19 @@ public final class DefaultPool implements Pool {
   private final AtomicBoolean rebuilding = new AtomicBoolean();
   private volatile Placed placed;
 
-  /** The placement in force: the distribution and which backends it leaves out. */
+  /**
+   * The placement in force: the distribution, which backends it leaves out, and the state change
+   * count read before the states it was built from.
+   */
   private static final class Placed {
     final Distribution distribution;
     final boolean[] ejected; // by index
+    final long changes;
 
-    Placed(Distribution distribution, boolean[] ejected) {
+    Placed(Distribution distribution, boolean[] ejected, long changes) {
       this.distribution = distribution;
       this.ejected = ejected;
+      this.changes = changes;
     }
   }
 
@@ -92,7 +100,12 @@ public final class DefaultPool implements Pool {
     this.rebind = rebind;
     boolean[] none = new boolean[this.backends.length];
     // a reconfiguration keeps a backend still bad out from the start
-    this.placed = rebind == null ? new Placed(distribution, none) : place(failingFast());
+    if (rebind == null) {
+      this.placed = new Placed(distribution, none, 0);
+    } else {
+      long changes = BackendState.changeCount(); // before the states, as in rebuild
+      this.placed = place(failingFast(), changes);
+    }
   }
 
   /** Which backends fail fast now. */
@@ -104,7 +117,7 @@ public final class DefaultPool implements Pool {
     return out;
   }
 
-  private Placed place(boolean[] ejected) {
+  private Placed place(boolean[] ejected, long changes) {
     int n = 0;
     for (boolean e : ejected) {
       n += e ? 1 : 0;
@@ -112,24 +125,21 @@ public final class DefaultPool implements Pool {
     // every backend out: keys are placed as with all of them and fail fast there, as twemproxy
     // answers an error when it has no live server
     return new Placed(
-        n == 0 || n == ejected.length ? distribution : rebind.apply(ejected), ejected);
+        n == 0 || n == ejected.length ? distribution : rebind.apply(ejected), ejected, changes);
   }
 
   /**
    * The placement in force, rebuilt first if a backend's state no longer matches it: an ejected one
-   * up again, or any placed one failing fast. Every backend is read, not only the one the key lands
+   * up again, or any placed one failing fast. Every backend counts, not only the one the key lands
    * on: with modula (or ketama with unequal weights) ejecting one backend moves keys between the
    * others too, so a request placed on a live backend must already see the ring without the bad
-   * one. A state read per backend, for ejecting pools only.
+   * one. One read of the change count per request, for ejecting pools only; the states are read
+   * only when it moved.
    */
   private Placed placed() {
     Placed p = placed;
-    if (rebind != null) {
-      for (int i = 0; i < backends.length; i++) {
-        if (backends[i].state().failsFast() != p.ejected[i]) {
-          return rebuild(p);
-        }
-      }
+    if (rebind != null && BackendState.changeCount() != p.changes) {
+      return rebuild(p);
     }
     return p;
   }
@@ -143,8 +153,9 @@ public final class DefaultPool implements Pool {
   }
 
   /**
-   * Rebuilds the placement from the backends' states and publishes it; once per change, not per
-   * request. A request that finds another one rebuilding goes on with the placement it read.
+   * Reads the backends' states and, when they no longer match the placement, rebuilds it and
+   * publishes it; once per change, not per request. A request that finds another one rebuilding
+   * goes on with the placement it read.
    */
   private Placed rebuild(Placed seen) {
     if (!rebuilding.compareAndSet(false, true)) {
@@ -152,13 +163,20 @@ public final class DefaultPool implements Pool {
     }
     try {
       Placed now = placed;
+      // read before the states: a change during the scan moves it again, and the next request
+      // scans again
+      long changes = BackendState.changeCount();
       boolean[] ejected = failingFast();
       if (Arrays.equals(ejected, now.ejected)) {
+        if (changes != now.changes) { // no change for this pool: stop scanning until the next one
+          now = new Placed(now.distribution, now.ejected, changes);
+          placed = now;
+        }
         return now;
       }
       Placed next;
       try {
-        next = place(ejected);
+        next = place(ejected, changes);
       } catch (RuntimeException e) {
         log.warn("pool {}: placement not rebuilt, keeping {}", name, now.distribution, e);
         return now;
