@@ -130,7 +130,7 @@ public final class NutcrackerProcess implements AutoCloseable {
         out.write(buf.toByteArray());
         out.flush();
         for (Map.Entry<String, byte[]> e : batch) {
-          String reply = readLine(in);
+          String reply = Probe.readLine(in);
           if (!reply.equals("STORED")) {
             throw new IllegalStateException(
                 "set " + e.getKey() + " through nutcracker pool '" + pool + "': " + reply);
@@ -140,20 +140,6 @@ public final class NutcrackerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("set through nutcracker pool '" + pool + "'", e);
     }
-  }
-
-  private static String readLine(InputStream in) throws IOException {
-    ByteArrayOutputStream line = new ByteArrayOutputStream();
-    int b;
-    while ((b = in.read()) != '\n') {
-      if (b < 0) {
-        throw new IOException("nutcracker closed the connection after '" + line + "'");
-      }
-      if (b != '\r') {
-        line.write(b);
-      }
-    }
-    return line.toString(StandardCharsets.UTF_8);
   }
 
   /** The YAML configuration nutcracker runs with. */

@@ -178,7 +178,8 @@ final class Probe {
     }
   }
 
-  private static String readLine(InputStream in) throws IOException {
+  /** Reads one reply line, without its CRLF. */
+  static String readLine(InputStream in) throws IOException {
     ByteArrayOutputStream line = new ByteArrayOutputStream();
     int b;
     while ((b = in.read()) != '\n') {
