@@ -3,6 +3,7 @@ package io.memroute.spring.boot;
 import io.memroute.DnsDiscovery;
 import io.memroute.MemcacheRouter;
 import io.memroute.core.BackendOptions;
+import io.memroute.core.internal.Hosts;
 import io.memroute.routing.BackendConfig;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.Placement;
@@ -1120,11 +1121,10 @@ public final class MemrouteProperties {
 
   /**
    * The label of a discovered pool's seed: the DNS name itself (an IPv6 literal in brackets), as
-   * the pool's only backend.
+   * the pool's only backend; the label {@link BackendConfig#of(String)} gives that address.
    */
   private static String seedLabel(DnsDiscovery d) {
-    String name = d.name().indexOf(':') >= 0 ? "[" + d.name() + "]" : d.name();
-    return name + ":" + d.port();
+    return Hosts.address(d.name(), d.port());
   }
 
   /** Sets one value of a pool's backend. */
