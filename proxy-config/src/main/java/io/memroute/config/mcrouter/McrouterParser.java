@@ -745,7 +745,7 @@ final class McrouterParser {
         Set.of("type", "name", "target", "exptime", "action"),
         Set.of());
     Route target = one(required(o, "target", path), path + ".target");
-    int exptime = intIn(required(o, "exptime", path), path + ".exptime", 0, 30 * 24 * 3600);
+    int exptime = intIn(required(o, "exptime", path), path + ".exptime", 0, MAX_EXPTIME);
     String action = o.has("action") ? o.get("action").asText() : "set";
     switch (action) {
       case "set":
@@ -1071,8 +1071,7 @@ final class McrouterParser {
     Route warm = one(required(o, "warm", path), path + ".warm");
     Routes.WarmUpBuilder b = Routes.warmUp();
     if (o.has("exptime")) {
-      b.refillTtl(
-          Duration.ofSeconds(intIn(o.get("exptime"), path + ".exptime", 0, 30 * 24 * 3600)));
+      b.refillTtl(Duration.ofSeconds(intIn(o.get("exptime"), path + ".exptime", 0, MAX_EXPTIME)));
     }
     return b.build(cold, warm);
   }
