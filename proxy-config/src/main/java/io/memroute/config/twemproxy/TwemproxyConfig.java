@@ -352,16 +352,13 @@ public final class TwemproxyConfig {
    * hide the file's other pools.
    */
   private static final class ParsedPool {
-    final String name;
     final PoolConfig pool; // null when memroute cannot serve it
     final List<BackendConfig> backends;
     final BackendOptions options;
     final RouterConfig routerConfig;
     final IllegalArgumentException cannotServe; // null when memroute serves it
 
-    private ParsedPool(
-        String name, PoolConfig pool, List<BackendConfig> backends, BackendOptions options) {
-      this.name = name;
+    private ParsedPool(PoolConfig pool, List<BackendConfig> backends, BackendOptions options) {
       this.pool = pool;
       this.backends = backends;
       this.options = options;
@@ -371,8 +368,7 @@ public final class TwemproxyConfig {
       this.cannotServe = null;
     }
 
-    private ParsedPool(String name, IllegalArgumentException cannotServe) {
-      this.name = name;
+    private ParsedPool(IllegalArgumentException cannotServe) {
       this.pool = null;
       this.backends = List.of();
       this.options = null;
@@ -531,7 +527,7 @@ public final class TwemproxyConfig {
       }
       List<ServerLine> lines = servers(name, servers, cannot);
       if (cannot.first != null) {
-        return new ParsedPool(name, cannot.first);
+        return new ParsedPool(cannot.first);
       }
       try {
         // an ejected server's keys go to the live ones, placed as twemproxy's rebuilt ring has them
@@ -563,10 +559,10 @@ public final class TwemproxyConfig {
                 "pool '" + name + "': server '" + server.line + "': " + e.getMessage(), e);
           }
         }
-        return new ParsedPool(name, pool.build(), List.copyOf(backends), options.build());
+        return new ParsedPool(pool.build(), List.copyOf(backends), options.build());
       } catch (IllegalArgumentException e) {
         // twemproxy took the pool (its checks ran above): a limit of memroute's
-        return new ParsedPool(name, e);
+        return new ParsedPool(e);
       }
     }
 
