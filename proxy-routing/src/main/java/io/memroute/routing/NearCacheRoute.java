@@ -830,14 +830,6 @@ final class NearCacheRoute implements Route, ParentRoute {
     return out;
   }
 
-  /** A new array: {@code bucket} with {@code e} in the place of {@code victim}, or added. */
-  private static Entry[] with(Entry[] bucket, Entry victim, Entry e) {
-    Entry[] kept = without(bucket, victim);
-    Entry[] out = Arrays.copyOf(kept, kept.length + 1);
-    out[kept.length] = e;
-    return out;
-  }
-
   /** The entries in the cache, expired ones included (tests). */
   int size() {
     int n = 0;
