@@ -480,29 +480,21 @@ public final class Placement {
     return true;
   }
 
-  /**
-   * Binds to one pool.
-   *
-   * @param labels the backends' labels, in pool order (for {@code toString})
-   * @param names their node names (ignored unless {@link #usesNames()})
-   * @param weights their weights, whole numbers from 1 to {@link #MAX_WEIGHT}
-   * @param weightsSet whether the pool set any weight (spymemcached then uses its weighted ring)
-   */
-  Distribution bind(List<String> labels, List<String> names, int[] weights, boolean weightsSet) {
-    return bind(labels, names, weights, weightsSet, null);
-  }
-
   /** Whether the original takes failing servers out of its placement: twemproxy's. */
   boolean ejects() {
     return kind == Kind.TWEMPROXY_KETAMA || kind == Kind.TWEMPROXY_MODULA;
   }
 
   /**
-   * Binds to one pool with some backends ejected, as twemproxy rebuilds its ring with {@code
-   * auto_eject_hosts}: placed on the live backends only (a ketama ring of their points, each
-   * server's share of the live weight; modula over the live weights), in the same order, giving the
-   * pool's own indexes.
+   * Binds to one pool, with some backends ejected if {@code ejected} says so, as twemproxy rebuilds
+   * its ring with {@code auto_eject_hosts}: placed on the live backends only (a ketama ring of
+   * their points, each server's share of the live weight; modula over the live weights), in the
+   * same order, giving the pool's own indexes.
    *
+   * @param labels the backends' labels, in pool order (for {@code toString})
+   * @param names their node names (ignored unless {@link #usesNames()})
+   * @param weights their weights, whole numbers from 1 to {@link #MAX_WEIGHT}
+   * @param weightsSet whether the pool set any weight (spymemcached then uses its weighted ring)
    * @param ejected by backend index, whether it is out of the placement; {@code null} or all {@code
    *     false} for none, never all {@code true}
    */

@@ -254,21 +254,17 @@ public final class PoolConfig {
     if (placement.placesByKey()) {
       return placement.bindMcrouter(backends, weightArray()).distribution();
     }
-    int[] w = new int[backends.size()];
-    for (int i = 0; i < w.length; i++) {
-      w[i] = (int) (double) weights.get(backends.get(i)); // whole numbers: build() checked
-    }
-    return placement.bind(backends, names, w, !weightsSet.isEmpty());
+    return bind(names, null);
   }
 
   /**
    * The placement bound to the backends' node names without the {@code ejected} ones (by index, at
-   * least one not), as twemproxy rebuilds its ring when it ejects servers.
+   * least one not; {@code null} for none), as twemproxy rebuilds its ring when it ejects servers.
    */
   Distribution bind(List<String> names, boolean[] ejected) {
     int[] w = new int[backends.size()];
     for (int i = 0; i < w.length; i++) {
-      w[i] = (int) (double) weights.get(backends.get(i));
+      w[i] = (int) (double) weights.get(backends.get(i)); // whole numbers: build() checked
     }
     return placement.bind(backends, names, w, !weightsSet.isEmpty(), ejected);
   }
