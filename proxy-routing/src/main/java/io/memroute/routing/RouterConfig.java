@@ -40,7 +40,8 @@ public final class RouterConfig {
       Route route,
       int maxValueSize,
       Map<String, Distribution> placed,
-      Map<String, List<String>> nodeNames) {
+      Map<String, List<String>> nodeNames,
+      Set<String> observedRoutes) {
     this.backendDefaults = b.backendDefaults;
     this.backends = Collections.unmodifiableMap(new LinkedHashMap<>(b.backends));
     this.pools = Collections.unmodifiableMap(new LinkedHashMap<>(b.pools));
@@ -49,7 +50,7 @@ public final class RouterConfig {
     this.bufferMemoryLimit = b.bufferMemoryLimit;
     this.maxValueSize = maxValueSize;
     this.placed = placed;
-    this.observedRoutes = observedNames(route, new LinkedHashMap<>(), null).keySet();
+    this.observedRoutes = observedRoutes;
     this.nodeNames = nodeNames;
   }
 
@@ -131,14 +132,14 @@ public final class RouterConfig {
   }
 
   /**
-   * Collects the observed routes of a tree by name; with {@code errors}, notes a name held by two
-   * distinct routes.
+   * Returns the names of the observed routes of a tree, in the order met; notes in {@code errors} a
+   * name held by two distinct routes.
    */
-  private static Map<String, ObservedRoute> observedNames(
-      Route route, Map<String, ObservedRoute> into, List<String> errors) {
+  private static Set<String> observedNames(Route route, List<String> errors) {
+    Map<String, ObservedRoute> into = new LinkedHashMap<>();
     Set<Route> seen = Collections.newSetFromMap(new IdentityHashMap<>());
     collectObserved(route, into, errors, seen);
-    return Collections.unmodifiableMap(into);
+    return Collections.unmodifiableMap(into).keySet();
   }
 
   private static void collectObserved(
@@ -149,7 +150,7 @@ public final class RouterConfig {
     if (route instanceof ObservedRoute) {
       ObservedRoute o = (ObservedRoute) route;
       ObservedRoute other = into.putIfAbsent(o.name(), o);
-      if (other != null && other != o && errors != null) {
+      if (other != null && other != o) {
         errors.add(
             "two observed routes named '"
                 + o.name()
@@ -334,9 +335,7 @@ public final class RouterConfig {
           }
         }
       }
-      if (r != null) {
-        observedNames(r, new LinkedHashMap<>(), errors);
-      }
+      Set<String> observed = observedNames(r, errors); // none without a route
       int max = Integer.MAX_VALUE;
       for (BackendConfig b : backends.values()) {
         max = Math.min(max, optionsOf(b).maxValueSize());
@@ -358,7 +357,8 @@ public final class RouterConfig {
           r,
           Math.max(max, big),
           Collections.unmodifiableMap(placed),
-          Collections.unmodifiableMap(nodeNames));
+          Collections.unmodifiableMap(nodeNames),
+          observed);
     }
 
     private BackendOptions optionsOf(BackendConfig backend) {
