@@ -45,15 +45,10 @@ final class Probe {
    */
   static long statsPid(String host, int port, String prelude, Duration timeout) {
     try {
-      for (String line : exchangeLines(host, port, prelude, "stats\r\n", "END", timeout)) {
-        if (line.startsWith("STAT pid ")) {
-          return Long.parseLong(line.substring("STAT pid ".length()).trim());
-        }
-      }
-    } catch (IOException | NumberFormatException e) {
-      // not (yet) answering
+      return stat(host, port, prelude, "pid", timeout);
+    } catch (UncheckedIOException | IllegalArgumentException e) {
+      return -1; // not (yet) answering
     }
-    return -1;
   }
 
   /**
