@@ -58,6 +58,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.reconfigurations</td><td>function counter</td><td>result (ok, failed)</td></tr>
  *   <tr><td>memroute.fanouts</td><td>function counter: requests sent to several routes</td><td></td></tr>
  *   <tr><td>memroute.failovers</td><td>function counter: requests tried on a further route</td><td></td></tr>
+ *   <tr><td>memroute.failovers.rate.limited</td><td>function counter: failovers a failover route's limit left out, answering the reply instead</td><td></td></tr>
  *   <tr><td>memroute.refills</td><td>function counter: values a warm-up route copied into the cache it warms</td><td>result (stored, not_stored, failed, dropped)</td></tr>
  *   <tr><td>memroute.spooled.deletes</td><td>function counter: deletes a reliable-deletes route spooled, and how each left the spool</td><td>result (spooled, replayed, superseded, dropped_full, dropped_expired, dropped_error, dropped_closed)</td></tr>
  *   <tr><td>memroute.l1.fills</td><td>function counter: values and negative-cache sentinels an l1l2 route wrote into its L1</td><td>result (stored, not_stored, failed, dropped)</td></tr>
@@ -301,6 +302,12 @@ public final class MemrouteMetrics implements MeterBinder {
     common.add(
         FunctionCounter.builder("memroute.failovers", engine, RouterEngine::failovers)
             .description("requests tried on a further route")
+            .tags(routerTags)
+            .register(registry));
+    common.add(
+        FunctionCounter.builder(
+                "memroute.failovers.rate.limited", engine, RouterEngine::failoversRateLimited)
+            .description("failovers a failover route's limit left out")
             .tags(routerTags)
             .register(registry));
     for (int i = 0; i < RouterEngine.REFILL_RESULTS.size(); i++) {

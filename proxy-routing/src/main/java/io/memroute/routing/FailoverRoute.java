@@ -1,5 +1,6 @@
 package io.memroute.routing;
 
+import io.memroute.core.FailureReason;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -12,6 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Predicate;
 
 /**
  * routelib's {@code route_failover}: tries children in order until one answers acceptably.
@@ -21,6 +23,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * not answered within it is left running and the next one starts too; the first acceptable reply
  * from any of them wins. When no child answers acceptably: the first miss (if misses were
  * failures), else the last error.
+ *
+ * <p>With failover errors set for a command, an error or failure they do not take is answered as
+ * is. With a limit, a failover after a reply takes a token of the route's {@link FailoverLimiter};
+ * without one the reply is answered as is. A failure from a backend marked bad or down takes no
+ * token (mcrouter's {@code tko}: no work was done), nor does a hedge.
  */
 final class FailoverRoute implements Route, ParentRoute {
   private final Route[] children; // local zone (if any) first
@@ -29,6 +36,8 @@ final class FailoverRoute implements Route, ParentRoute {
   private final boolean shuffle;
   private final boolean missIsFailure;
   private final long hedgeNanos; // 0: none
+  private final Predicate<Response>[] failoverOn; // by command ordinal, null: every error
+  private final FailoverLimiter limiter; // or null
   private final String description;
 
   FailoverRoute(
@@ -38,6 +47,8 @@ final class FailoverRoute implements Route, ParentRoute {
       boolean shuffle,
       boolean missIsFailure,
       long hedgeNanos,
+      Predicate<Response>[] failoverOn,
+      FailoverLimiter limiter,
       String description) {
     this.children = children;
     this.fixed = fixed;
@@ -45,6 +56,8 @@ final class FailoverRoute implements Route, ParentRoute {
     this.shuffle = shuffle;
     this.missIsFailure = missIsFailure;
     this.hedgeNanos = hedgeNanos;
+    this.failoverOn = failoverOn;
+    this.limiter = limiter;
     this.description = description;
   }
 
@@ -54,6 +67,9 @@ final class FailoverRoute implements Route, ParentRoute {
         shuffle && children.length - fixed > 1
             ? ThreadLocalRandom.current().nextInt(children.length - fixed)
             : 0;
+    if (limiter != null) {
+      limiter.onRequest();
+    }
     Attempts a = new Attempts(request, context, rotation);
     a.tryNext();
     return a.out;
@@ -116,6 +132,41 @@ final class FailoverRoute implements Route, ParentRoute {
       return true;
     }
 
+    /** Answers {@code r}, trying no further child. */
+    void answer(Response r) {
+      out.complete(r);
+      cancelTimers();
+    }
+
+    /** Whether the error reply or failure {@code r} may move on to the next child. */
+    boolean isFailoverError(Response r) {
+      Predicate<Response> p = failoverOn[request.command().ordinal()];
+      if (p == null) {
+        return true;
+      }
+      try {
+        return p.test(r);
+      } catch (RuntimeException e) {
+        return true; // a broken predicate: fail over, as without one
+      }
+    }
+
+    /** Whether a failover after {@code r} gets a token of the limit (or needs none). */
+    boolean limitAllows(Response r) {
+      if (limiter == null || next.get() >= limit) {
+        return true; // no limit, or no child left to fail over to
+      }
+      FailureReason why = r.failureReason();
+      if (why == FailureReason.MARKED_BAD || why == FailureReason.DOWN) {
+        return true; // mcrouter's tko: the backend did no work, so no token
+      }
+      if (limiter.tryFailover()) {
+        return true;
+      }
+      context.countFailoverRateLimited();
+      return false;
+    }
+
     /** The request is decided: the hedge timers of children still running are not needed. */
     void cancelTimers() {
       if (timed != null) {
@@ -159,8 +210,9 @@ final class FailoverRoute implements Route, ParentRoute {
       public void accept(Response r) {
         cancelTimer();
         if (r.isOk() && !(missIsFailure && r.status() == ResponseStatus.MISS)) {
-          out.complete(r);
-          cancelTimers();
+          answer(r);
+        } else if (!r.isOk() && !isFailoverError(r)) {
+          answer(r); // an error the route does not fail over on
         } else {
           if (r.isOk()) {
             if (miss == null) {
@@ -170,7 +222,11 @@ final class FailoverRoute implements Route, ParentRoute {
             lastError = r;
           }
           if (compareAndSet(0, 1)) { // the hedge timer has not started the next child already
-            tryNext();
+            if (limitAllows(r)) {
+              tryNext();
+            } else {
+              answer(r);
+            }
           }
         }
         release();

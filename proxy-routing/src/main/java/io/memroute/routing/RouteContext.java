@@ -55,6 +55,13 @@ public interface RouteContext {
   default void countFailover() {}
 
   /**
+   * Counts one failover left out because the failover route's {@linkplain
+   * Routes.FailoverBuilder#failoverLimit limit} had no token: the reply was answered instead.
+   * Reported as {@code memroute.failovers.rate.limited} and the {@code failover_rate_limited} stat.
+   */
+  default void countFailoverRateLimited() {}
+
+  /**
    * Counts one background copy of a value into a cache being warmed ({@link Routes#warmUp}) that
    * has finished: {@link Outcome#OK} stored, {@link Outcome#MISS} not stored (the cache already
    * held the key, or the source no longer did), {@link Outcome#ERROR} or {@link Outcome#FAILURE}

@@ -8,20 +8,22 @@ import java.util.Map;
  * An immutable snapshot of a router's counters under the memcached proxy's stat names, for people
  * who know them: {@code backend_total}, {@code backend_marked_bad} (once per transition, not per
  * retry), {@code backend_failed} (failures counted toward failure limits), {@code config_reloads},
- * {@code config_reload_fails}, {@code fanouts}, {@code failovers}, {@code refills_stored}, {@code
- * refills_not_stored}, {@code refills_failed}, {@code refills_dropped} (the background copies of
- * {@link Routes#warmUp} routes), {@code l1_fills_stored}, {@code l1_fills_not_stored}, {@code
- * l1_fills_failed}, {@code l1_fills_dropped} (the writes of {@link Routes#l1l2} routes into their
- * L1), {@code ncache_hits} (keys those routes found as a negative-cache sentinel), {@code
- * near_cache_hits}, {@code near_cache_misses}, {@code near_cache_admissions}, {@code
- * near_cache_evictions}, {@code near_cache_invalidations}, {@code near_cache_joins} (the caches of
- * {@link Routes#nearCache} routes; see {@link RouteContext.NearCacheEvent}), {@code
- * spooled_deletes_spooled}, {@code spooled_deletes_replayed}, {@code spooled_deletes_superseded},
- * {@code spooled_deletes_dropped_full}, {@code spooled_deletes_dropped_expired}, {@code
- * spooled_deletes_dropped_error}, {@code spooled_deletes_dropped_closed} (the spools of {@link
- * Routes#reliableDeletes} routes; see {@link RouteContext.SpooledDelete}), {@code cmd_<command>}
- * (routed requests, e.g. {@code cmd_get}), {@code active_req}, {@code active_req_limit}, {@code
- * buffer_memory_used}, {@code buffer_memory_limit}, and {@code user_<name>} for user counters.
+ * {@code config_reload_fails}, {@code fanouts}, {@code failovers}, {@code failover_rate_limited}
+ * (failovers a {@linkplain Routes.FailoverBuilder#failoverLimit limit} left out), {@code
+ * refills_stored}, {@code refills_not_stored}, {@code refills_failed}, {@code refills_dropped} (the
+ * background copies of {@link Routes#warmUp} routes), {@code l1_fills_stored}, {@code
+ * l1_fills_not_stored}, {@code l1_fills_failed}, {@code l1_fills_dropped} (the writes of {@link
+ * Routes#l1l2} routes into their L1), {@code ncache_hits} (keys those routes found as a
+ * negative-cache sentinel), {@code near_cache_hits}, {@code near_cache_misses}, {@code
+ * near_cache_admissions}, {@code near_cache_evictions}, {@code near_cache_invalidations}, {@code
+ * near_cache_joins} (the caches of {@link Routes#nearCache} routes; see {@link
+ * RouteContext.NearCacheEvent}), {@code spooled_deletes_spooled}, {@code spooled_deletes_replayed},
+ * {@code spooled_deletes_superseded}, {@code spooled_deletes_dropped_full}, {@code
+ * spooled_deletes_dropped_expired}, {@code spooled_deletes_dropped_error}, {@code
+ * spooled_deletes_dropped_closed} (the spools of {@link Routes#reliableDeletes} routes; see {@link
+ * RouteContext.SpooledDelete}), {@code cmd_<command>} (routed requests, e.g. {@code cmd_get}),
+ * {@code active_req}, {@code active_req_limit}, {@code buffer_memory_used}, {@code
+ * buffer_memory_limit}, and {@code user_<name>} for user counters.
  *
  * <p>{@code active_req} counts admitted requests while a limit is set, otherwise requests queued or
  * in flight at backends; {@code buffer_memory_used} is tracked only while a limit is set.

@@ -1,6 +1,7 @@
 package io.memroute.routing;
 
 import io.memroute.core.Command;
+import io.memroute.core.Response;
 import io.memroute.core.internal.Durations;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 import java.util.random.RandomGenerator;
 
 /**
@@ -744,8 +747,9 @@ public final class Routes {
    * A failover route, routelib's {@code route_failover}: children are tried one after the other,
    * starting with the first (or the local zone), until one answers acceptably: a good reply, or any
    * ok reply unless {@link FailoverBuilder#missIsFailure misses count as failures}. An error reply
-   * or a failure tries the next child at once. If none answers acceptably: a miss if one came (with
-   * misses as failures), else the last error.
+   * or a failure tries the next child at once, unless {@link FailoverBuilder#failoverOn failover
+   * errors} leave it out or the {@link FailoverBuilder#failoverLimit failover limit} is reached. If
+   * none answers acceptably: a miss if one came (with misses as failures), else the last error.
    */
   public static FailoverBuilder failover() {
     return new FailoverBuilder();
@@ -1273,6 +1277,14 @@ public final class Routes {
     private boolean shuffle;
     private boolean missIsFailure;
     private Duration hedgeAfter = Duration.ZERO;
+    private Predicate<Response> failoverOn;
+    private final Map<Command, Predicate<Response>> failoverOnByCommand =
+        new EnumMap<>(Command.class);
+    private double limitRate = -1; // < 0: no limit
+    private int limitBurst;
+
+    /** The largest {@link #failoverLimit} burst. */
+    private static final int MAX_FAILOVER_BURST = 1_000_000_000;
 
     private FailoverBuilder() {}
 
@@ -1353,6 +1365,80 @@ public final class Routes {
     }
 
     /**
+     * Fails over only on the error replies and failures {@code isFailoverError} accepts (mcrouter's
+     * {@code failover_errors}); any other is answered as is, without trying further children. It is
+     * asked only about replies that are not ok ({@link Response#isOk()} false: {@code
+     * SERVER_ERROR}, {@code CLIENT_ERROR}, {@code ERROR}, or a failure with its {@link
+     * Response#failureReason()}), on the thread that completed the child's reply: keep it short and
+     * non-blocking. One that throws counts as accepting. Default: every error and failure fails
+     * over. Commands given their own with {@link #failoverOn(Collection, Predicate)} use theirs.
+     *
+     * <pre>{@code
+     * // fail over when a server is unreachable or slow, not on SERVER_ERROR replies
+     * .failoverOn(r -> r.isFailure() && r.failureReason() != FailureReason.CLOSED)
+     * }</pre>
+     *
+     * @throws IllegalStateException if already set
+     */
+    public FailoverBuilder failoverOn(Predicate<Response> isFailoverError) {
+      Objects.requireNonNull(isFailoverError, "isFailoverError");
+      if (failoverOn != null) {
+        throw new IllegalStateException("failoverOn: already set");
+      }
+      this.failoverOn = isFailoverError;
+      return this;
+    }
+
+    /**
+     * As {@link #failoverOn(Predicate)}, for {@code commands} only (mcrouter's per-operation {@code
+     * failover_errors}: {@code gets}, {@code updates}, {@code deletes}); these commands do not use
+     * the one for all commands.
+     *
+     * @throws IllegalArgumentException if {@code commands} is empty
+     * @throws IllegalStateException if one of {@code commands} has one already
+     */
+    public FailoverBuilder failoverOn(
+        Collection<Command> commands, Predicate<Response> isFailoverError) {
+      Objects.requireNonNull(commands, "commands");
+      Objects.requireNonNull(isFailoverError, "isFailoverError");
+      if (commands.isEmpty()) {
+        throw new IllegalArgumentException("commands: [] (expected: at least one command)");
+      }
+      for (Command c : commands) {
+        if (failoverOnByCommand.containsKey(Objects.requireNonNull(c, "command"))) {
+          throw new IllegalStateException("failoverOn: " + c + " already set");
+        }
+      }
+      for (Command c : commands) {
+        failoverOnByCommand.put(c, isFailoverError);
+      }
+      return this;
+    }
+
+    /**
+     * Limits failovers to a share of the route's requests (mcrouter's {@code failover_limit}), a
+     * token bucket counted in requests, not time: every request through the route adds {@code rate}
+     * tokens, up to {@code burst}; every failover after a reply takes one, and without one the
+     * reply is answered as is and counted ({@code failover_rate_limited}, {@code
+     * memroute.failovers.rate.limited}). The bucket starts full. A failure from a backend marked
+     * bad or down takes no token (the backend did no work, as mcrouter's {@code tko}), nor does a
+     * {@link #hedgeAfter hedge}. The bucket belongs to the built route. Default: no limit.
+     *
+     * @param rate tokens per request, 0 to 1 (0.1: at most about one request in ten fails over,
+     *     after the burst), kept to a millionth
+     * @param burst the most tokens kept, 1 to 1000000000 (mcrouter's default is 1000)
+     * @throws IllegalArgumentException if {@code rate} or {@code burst} is out of range
+     */
+    public FailoverBuilder failoverLimit(double rate, int burst) {
+      if (!(rate >= 0 && rate <= 1)) { // NaN too
+        throw new IllegalArgumentException("failoverLimit rate: " + rate + " (expected: 0-1)");
+      }
+      this.limitBurst = (int) inRange("failoverLimit burst", burst, 1, MAX_FAILOVER_BURST);
+      this.limitRate = rate;
+      return this;
+    }
+
+    /**
      * Builds the route.
      *
      * @throws IllegalArgumentException if there are no children, or the local zone is not in the
@@ -1416,6 +1502,22 @@ public final class Routes {
       if (!hedgeAfter.isZero()) {
         d.append("; hedge=").append(hedgeAfter);
       }
+      @SuppressWarnings("unchecked")
+      Predicate<Response>[] on = new Predicate[Command.values().length];
+      for (Command c : Command.values()) {
+        on[c.ordinal()] = failoverOnByCommand.getOrDefault(c, failoverOn);
+      }
+      if (failoverOn != null) {
+        d.append("; failoverOn");
+      }
+      if (!failoverOnByCommand.isEmpty()) {
+        d.append("; failoverOn ").append(failoverOnByCommand.keySet());
+      }
+      FailoverLimiter limiter = null;
+      if (limitRate >= 0) {
+        limiter = new FailoverLimiter(limitRate, limitBurst);
+        d.append("; limit=").append(limitRate).append('/').append(limitBurst);
+      }
       return new FailoverRoute(
           ordered.toArray(new Route[0]),
           fixed,
@@ -1423,6 +1525,8 @@ public final class Routes {
           shuffle,
           missIsFailure,
           Durations.saturatedNanos(hedgeAfter),
+          on,
+          limiter,
           d.append(')').toString());
     }
   }

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A context over another that counts what routes report: warm-up refills, L1 fills, negative cache
- * hits and near-cache events.
+ * hits, near-cache events and failovers.
  */
 class CountingContext implements RouteContext {
   /** The outcomes of one kind of background write. */
@@ -45,6 +45,8 @@ class CountingContext implements RouteContext {
   final Tally refills = new Tally();
   final Tally l1Fills = new Tally();
   final AtomicInteger ncacheHits = new AtomicInteger();
+  final AtomicInteger failovers = new AtomicInteger();
+  final AtomicInteger failoversRateLimited = new AtomicInteger();
   private final Map<NearCacheEvent, AtomicInteger> nearCache = new EnumMap<>(NearCacheEvent.class);
 
   CountingContext(RouteContext base) {
@@ -92,6 +94,16 @@ class CountingContext implements RouteContext {
   @Override
   public void countL1FillDropped() {
     l1Fills.dropped.incrementAndGet();
+  }
+
+  @Override
+  public void countFailover() {
+    failovers.incrementAndGet();
+  }
+
+  @Override
+  public void countFailoverRateLimited() {
+    failoversRateLimited.incrementAndGet();
   }
 
   @Override

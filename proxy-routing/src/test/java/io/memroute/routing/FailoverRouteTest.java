@@ -4,6 +4,7 @@ import static io.memroute.routing.Fixture.hit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.memroute.core.Command;
 import io.memroute.core.FailureReason;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
@@ -12,6 +13,7 @@ import io.memroute.routing.Fixture.Manual;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -249,6 +251,141 @@ class FailoverRouteTest {
     }
     assertThat(second).containsExactlyInAnyOrder("west", "east");
     assertThat(fx.backend("north").requestCount()).isEqualTo(200);
+  }
+
+  @Test
+  void failoverOnAnswersTheErrorsItLeavesOutAsIs() {
+    Fixture.Fixed next = new Fixture.Fixed(hit("next"));
+    Route r =
+        Routes.failover()
+            .children(new Fixture.Fixed(ERROR), next)
+            .failoverOn(Response::isFailure)
+            .build();
+    assertThat(fx.run(r, get).join()).isSameAs(ERROR);
+    assertThat(next.calls).hasValue(0);
+    Route failing =
+        Routes.failover()
+            .children(new Fixture.Fixed(FAIL), next)
+            .failoverOn(Response::isFailure)
+            .build();
+    assertThat(fx.run(failing, get).join().valueAsString()).isEqualTo("next");
+    assertThat(next.calls).hasValue(1);
+  }
+
+  @Test
+  void failoverOnIsNotAskedAboutOkReplies() {
+    Set<ResponseStatus> asked = new HashSet<>();
+    Route r =
+        Routes.failover()
+            .children(new Fixture.Fixed(MISS), new Fixture.Fixed(hit("b")))
+            .missIsFailure(true)
+            .failoverOn(
+                x -> {
+                  asked.add(x.status());
+                  return false;
+                })
+            .build();
+    assertThat(fx.run(r, get).join().valueAsString()).isEqualTo("b");
+    assertThat(asked).isEmpty();
+  }
+
+  @Test
+  void failoverOnPerCommandOverridesTheOneForAll() {
+    Fixture.Fixed next = new Fixture.Fixed(Response.of(ResponseStatus.STORED));
+    Route r =
+        Routes.failover()
+            .children(new Fixture.Fixed(ERROR), next)
+            .failoverOn(x -> true)
+            .failoverOn(List.of(Command.SET), x -> false)
+            .build();
+    assertThat(fx.run(r, Fixture.set("k", "v")).join()).isSameAs(ERROR);
+    assertThat(next.calls).hasValue(0);
+    assertThat(fx.run(r, get).join().status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(next.calls).hasValue(1);
+  }
+
+  @Test
+  void aThrowingFailoverOnFailsOver() {
+    Route r =
+        Routes.failover()
+            .children(new Fixture.Fixed(ERROR), new Fixture.Fixed(hit("b")))
+            .failoverOn(
+                x -> {
+                  throw new IllegalStateException("bug");
+                })
+            .build();
+    assertThat(fx.run(r, get).join().valueAsString()).isEqualTo("b");
+  }
+
+  @Test
+  void failoverLimitAllowsRateTokensPerRequestUpToTheBurst() {
+    CountingContext ctx = new CountingContext(fx.context);
+    Fixture.Fixed next = new Fixture.Fixed(hit("next"));
+    Route r =
+        Routes.failover().children(new Fixture.Fixed(FAIL), next).failoverLimit(0.5, 1).build();
+    List<String> replies = new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      Response reply = r.route(get, ctx).toCompletableFuture().join();
+      replies.add(reply.isFailure() ? "failed" : reply.valueAsString());
+    }
+    // full bucket (1 token): the first fails over; then each request adds half a token
+    assertThat(replies).containsExactly("next", "failed", "next", "failed", "next", "failed");
+    assertThat(next.calls).hasValue(3);
+    assertThat(ctx.failovers).hasValue(3);
+    assertThat(ctx.failoversRateLimited).hasValue(3);
+  }
+
+  @Test
+  void failoverLimitStartsWithAFullBurst() {
+    CountingContext ctx = new CountingContext(fx.context);
+    Fixture.Fixed next = new Fixture.Fixed(hit("next"));
+    Route r = Routes.failover().children(new Fixture.Fixed(FAIL), next).failoverLimit(0, 3).build();
+    for (int i = 0; i < 5; i++) {
+      r.route(get, ctx).toCompletableFuture().join();
+    }
+    assertThat(next.calls).hasValue(3);
+    assertThat(ctx.failoversRateLimited).hasValue(2);
+  }
+
+  @Test
+  void aBackendMarkedBadTakesNoToken() {
+    CountingContext ctx = new CountingContext(fx.context);
+    Response bad = Response.failure(FailureReason.MARKED_BAD, "a", null);
+    Fixture.Fixed next = new Fixture.Fixed(hit("next"));
+    Route r = Routes.failover().children(new Fixture.Fixed(bad), next).failoverLimit(0, 1).build();
+    for (int i = 0; i < 3; i++) {
+      assertThat(r.route(get, ctx).toCompletableFuture().join().valueAsString()).isEqualTo("next");
+    }
+    assertThat(ctx.failoversRateLimited).hasValue(0);
+  }
+
+  @Test
+  void failoverOptionsValidation() {
+    assertThatThrownBy(() -> Routes.failover().failoverLimit(1.5, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("failoverLimit rate: 1.5 (expected: 0-1)");
+    assertThatThrownBy(() -> Routes.failover().failoverLimit(Double.NaN, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("failoverLimit rate: NaN (expected: 0-1)");
+    assertThatThrownBy(() -> Routes.failover().failoverLimit(-0.1, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("failoverLimit rate: -0.1 (expected: 0-1)");
+    assertThatThrownBy(() -> Routes.failover().failoverLimit(0.5, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("failoverLimit burst: 0 (expected: 1-1000000000)");
+    assertThatThrownBy(() -> Routes.failover().failoverOn(x -> true).failoverOn(x -> false))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("failoverOn: already set");
+    assertThatThrownBy(
+            () ->
+                Routes.failover()
+                    .failoverOn(List.of(Command.GET), x -> true)
+                    .failoverOn(List.of(Command.SET, Command.GET), x -> false))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("failoverOn: GET already set");
+    assertThatThrownBy(() -> Routes.failover().failoverOn(List.of(), x -> true))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("commands: [] (expected: at least one command)");
   }
 
   @Test

@@ -67,6 +67,7 @@ public final class RouterEngine {
   private final LongAdder reloadFails = new LongAdder();
   private final LongAdder fanOuts = new LongAdder();
   private final LongAdder failovers = new LongAdder();
+  private final LongAdder failoversRateLimited = new LongAdder();
   // refills of warm-up routes by result: stored, not stored, failed, dropped
   private final LongAdder[] refills = {
     new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()
@@ -349,6 +350,11 @@ public final class RouterEngine {
     return failovers.sum();
   }
 
+  /** Returns failovers that a failover route's limit left out. */
+  public long failoversRateLimited() {
+    return failoversRateLimited.sum();
+  }
+
   /** The results of warm-up refills, in the order {@link #refills(int)} takes. */
   public static final List<String> REFILL_RESULTS =
       List.of("stored", "not_stored", "failed", "dropped");
@@ -536,6 +542,7 @@ public final class RouterEngine {
     m.put("config_reload_fails", reloadFails.sum());
     m.put("fanouts", fanOuts.sum());
     m.put("failovers", failovers.sum());
+    m.put("failover_rate_limited", failoversRateLimited.sum());
     for (int i = 0; i < refills.length; i++) {
       m.put("refills_" + REFILL_RESULTS.get(i), refills[i].sum());
     }
@@ -894,6 +901,11 @@ public final class RouterEngine {
     @Override
     public void countFailover() {
       engine.failovers.increment();
+    }
+
+    @Override
+    public void countFailoverRateLimited() {
+      engine.failoversRateLimited.increment();
     }
 
     @Override
