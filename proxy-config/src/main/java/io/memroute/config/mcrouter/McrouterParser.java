@@ -484,8 +484,21 @@ final class McrouterParser {
   }
 
   private Route failover(JsonNode json, String path) {
-    List<Route> children = children(json, path, "FailoverRoute", Set.of("failover_policy"));
+    List<Route> children = children(json, path, "FailoverRoute", FAILOVER_OPTIONS);
     return failover(children, json != null && json.isObject() ? json : null, path);
+  }
+
+  // the options of FailoverRoute that the routes built on it take too
+  private static final Set<String> FAILOVER_OPTIONS =
+      Set.of("failover_policy", "failover_errors", "failover_limit");
+
+  // mcrouter's failover_limit burst when none is given
+  private static final int DEFAULT_FAILOVER_BURST = 1000;
+
+  private static Set<String> union(Set<String> a, String... b) {
+    Set<String> u = new TreeSet<>(a);
+    u.addAll(List.of(b));
+    return u;
   }
 
   /** A failover route over {@code children} with FailoverRoute's options from {@code o}. */
@@ -509,7 +522,78 @@ final class McrouterParser {
         b.failoverCount(intIn(max, pp + ".max_tries", 1, Integer.MAX_VALUE));
       }
     }
+    if (o != null && o.has("failover_errors")) {
+      failoverErrors(b, o.get("failover_errors"), path + ".failover_errors");
+    }
+    if (o != null && o.has("failover_limit")) {
+      failoverLimit(b, o.get("failover_limit"), path + ".failover_limit");
+    }
     return b.build();
+  }
+
+  /**
+   * {@code failover_errors}: a list of error names for gets, updates and deletes, or an object with
+   * a list for each ({@code gets}, {@code updates}, {@code deletes}). As in mcrouter, a class left
+   * out of the object, and every other request, fails over on mcrouter's default errors.
+   */
+  private static void failoverErrors(Routes.FailoverBuilder b, JsonNode v, String path) {
+    if (v.isArray()) {
+      Predicate<Response> listed = FailoverErrors.of(errorNames(v, path));
+      b.failoverOn(GET_LIKE, listed)
+          .failoverOn(UPDATE_LIKE, listed)
+          .failoverOn(DELETE_LIKE, listed);
+    } else if (v.isObject()) {
+      checkKeys(v, path, "failover_errors", Set.of("gets", "updates", "deletes"), Set.of());
+      Map<String, List<Command>> classes =
+          Map.of("gets", GET_LIKE, "updates", UPDATE_LIKE, "deletes", DELETE_LIKE);
+      for (Map.Entry<String, List<Command>> e : classes.entrySet()) {
+        JsonNode names = v.get(e.getKey());
+        if (names != null) {
+          String np = path + "." + e.getKey();
+          b.failoverOn(e.getValue(), FailoverErrors.of(errorNames(names, np)));
+        }
+      }
+    } else {
+      throw error(
+          path,
+          kind(v) + " (expected: a list of error names, or an object with gets, updates, deletes)");
+    }
+    b.failoverOn(FailoverErrors.of(FailoverErrors.DEFAULT));
+  }
+
+  private static List<String> errorNames(JsonNode v, String path) {
+    if (!v.isArray()) {
+      throw error(path, kind(v) + " (expected: a list of error names)");
+    }
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < v.size(); i++) {
+      JsonNode n = v.get(i);
+      if (!n.isTextual() || !FailoverErrors.NAMES.containsKey(n.asText())) {
+        throw error(
+            path + "[" + i + "]",
+            kind(n)
+                + " is not a failover error (expected: one of "
+                + FailoverErrors.NAMES.keySet()
+                + ")");
+      }
+      names.add(n.asText());
+    }
+    return names;
+  }
+
+  /** {@code failover_limit}: {@code {"rate": 0..1, "burst": n}}, burst 1000 by default. */
+  private static void failoverLimit(Routes.FailoverBuilder b, JsonNode v, String path) {
+    JsonNode o = object(v, path, "failover_limit");
+    checkKeys(o, path, "failover_limit", Set.of("rate", "burst"), Set.of());
+    JsonNode rate = required(o, "rate", path);
+    if (!rate.isNumber() || !(rate.asDouble() >= 0 && rate.asDouble() <= 1)) {
+      throw error(path + ".rate", rate + " (expected: a number from 0 to 1)");
+    }
+    int burst = DEFAULT_FAILOVER_BURST;
+    if (o.has("burst")) {
+      burst = intIn(o.get("burst"), path + ".burst", 1, 1_000_000_000);
+    }
+    b.failoverLimit(rate.asDouble(), burst);
   }
 
   private Route failoverWithExptime(JsonNode json, String path) {
@@ -518,7 +602,7 @@ final class McrouterParser {
         o,
         path,
         "FailoverWithExptimeRoute",
-        Set.of("type", "name", "normal", "failover", "failover_exptime", "failover_policy"),
+        union(FAILOVER_OPTIONS, "type", "name", "normal", "failover", "failover_exptime"),
         Set.of());
     List<Route> children = new ArrayList<>();
     children.add(one(required(o, "normal", path), path + ".normal"));
@@ -550,7 +634,7 @@ final class McrouterParser {
         o,
         path,
         "SaltedFailoverRoute",
-        Set.of("type", "name", "pool", "hash", "shadows", "shadow_policy", "failover_policy"),
+        union(FAILOVER_OPTIONS, "type", "name", "pool", "hash", "shadows", "shadow_policy"),
         Set.of());
     JsonNode pool = required(o, "pool", path);
     ObjectNode normal = MAPPER.createObjectNode();

@@ -123,6 +123,168 @@ class McrouterConfigTest {
     assertThat(h.backend(A0).keys().size() + h.backend(A1).keys().size()).isEqualTo(1);
   }
 
+  private static final String FAILOVER_B_A =
+      "{\"type\": \"FailoverRoute\", \"children\": [\"PoolRoute|B\", \"PoolRoute|A\"]%s}";
+
+  @Test
+  void failoverErrorsListFailsOverOnlyOnTheListedErrors() {
+    Harness h =
+        new Harness(
+            config(
+                String.format(
+                    FAILOVER_B_A, ", \"failover_errors\": [\"connect_error\", \"tko\"]")));
+    h.backend(B0).failWith(FailureReason.CONNECT_FAILED);
+    assertThat(h.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
+    h.backend(B0).failWith(FailureReason.MARKED_BAD);
+    assertThat(h.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
+    h.backend(B0).failWith(FailureReason.TIMEOUT); // not listed: answered as is
+    Response timedOut = h.set("k", "v");
+    assertThat(timedOut.failureReason()).isEqualTo(FailureReason.TIMEOUT);
+    h.backend(B0)
+        .heal()
+        .script(r -> Response.builder(ResponseStatus.SERVER_ERROR).text("x").build());
+    assertThat(h.get("k").status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(h.backend(A0).requestCount() + h.backend(A1).requestCount()).isEqualTo(2);
+  }
+
+  @Test
+  void failoverErrorsNamesMapToMemroutesRepliesAndFailures() {
+    Harness h =
+        new Harness(
+            config(
+                String.format(
+                    FAILOVER_B_A, ", \"failover_errors\": [\"remote_error\", \"client_error\"]")));
+    h.backend(A0).put("k", "a");
+    h.backend(A1).put("k", "a");
+    h.backend(B0).script(r -> Response.builder(ResponseStatus.SERVER_ERROR).text("x").build());
+    assertThat(h.get("k").valueAsString()).isEqualTo("a");
+    h.backend(B0).script(r -> Response.builder(ResponseStatus.CLIENT_ERROR).text("x").build());
+    assertThat(h.get("k").valueAsString()).isEqualTo("a");
+    h.backend(B0).heal().failWith(FailureReason.DISCONNECTED);
+    assertThat(h.get("k").valueAsString()).isEqualTo("a");
+    h.backend(B0).failWith(FailureReason.CONNECT_TIMEOUT);
+    assertThat(h.get("k").failureReason()).isEqualTo(FailureReason.CONNECT_TIMEOUT);
+  }
+
+  @Test
+  void failoverErrorsPerOperationAndMcroutersDefaultForTheRest() {
+    Harness h =
+        new Harness(
+            config(
+                String.format(
+                    FAILOVER_B_A,
+                    ", \"failover_errors\": {\"gets\": [\"timeout\"], \"updates\": []}")));
+    h.backend(A0).put("k", "a");
+    h.backend(A1).put("k", "a");
+    h.backend(B0).failWith(FailureReason.TIMEOUT);
+    assertThat(h.get("k").valueAsString()).isEqualTo("a");
+    // updates: an empty list, nothing fails over
+    assertThat(h.set("k", "v").failureReason()).isEqualTo(FailureReason.TIMEOUT);
+    // a touch is no get, update or delete: mcrouter's default errors, timeout among them
+    assertThat(h.run(Request.touch("k", 10)).status()).isEqualTo(ResponseStatus.TOUCHED);
+    h.backend(B0).failWith(FailureReason.CONNECT_FAILED);
+    assertThat(h.get("k").failureReason()).isEqualTo(FailureReason.CONNECT_FAILED);
+    // the default does not take CLIENT_ERROR
+    h.backend(B0)
+        .heal()
+        .script(r -> Response.builder(ResponseStatus.CLIENT_ERROR).text("x").build());
+    assertThat(h.run(Request.touch("k", 10)).status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+  }
+
+  @Test
+  void failoverErrorsBadInputIsRefusedNamingItsPlace() {
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        String.format(
+                            FAILOVER_B_A, ", \"failover_errors\": [\"timeout\", \"nope\"]"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "route.failover_errors[1]: \"nope\" is not a failover error (expected: one of [ooo,"
+                + " busy, try_again, shutdown, timeout,");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(String.format(FAILOVER_B_A, ", \"failover_errors\": [\"waiting\"]"))))
+        .hasMessageStartingWith("route.failover_errors[0]: \"waiting\" is not a failover error");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(String.format(FAILOVER_B_A, ", \"failover_errors\": {\"sets\": []}"))))
+        .hasMessageStartingWith(
+            "route.failover_errors.sets: option 'sets' of failover_errors is not supported");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(String.format(FAILOVER_B_A, ", \"failover_errors\": \"timeout\""))))
+        .hasMessage(
+            "route.failover_errors: \"timeout\" (expected: a list of error names, or an object with"
+                + " gets, updates, deletes)");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        String.format(
+                            FAILOVER_B_A, ", \"failover_errors\": {\"gets\": \"timeout\"}"))))
+        .hasMessage("route.failover_errors.gets: \"timeout\" (expected: a list of error names)");
+  }
+
+  @Test
+  void failoverLimitCapsFailoversToAShareOfRequests() {
+    Harness h =
+        new Harness(
+            config(
+                String.format(
+                    FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 0.5, \"burst\": 1}")));
+    h.backend(B0).failWith(FailureReason.TIMEOUT);
+    List<Boolean> stored = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      stored.add(h.set("k", "v").status() == ResponseStatus.STORED);
+    }
+    assertThat(stored).containsExactly(true, false, true, false);
+  }
+
+  @Test
+  void failoverLimitBadInputIsRefusedNamingItsPlace() {
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(String.format(FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 2}"))))
+        .hasMessage("route.failover_limit.rate: 2 (expected: a number from 0 to 1)");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        String.format(
+                            FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 0.1, \"burst\": 0}"))))
+        .hasMessage("route.failover_limit.burst: 0 (expected: a whole number 1-1000000000)");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(String.format(FAILOVER_B_A, ", \"failover_limit\": [0.1]"))))
+        .hasMessage("route.failover_limit: failover_limit: [0.1] (expected: an object)");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        String.format(
+                            FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 0.1, \"x\": 1}"))))
+        .hasMessageStartingWith("route.failover_limit.x: option 'x' of failover_limit");
+  }
+
+  @Test
+  void failoverLimitBurstDefaultsToMcroutersThousand() {
+    Harness h =
+        new Harness(config(String.format(FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 0}")));
+    h.backend(B0).failWith(FailureReason.TIMEOUT);
+    int stored = 0;
+    for (int i = 0; i < 1001; i++) {
+      stored += h.set("k", "v").status() == ResponseStatus.STORED ? 1 : 0;
+    }
+    assertThat(stored).isEqualTo(1000);
+  }
+
   @Test
   void failoverRouteShortFormAndMaxTries() {
     Harness h = new Harness(config("\"FailoverRoute|Pool|A\""));
@@ -548,9 +710,7 @@ class McrouterConfigTest {
 
     assertThatThrownBy(
             () -> McrouterConfig.parse(config(String.format(route, ", \"failover_limit\": {}"))))
-        .hasMessageStartingWith(
-            "route.failover_limit: option 'failover_limit' of FailoverWithExptimeRoute is not"
-                + " supported");
+        .hasMessage("route.failover_limit: no 'rate'");
   }
 
   @Test
@@ -804,8 +964,8 @@ class McrouterConfigTest {
             () ->
                 McrouterConfig.parse(
                     config(
-                        "{\"type\": \"FailoverRoute\", \"children\": \"Pool|A\", \"failover_errors\": [\"tko\"]}")))
-        .hasMessageStartingWith("route.failover_errors: option 'failover_errors' of FailoverRoute");
+                        "{\"type\": \"FailoverRoute\", \"children\": \"Pool|A\", \"failover_tag\": true}")))
+        .hasMessageStartingWith("route.failover_tag: option 'failover_tag' of FailoverRoute");
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
