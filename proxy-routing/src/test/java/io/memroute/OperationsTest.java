@@ -545,6 +545,43 @@ class OperationsTest {
   }
 
   @Test
+  void failoversLeftOutByAFailoverLimitAreCounted() throws Exception {
+    try (FaultServer dead = FaultServer.start();
+        FaultServer live = FaultServer.start()) {
+      RouterConfig config =
+          RouterConfig.builder()
+              .backend("dead", dead.address())
+              .backend("live", live.address())
+              .pool(PoolConfig.of("a", "dead"))
+              .pool(PoolConfig.of("b", "live"))
+              .route(
+                  io.memroute.routing.Routes.failover()
+                      .children(
+                          io.memroute.routing.Routes.pool("a"),
+                          io.memroute.routing.Routes.pool("b"))
+                      .failoverLimit(0, 1) // one failover, from the full bucket, and no more
+                      .build())
+              .build();
+      try (MemcacheRouter router = MemcacheRouter.builder().config(config).build()) {
+        router.ready().get(5, TimeUnit.SECONDS);
+        MeterRegistry registry = new SimpleMeterRegistry();
+        MemrouteMetrics.of(router, false).bindTo(registry);
+        dead.faultWhen(line -> line.startsWith("get"), Fault.serverError("busy"));
+        assertThat(router.get("k0").get(5, TimeUnit.SECONDS)).isNull(); // failed over: a miss
+        for (int i = 1; i < 3; i++) {
+          String key = "k" + i;
+          assertThatThrownBy(() -> router.get(key).get(5, TimeUnit.SECONDS))
+              .hasCauseInstanceOf(io.memroute.core.ServerErrorException.class);
+        }
+        assertThat(router.stats().get("failovers")).isEqualTo(1);
+        assertThat(router.stats().get("failover_rate_limited")).isEqualTo(2);
+        assertThat(registry.find("memroute.failovers.rate.limited").functionCounter().count())
+            .isEqualTo(2);
+      }
+    }
+  }
+
+  @Test
   void aRoutesCloseTaskRunsOnceWhenTheRouterCloses() throws Exception {
     AtomicLong ran = new AtomicLong();
     Runnable task = ran::incrementAndGet;

@@ -2,15 +2,19 @@ package io.memroute.config.mcrouter;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.memroute.MemcacheRouter;
 import io.memroute.config.ConfigFileReloader;
+import io.memroute.core.MemcacheException;
 import io.memroute.routing.Placement;
 import io.memroute.routing.Pool;
 import io.memroute.routing.PoolConfig;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.testkit.memory.ManualScheduler;
 import io.memroute.testkit.memory.MemoryBackend;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -20,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,6 +43,11 @@ class McrouterConfigIntegrationTest {
   @AfterEach
   void close() {
     routers.forEach(MemcacheRouter::close);
+  }
+
+  private MemcacheRouter track(MemcacheRouter r) {
+    routers.add(r);
+    return r;
   }
 
   private MemcacheRouter router(MemcacheRouter.Builder b) throws Exception {
@@ -63,6 +73,53 @@ class McrouterConfigIntegrationTest {
       s.add("\"" + memcached.addresses().get(i) + "\"");
     }
     return String.join(", ", s);
+  }
+
+  /** A local address nothing listens on: connecting to it is refused. */
+  private static String unreachable() throws Exception {
+    try (java.net.ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return "127.0.0.1:" + s.getLocalPort();
+    }
+  }
+
+  @Test
+  void failoverErrorsDecideWhetherAnUnreachableServerFailsOver() throws Exception {
+    String json =
+        "{\"pools\": {\"dead\": {\"servers\": [\""
+            + unreachable()
+            + "\"]}, \"live\": {\"servers\": ["
+            + quoted(0)
+            + "]}}, \"route\": {\"type\": \"FailoverRoute\", \"children\": [\"PoolRoute|dead\","
+            + " \"PoolRoute|live\"], \"failover_errors\": %s}}";
+    MemcacheRouter direct = direct(0);
+    // not waiting for ready: the dead server never is
+    MemcacheRouter listed =
+        track(
+            MemcacheRouter.builder()
+                .eventLoopThreads(1)
+                .config(McrouterConfig.parse(String.format(json, "[\"connect_error\", \"tko\"]")))
+                .build());
+    for (int i = 0; i < 3; i++) { // connect errors, then (once marked bad) tko
+      assertThat(listed.set("listed" + i, "v".getBytes(UTF_8), 0).get(10, TimeUnit.SECONDS))
+          .isTrue();
+      assertThat(value(direct, "listed" + i)).isEqualTo("v");
+    }
+    assertThat(listed.stats().get("failovers")).isEqualTo(3);
+
+    MemcacheRouter unlisted =
+        track(
+            MemcacheRouter.builder()
+                .eventLoopThreads(1)
+                .config(McrouterConfig.parse(String.format(json, "[\"timeout\"]")))
+                .build());
+    for (int i = 0; i < 3; i++) {
+      String key = "unlisted" + i;
+      assertThatThrownBy(() -> unlisted.set(key, "v".getBytes(UTF_8), 0).get(10, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(MemcacheException.class);
+      assertThat(value(direct, key)).isNull();
+    }
+    assertThat(unlisted.stats().get("failovers")).isZero();
   }
 
   @Test
