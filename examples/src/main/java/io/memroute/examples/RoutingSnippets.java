@@ -5,6 +5,7 @@ import io.memroute.core.AwaitMode;
 import io.memroute.core.AwaitResult;
 import io.memroute.core.Command;
 import io.memroute.core.KeyFilter;
+import io.memroute.core.Response;
 import io.memroute.routing.Distribution;
 import io.memroute.routing.Placement;
 import io.memroute.routing.PoolConfig;
@@ -74,6 +75,19 @@ final class RoutingSnippets {
             .build();
     // docs:end
     return cache;
+  }
+
+  static Route failoverOnFailures() {
+    // docs:begin failover-on
+    // unreachable, slow or marked bad: the gutter; a SERVER_ERROR: the caller
+    Route route =
+        Routes.failover()
+            .children(Routes.pool("main"), Routes.pool("gutter"))
+            .failoverOn(Response::isFailure)
+            .failoverLimit(0.1, 1000) // after 1000 failovers, about one request in ten
+            .build();
+    // docs:end
+    return route;
   }
 
   static Route quorum() {

@@ -79,6 +79,22 @@ class RoutingSnippetsTest {
   }
 
   @Test
+  void failoverOnFailuresOnly() {
+    MemoryBackend main = MemoryBackend.create("main");
+    MemoryBackend gutter = MemoryBackend.create("gutter");
+    RouteContext ctx = context(main, gutter);
+    Route route = RoutingSnippets.failoverOnFailures();
+    main.failWith(FailureReason.TIMEOUT);
+    Response r = route.route(Request.set("k", new byte[] {1}, 0), ctx).toCompletableFuture().join();
+    assertThat(r.status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(gutter.valueOf("k")).isNotNull();
+    main.heal().script(req -> Response.builder(ResponseStatus.SERVER_ERROR).text("full").build());
+    r = route.route(Request.set("k2", new byte[] {1}, 0), ctx).toCompletableFuture().join();
+    assertThat(r.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(gutter.valueOf("k2")).isNull();
+  }
+
+  @Test
   void weights() {
     PoolConfig big = RoutingSnippets.weighted();
     Pool pool =
