@@ -146,7 +146,7 @@ final class FailoverRoute implements Route, ParentRoute {
       }
       try {
         return p.test(r);
-      } catch (RuntimeException e) {
+      } catch (Throwable e) { // an Error too: thrown here it would leave the request unanswered
         return true; // a broken predicate: fail over, as without one
       }
     }

@@ -1370,8 +1370,9 @@ public final class Routes {
      * asked only about replies that are not ok ({@link Response#isOk()} false: {@code
      * SERVER_ERROR}, {@code CLIENT_ERROR}, {@code ERROR}, or a failure with its {@link
      * Response#failureReason()}), on the thread that completed the child's reply: keep it short and
-     * non-blocking. One that throws counts as accepting. Default: every error and failure fails
-     * over. Commands given their own with {@link #failoverOn(Collection, Predicate)} use theirs.
+     * non-blocking. One that throws (an exception or an error) counts as accepting. Default: every
+     * error and failure fails over. Commands given their own with {@link #failoverOn(Collection,
+     * Predicate)} use theirs.
      *
      * <pre>{@code
      * // fail over when a server is unreachable or slow, not on SERVER_ERROR replies

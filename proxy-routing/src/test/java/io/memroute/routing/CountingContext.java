@@ -45,7 +45,7 @@ class CountingContext implements RouteContext {
   final Tally refills = new Tally();
   final Tally l1Fills = new Tally();
   final AtomicInteger ncacheHits = new AtomicInteger();
-  final AtomicInteger failovers = new AtomicInteger();
+  final AtomicInteger failoversCounted = new AtomicInteger();
   final AtomicInteger failoversRateLimited = new AtomicInteger();
   private final Map<NearCacheEvent, AtomicInteger> nearCache = new EnumMap<>(NearCacheEvent.class);
 
@@ -98,7 +98,7 @@ class CountingContext implements RouteContext {
 
   @Override
   public void countFailover() {
-    failovers.incrementAndGet();
+    failoversCounted.incrementAndGet();
   }
 
   @Override

@@ -317,6 +317,23 @@ class FailoverRouteTest {
     assertThat(fx.run(r, get).join().valueAsString()).isEqualTo("b");
   }
 
+  /** An Error from the predicate, thrown on the thread completing a reply, still answers. */
+  @Test
+  void aFailoverOnThrowingAnErrorFailsOverToo() throws Exception {
+    Manual a = new Manual("a");
+    Route r =
+        Routes.failover()
+            .children(a, new Fixture.Fixed(hit("b")))
+            .failoverOn(
+                x -> {
+                  throw new AssertionError("bug");
+                })
+            .build();
+    CompletableFuture<Response> f = fx.run(r, get);
+    a.reply(ERROR);
+    assertThat(f.get(5, TimeUnit.SECONDS).valueAsString()).isEqualTo("b");
+  }
+
   @Test
   void failoverLimitAllowsRateTokensPerRequestUpToTheBurst() {
     CountingContext ctx = new CountingContext(fx.context);
@@ -331,7 +348,7 @@ class FailoverRouteTest {
     // full bucket (1 token): the first fails over; then each request adds half a token
     assertThat(replies).containsExactly("next", "failed", "next", "failed", "next", "failed");
     assertThat(next.calls).hasValue(3);
-    assertThat(ctx.failovers).hasValue(3);
+    assertThat(ctx.failoversCounted).hasValue(3);
     assertThat(ctx.failoversRateLimited).hasValue(3);
   }
 

@@ -3,6 +3,7 @@ package io.memroute.config.mcrouter;
 import io.memroute.core.FailureReason;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,20 +25,21 @@ final class FailoverErrors {
   private static final Match NOTHING = new Match(NO_STATUS, NO_REASON);
 
   /** Every name mcrouter takes in {@code failover_errors}, in carbon's order. */
-  static final Map<String, Match> NAMES = new LinkedHashMap<>();
+  static final Map<String, Match> NAMES;
 
   static {
+    Map<String, Match> names = new LinkedHashMap<>();
     // memcached's text protocol never answers these, so mcrouter's ASCII client never sees them
     // from memcached either; they match nothing
     for (String n : List.of("ooo", "busy", "try_again", "shutdown")) {
-      NAMES.put(n, NOTHING);
+      names.put(n, NOTHING);
     }
-    NAMES.put("timeout", failures(FailureReason.TIMEOUT));
-    NAMES.put("connect_timeout", failures(FailureReason.CONNECT_TIMEOUT));
+    names.put("timeout", failures(FailureReason.TIMEOUT));
+    names.put("connect_timeout", failures(FailureReason.CONNECT_TIMEOUT));
     // memroute's version check is part of connecting, as a TLS handshake is in mcrouter
-    NAMES.put(
+    names.put(
         "connect_error", failures(FailureReason.CONNECT_FAILED, FailureReason.VALIDATION_FAILED));
-    NAMES.put("tko", failures(FailureReason.MARKED_BAD, FailureReason.DOWN));
+    names.put("tko", failures(FailureReason.MARKED_BAD, FailureReason.DOWN));
     // mcrouter checks keys and requests before sending them; memroute refuses bad ones at once
     for (String n :
         List.of(
@@ -48,11 +50,11 @@ final class FailoverErrors {
             "bad_lease_id",
             "bad_cas_id",
             "bad_value")) {
-      NAMES.put(n, NOTHING);
+      names.put(n, NOTHING);
     }
-    NAMES.put("aborted", failures(FailureReason.CLOSED));
-    NAMES.put("client_error", new Match(EnumSet.of(ResponseStatus.CLIENT_ERROR), NO_REASON));
-    NAMES.put(
+    names.put("aborted", failures(FailureReason.CLOSED));
+    names.put("client_error", new Match(EnumSet.of(ResponseStatus.CLIENT_ERROR), NO_REASON));
+    names.put(
         "local_error",
         failures(
             FailureReason.OUT_OF_MEMORY,
@@ -60,7 +62,7 @@ final class FailoverErrors {
             FailureReason.ACTIVE_REQUEST_LIMIT));
     // SERVER_ERROR, and what mcrouter's client answers when a connection breaks or desyncs
     // (ERROR is a protocol error to it)
-    NAMES.put(
+    names.put(
         "remote_error",
         new Match(
             EnumSet.of(ResponseStatus.SERVER_ERROR, ResponseStatus.ERROR),
@@ -74,8 +76,9 @@ final class FailoverErrors {
                 FailureReason.MISSING_END,
                 FailureReason.CONNECTION_REPLACED)));
     for (String n : List.of("deadline_exceeded", "permission_denied", "hot_key", "overloaded")) {
-      NAMES.put(n, NOTHING);
+      names.put(n, NOTHING);
     }
+    NAMES = Collections.unmodifiableMap(names);
   }
 
   /**
