@@ -432,12 +432,12 @@ final class NearCacheRoute implements Route, ParentRoute {
    */
   private CompletionStage<Response> getMulti(Request request, RouteContext context) {
     List<String> keys = request.keys();
-    if (!Multiget.namesItsKeys(request, keys)) {
+    int[] at = Multiget.keyBoundsOfItsKeys(request, keys); // one scan: checks and finds the keys
+    if (at == null) {
       return child.route(request, context); // the strings the child's reply names are not the keys
     }
     boolean gets = request.command() == Command.GETS;
     byte[] line = request.wireLine();
-    int[] at = Multiget.keyBounds(line, keys.size());
     long now = context.ticker().nanoTime();
     Map<String, Item> hits = null; // each key once: merge answers a repeated key again
     Map<String, Pending> missed = new LinkedHashMap<>(); // hot ones with their bucket, else null

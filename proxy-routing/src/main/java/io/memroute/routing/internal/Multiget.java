@@ -114,23 +114,17 @@ public final class Multiget {
    * whatever the line spells before them (an exptime {@code +5}).
    */
   public static boolean namesItsKeys(Request request, List<String> keys) {
-    byte[] line = request.wireLine();
-    int end = line.length - 2; // before the CRLF
-    for (int i = keys.size() - 1; i >= 0; i--) {
-      while (end > 0 && line[end - 1] == ' ') {
-        end--;
-      }
-      int start = keyStart(line, end);
-      String k = keys.get(i);
-      if (k.indexOf('\uFFFD') >= 0) {
-        byte[] utf8 = k.getBytes(StandardCharsets.UTF_8);
-        if (!Arrays.equals(line, start, end, utf8, 0, utf8.length)) {
-          return false;
-        }
-      }
-      end = start;
-    }
-    return true;
+    return scan(request.wireLine(), keys, keys.size(), null);
+  }
+
+  /**
+   * {@link #keyBounds} of {@code request}'s line for its {@code keys}, found in the same scan that
+   * checks them as {@link #namesItsKeys} does: {@code null} if a key is not its bytes. A route that
+   * needs both reads the line once.
+   */
+  public static int[] keyBoundsOfItsKeys(Request request, List<String> keys) {
+    int[] out = new int[2 * keys.size()];
+    return scan(request.wireLine(), keys, keys.size(), out) ? out : null;
   }
 
   /**
@@ -154,17 +148,41 @@ public final class Multiget {
    */
   public static int[] keyBounds(byte[] line, int count) {
     int[] out = new int[2 * count];
+    scan(line, null, count, out);
+    return out;
+  }
+
+  /**
+   * Walks the last {@code count} keys of {@code line} from its end: records each one's bounds in
+   * {@code out} (if not {@code null}) and, if {@code keys} is not {@code null}, returns {@code
+   * false} at the first key holding U+FFFD that is not its own bytes (see {@link #namesItsKeys}).
+   */
+  private static boolean scan(byte[] line, List<String> keys, int count, int[] out) {
     int end = line.length - 2; // before the CRLF
     for (int i = count - 1; i >= 0; i--) {
       while (end > 0 && line[end - 1] == ' ') {
         end--;
       }
       int start = keyStart(line, end);
-      out[2 * i] = start;
-      out[2 * i + 1] = end;
+      if (keys != null && !isItsBytes(keys.get(i), line, start, end)) {
+        return false;
+      }
+      if (out != null) {
+        out[2 * i] = start;
+        out[2 * i + 1] = end;
+      }
       end = start;
     }
-    return out;
+    return true;
+  }
+
+  /** Whether {@code key} spells {@code line[start, end)}: checked only if it holds U+FFFD. */
+  private static boolean isItsBytes(String key, byte[] line, int start, int end) {
+    if (key.indexOf('\uFFFD') < 0) {
+      return true;
+    }
+    byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
+    return Arrays.equals(line, start, end, utf8, 0, utf8.length);
   }
 
   /**
