@@ -5,9 +5,7 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.routing.internal.Multiget;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -42,19 +40,7 @@ final class ReadThrough {
     if (request.keyCount() == 1) {
       return first.isHit() ? List.of() : List.of(request.key());
     }
-    Set<String> found = new HashSet<>();
-    if (first.isHit()) {
-      for (Item it : first.items()) {
-        found.add(it.key());
-      }
-    }
-    Set<String> missed = new LinkedHashSet<>();
-    for (String k : request.keys()) {
-      if (!found.contains(k)) {
-        missed.add(k);
-      }
-    }
-    return new ArrayList<>(missed);
+    return Multiget.missed(request.keys(), first.isHit() ? first.items() : List.of());
   }
 
   /**

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.memroute.core.BackendOptions;
 import io.memroute.core.Command;
-import io.memroute.core.Item;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
@@ -26,10 +25,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -709,7 +706,8 @@ final class McrouterParser {
           return from(i + 1, request, context);
         }
         // mcrouter routes each key of a multiget alone: the keys this child missed go on
-        List<String> missed = request.keyCount() > 1 ? missed(request, r) : List.of();
+        List<String> missed =
+            request.keyCount() > 1 ? Multiget.missed(request.keys(), r.items()) : List.of();
         if (missed.isEmpty() || !Multiget.namesItsKeys(request, request.keys())) {
           return CompletableFuture.completedFuture(r);
         }
@@ -722,23 +720,6 @@ final class McrouterParser {
         return "missFailover(" + what + ")" + children;
       }
     };
-  }
-
-  /**
-   * The keys of a multi-key retrieval that its hit {@code r} does not hold, each once, in order.
-   */
-  private static List<String> missed(Request request, Response r) {
-    Set<String> found = new HashSet<>();
-    for (Item it : r.items()) {
-      found.add(it.key());
-    }
-    Set<String> missed = new LinkedHashSet<>();
-    for (String k : request.keys()) {
-      if (!found.contains(k)) {
-        missed.add(k);
-      }
-    }
-    return new ArrayList<>(missed);
   }
 
   private Route latest(JsonNode json, String path) {

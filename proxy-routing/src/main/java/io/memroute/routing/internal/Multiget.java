@@ -11,8 +11,11 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
@@ -217,6 +220,24 @@ public final class Multiget {
       n += c < 0x80 ? 1 : c < 0x800 || Character.isSurrogate(c) ? 2 : 3; // a pair: 2 + 2
     }
     return n;
+  }
+
+  /**
+   * The keys of {@code keys} that none of {@code items} holds, each once, in the order of {@code
+   * keys}: what a multi-key retrieval asks next of another route after a reply with {@code items}.
+   */
+  public static List<String> missed(List<String> keys, List<Item> items) {
+    Set<String> found = new HashSet<>();
+    for (Item it : items) {
+      found.add(it.key());
+    }
+    Set<String> missed = new LinkedHashSet<>();
+    for (String k : keys) {
+      if (!found.contains(k)) {
+        missed.add(k);
+      }
+    }
+    return new ArrayList<>(missed);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.memroute.routing.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.memroute.core.Item;
 import io.memroute.core.Request;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -33,5 +34,14 @@ class MultigetTest {
     assertThat(r.keys()).containsExactly("a", "\uFFFDb");
     assertThat(Multiget.keyBoundsOfItsKeys(r, r.keys())).isNull();
     assertThat(Multiget.namesItsKeys(r, r.keys())).isFalse();
+  }
+
+  @Test
+  void missedIsTheKeysNoItemHoldsEachOnceInOrder() {
+    List<Item> items = List.of(Item.of("b", new byte[] {1}, 0, 0));
+
+    assertThat(Multiget.missed(List.of("c", "b", "a", "c"), items)).containsExactly("c", "a");
+    assertThat(Multiget.missed(List.of("b", "b"), items)).isEmpty();
+    assertThat(Multiget.missed(List.of("a", "a"), List.of())).containsExactly("a");
   }
 }
