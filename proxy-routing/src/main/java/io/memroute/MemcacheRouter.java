@@ -214,7 +214,7 @@ public final class MemcacheRouter implements AutoCloseable {
       // nothing to ask, but a closed router fails it as it fails every call
       CompletableFuture<Response> closed = engine.failureIfClosed();
       return closed == null
-          ? completed(Collections.emptyMap())
+          ? GuardedFuture.completed(Collections.emptyMap())
           : typed(Command.GET, closed, r -> Collections.emptyMap());
     }
     Collection<String> unique = distinct(keys);
@@ -731,12 +731,6 @@ public final class MemcacheRouter implements AutoCloseable {
 
   private CompletableFuture<Boolean> stored(Request request) {
     return typed(request, r -> r.status() == ResponseStatus.STORED);
-  }
-
-  private static <T> CompletableFuture<T> completed(T value) {
-    GuardedFuture<T> f = new GuardedFuture<>();
-    f.complete(value);
-    return f;
   }
 
   private <T> CompletableFuture<T> typed(Request request, ResponseMapper<T> map) {

@@ -3,6 +3,7 @@ package io.memroute.routing;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.GuardedFuture;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
@@ -34,7 +35,7 @@ final class BasicRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
-      return Replies.completed(Replies.nullReply(request));
+      return GuardedFuture.completed(Replies.nullReply(request));
     }
 
     @Override
@@ -48,7 +49,7 @@ final class BasicRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
-      return Replies.completed(Replies.noRoute());
+      return GuardedFuture.completed(Replies.noRoute());
     }
 
     @Override
@@ -64,7 +65,7 @@ final class BasicRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
-      return Replies.completed(NOOP);
+      return GuardedFuture.completed(NOOP);
     }
 
     @Override
@@ -82,7 +83,7 @@ final class BasicRoutes {
 
     @Override
     public CompletionStage<Response> route(Request request, RouteContext context) {
-      return Replies.completed(reply);
+      return GuardedFuture.completed(reply);
     }
 
     @Override

@@ -83,7 +83,7 @@ final class BigValueRoute implements Route, ParentRoute {
         return write(request, context);
       case APPEND:
       case PREPEND:
-        return Replies.completed(
+        return GuardedFuture.completed(
             clientError(
                 request.command().wireName()
                     + " is not supported (it cannot extend a value stored in chunks)"));
@@ -113,25 +113,25 @@ final class BigValueRoute implements Route, ParentRoute {
   private CompletionStage<Response> write(Request request, RouteContext context) {
     long flags = Long.parseLong(request.token(2));
     if ((flags & flag) != 0) {
-      return Replies.completed(clientError(reservedFlags(flags)));
+      return GuardedFuture.completed(clientError(reservedFlags(flags)));
     }
     byte[] value = request.value();
     if (value.length <= threshold) {
       return child.route(request, context);
     }
     if (value.length > maxValueSize) {
-      return Replies.completed(
+      return GuardedFuture.completed(
           clientError("value of " + value.length + " bytes (expected: <= " + maxValueSize + ")"));
     }
     if (!utf8Key(request)) {
-      return Replies.completed(
+      return GuardedFuture.completed(
           clientError(
               "key is not UTF-8 (expected: a key whose chunk keys can be derived from it)"));
     }
     int n = (int) ((value.length + (long) threshold - 1) / threshold);
     int chunkKeyLength = request.keyLength() + 2 + digits(n - 1) + SUFFIX_LENGTH;
     if (chunkKeyLength > MAX_KEY) {
-      return Replies.completed(
+      return GuardedFuture.completed(
           clientError(
               "key of "
                   + request.keyLength()
@@ -221,7 +221,7 @@ final class BigValueRoute implements Route, ParentRoute {
     String mode = request.flagToken('M');
     if ("A".equals(mode) || "P".equals(mode)) {
       // as text append and prepend: extending an index would leave a value no read can assemble
-      return Replies.completed(
+      return GuardedFuture.completed(
           clientError(
               "ms in mode "
                   + mode
@@ -231,11 +231,11 @@ final class BigValueRoute implements Route, ParentRoute {
     if (f != null) {
       long flags = MetaNumbers.read(f); // as memcached reads it
       if ((flags & flag) != 0) {
-        return Replies.completed(clientError(reservedFlags(flags)));
+        return GuardedFuture.completed(clientError(reservedFlags(flags)));
       }
     }
     if (request.value().length > threshold) {
-      return Replies.completed(
+      return GuardedFuture.completed(
           clientError(
               "ms of "
                   + request.value().length

@@ -101,7 +101,7 @@ final class FanOutRoutes {
       for (Route c : children) {
         Replies.fireAndForget(c, request, context);
       }
-      return Replies.completed(Replies.nullReply(request));
+      return GuardedFuture.completed(Replies.nullReply(request));
     }
 
     @Override

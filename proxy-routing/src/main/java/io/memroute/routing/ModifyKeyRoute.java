@@ -4,6 +4,7 @@ import io.memroute.core.Command;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.internal.Multiget;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -313,7 +314,7 @@ final class ModifyKeyRoute implements Route, ParentRoute {
   }
 
   private static CompletionStage<Response> clientError(String message) {
-    return Replies.completed(
+    return GuardedFuture.completed(
         Response.builder(ResponseStatus.CLIENT_ERROR).text("modifyKey: " + message).build());
   }
 

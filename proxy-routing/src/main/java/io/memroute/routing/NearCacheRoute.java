@@ -155,7 +155,7 @@ final class NearCacheRoute implements Route, ParentRoute {
       now = context.ticker().nanoTime();
       if (e.liveAt(now) && e.answers(meta, withCas)) {
         context.countNearCache(NearCacheEvent.HIT);
-        return Replies.completed(meta ? e.metaHit(request) : e.hit(withCas));
+        return GuardedFuture.completed(meta ? e.metaHit(request) : e.hit(withCas));
       }
     }
     context.countNearCache(NearCacheEvent.MISS);
@@ -470,7 +470,7 @@ final class NearCacheRoute implements Route, ParentRoute {
     }
     Response cached = hits == null ? null : Multiget.hit(List.copyOf(hits.values()), 0);
     if (missed.isEmpty()) {
-      return Replies.completed(Multiget.merge(keys, new Response[] {cached}));
+      return GuardedFuture.completed(Multiget.merge(keys, new Response[] {cached}));
     }
     List<String> asked = hits == null ? keys : new ArrayList<>(missed.keySet());
     Request ask =

@@ -94,12 +94,6 @@ final class Replies {
     return Response.builder(ResponseStatus.SERVER_ERROR).text("route failed: " + t).build();
   }
 
-  static <T> GuardedFuture<T> completed(T value) {
-    GuardedFuture<T> f = new GuardedFuture<>();
-    f.complete(value);
-    return f;
-  }
-
   /**
    * Runs {@code child} and hands its reply to {@code then}: a thrown exception, a {@code null}
    * stage, an exceptionally completed stage or a {@code null} reply become a {@code SERVER_ERROR}

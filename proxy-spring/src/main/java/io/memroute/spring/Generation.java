@@ -153,8 +153,7 @@ final class Generation {
       if (r != null && r.keptAt >= issued && r.kept > generation) {
         return r.kept;
       }
-      GuardedFuture<Long> value = new GuardedFuture<>();
-      value.complete(generation);
+      GuardedFuture<Long> value = GuardedFuture.completed(generation);
       if (last.compareAndSet(r, new Read(value, startedAt, generation, stamps.incrementAndGet()))) {
         return generation;
       }

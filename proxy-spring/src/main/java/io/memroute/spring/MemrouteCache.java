@@ -482,14 +482,14 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
         .thenCompose(
             stored -> {
               if (stored) {
-                return done(null);
+                return GuardedFuture.completed(null);
               }
               return router
                   .gets(k)
                   .thenCompose(
                       item -> {
                         if (item != null && item.value().length > 0 && !isNoEntry(item.value())) {
-                          return done(item.value());
+                          return GuardedFuture.completed(item.value());
                         }
                         if (item == null) {
                           return again(k, entry, attempts); // gone since the add
@@ -509,7 +509,10 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
     return router
         .cas(k, entry, ttlSeconds, placeholder.cas())
         .thenCompose(
-            status -> status == ResponseStatus.STORED ? done(null) : again(k, entry, attempts));
+            status ->
+                status == ResponseStatus.STORED
+                    ? GuardedFuture.completed(null)
+                    : again(k, entry, attempts));
   }
 
   private CompletableFuture<byte[]> again(String k, byte[] entry, int attempts) {
@@ -526,12 +529,6 @@ public final class MemrouteCache extends AbstractValueAdaptingCache {
                 + "' found it removed or replaced under it "
                 + PUT_IF_ABSENT_ATTEMPTS
                 + " times"));
-    return f;
-  }
-
-  private static <T> CompletableFuture<T> done(T value) {
-    GuardedFuture<T> f = new GuardedFuture<>();
-    f.complete(value);
     return f;
   }
 

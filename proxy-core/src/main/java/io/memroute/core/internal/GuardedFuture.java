@@ -313,6 +313,16 @@ public class GuardedFuture<T> extends CompletableFuture<T> {
   }
 
   /**
+   * Returns a guarded future already completed with {@code value} (which may be {@code null}): an
+   * answer known at once that a caller may still block on safely.
+   */
+  public static <T> GuardedFuture<T> completed(T value) {
+    GuardedFuture<T> f = new GuardedFuture<>();
+    f.complete(value);
+    return f;
+  }
+
+  /**
    * Returns {@code f} when it is guarded, else a guarded future completed as {@code f} is: a caller
    * may block on what it gets, and a plain future would let it block an event loop (and deadlock)
    * instead of failing fast.

@@ -93,6 +93,14 @@ class GuardedFutureTest {
   }
 
   @Test
+  void completedMakesAFutureDoneWithItsValueThatANonBlockingThreadMayJoin() throws Exception {
+    GuardedFuture<String> f = GuardedFuture.completed("v");
+    assertThat(f).isCompletedWithValue("v");
+    assertThat(onEventLoop(f::join).value()).isEqualTo("v");
+    assertThat(GuardedFuture.completed(null)).isCompletedWithValue(null);
+  }
+
+  @Test
   void failedFutureReportsItsFailureOnANonBlockingThread() throws Exception {
     GuardedFuture<String> f = new GuardedFuture<>();
     RuntimeException boom = new RuntimeException("boom");

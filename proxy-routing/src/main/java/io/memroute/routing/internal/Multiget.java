@@ -51,9 +51,7 @@ public final class Multiget {
       int groups,
       BiFunction<Integer, Request, CompletionStage<Response>> send) {
     if (!namesItsKeys(request, keys)) {
-      GuardedFuture<Response> refused = new GuardedFuture<>();
-      refused.complete(NOT_UTF8);
-      return refused;
+      return GuardedFuture.completed(NOT_UTF8);
     }
     return splitAs(request, keys, groupOf, groups, send);
   }

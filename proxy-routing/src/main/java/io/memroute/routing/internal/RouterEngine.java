@@ -279,9 +279,7 @@ public final class RouterEngine {
 
   private static CompletableFuture<Response> completedFailure(
       FailureReason reason, String message) {
-    GuardedFuture<Response> f = new GuardedFuture<>();
-    f.complete(Response.failure(reason, null, message));
-    return f;
+    return GuardedFuture.completed(Response.failure(reason, null, message));
   }
 
   private static CompletableFuture<Response> run(Snapshot s, Request request) {
