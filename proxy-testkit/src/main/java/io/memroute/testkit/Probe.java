@@ -18,9 +18,10 @@ import java.util.List;
 /**
  * One-shot blocking text-protocol exchanges used for readiness checks and administration. Each
  * takes a prelude written ahead of its request: empty, or an ASCII authentication ({@link
- * #authPrelude}) for a server started with {@code -Y}.
+ * #authPrelude}) for a server started with {@code -Y}. Only {@link #readLine} is public, for a test
+ * that talks the text protocol over its own socket.
  */
-final class Probe {
+public final class Probe {
 
   private static final int MAX_LINE = 4096;
   private static final int MAX_LINES = 1000;
@@ -173,8 +174,14 @@ final class Probe {
     }
   }
 
-  /** Reads one reply line, without its CRLF. */
-  static String readLine(InputStream in) throws IOException {
+  /**
+   * Reads one reply line of the text protocol from {@code in} (blocking), without its CRLF, as
+   * UTF-8.
+   *
+   * @throws EOFException if the connection closes before the line's LF
+   * @throws IOException if reading fails or the line is longer than 4096 bytes
+   */
+  public static String readLine(InputStream in) throws IOException {
     ByteArrayOutputStream line = new ByteArrayOutputStream();
     int b;
     while ((b = in.read()) != '\n') {

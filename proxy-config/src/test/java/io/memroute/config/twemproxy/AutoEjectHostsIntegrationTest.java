@@ -11,9 +11,9 @@ import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedProcess;
 import io.memroute.testkit.NutcrackerProcess;
+import io.memroute.testkit.Probe;
 import io.memroute.testkit.memory.MemoryBackend;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -145,7 +145,7 @@ class AutoEjectHostsIntegrationTest {
       for (int i = 0; i < 10_000; i++) {
         out.write(("get " + distribution + ":probe" + i + "\r\n").getBytes(StandardCharsets.UTF_8));
         out.flush();
-        String reply = readLine(in);
+        String reply = Probe.readLine(in);
         if (reply.startsWith("SERVER_ERROR")) {
           return;
         }
@@ -153,20 +153,6 @@ class AutoEjectHostsIntegrationTest {
       }
       throw new AssertionError("no get through nutcracker reached the stopped server");
     }
-  }
-
-  private static String readLine(InputStream in) throws IOException {
-    ByteArrayOutputStream line = new ByteArrayOutputStream();
-    int b;
-    while ((b = in.read()) != '\n') {
-      if (b < 0) {
-        throw new IOException("nutcracker closed the connection after '" + line + "'");
-      }
-      if (b != '\r') {
-        line.write(b);
-      }
-    }
-    return line.toString(StandardCharsets.UTF_8);
   }
 
   /** The keys a pool of {@code config} without ejection places on {@code label}. */
