@@ -5,9 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.memroute.core.BackendListener;
+import io.memroute.core.BackendOptions;
 import io.memroute.core.BackendState;
 import io.memroute.core.FailureReason;
+import io.memroute.routing.BackendConfig;
 import io.memroute.routing.Distribution;
+import io.memroute.routing.Placement;
+import io.memroute.routing.Pool;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.testkit.MemcachedProcess;
@@ -16,10 +20,14 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -156,6 +164,129 @@ class DnsDiscoveryIntegrationTest {
       assertThat(router.stats().get("dns:default:lookups_ok")).isEqualTo(3);
       assertThat(router.stats().get("dns:default:reconfigurations")).isEqualTo(3);
       assertThat(router.stats().get("dns:default:members")).isEqualTo(2);
+    }
+  }
+
+  /**
+   * A DNS-discovered pool that ejects bad backends (twemproxy's {@code auto_eject_hosts}): a member
+   * whose server stops leaves the ring, a discovery change while it is out keeps it out (the new
+   * pool starts without it), and when its server is back it rejoins and takes its keys back.
+   */
+  @Test
+  void anEjectedMemberStaysOutAcrossADiscoveryChangeAndRejoinsWhenBack() throws Exception {
+    int port = servers.get(0).port();
+    String second = "127.0.0.2:" + port;
+    String third = "127.0.0.3:" + port;
+    servers.forEach(MemcachedProcess::flushAll);
+    AtomicReference<List<InetAddress>> answer = new AtomicReference<>(first(3));
+    ManualScheduler scheduler = ManualScheduler.create();
+    StateWatch watch = new StateWatch();
+    BackendOptions options =
+        BackendOptions.builder().failureLimit(1).retryTimeout(Duration.ofMillis(100)).build();
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend(BackendConfig.of("seed", "memcached.test:" + port, options))
+            .pool(
+                PoolConfig.builder("default")
+                    .backends("seed")
+                    .placement(Placement.twemproxy("ketama", "fnv1a_64"))
+                    .ejectBadBackends(true)
+                    .build())
+            .build();
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(config)
+            .eventLoopThreads(1)
+            .discover(
+                DnsDiscovery.builder("default", "memcached.test", port)
+                    .resolver(name -> answer.get())
+                    .build())
+            .discoveryScheduler(scheduler)
+            .backendListener(watch)
+            .build()) {
+      await(router.ready());
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        keys.add("k" + i);
+      }
+      Map<String, String> full = placement(router, keys);
+      assertThat(full.values()).contains(third);
+
+      // the third server stops: its member goes bad and leaves the ring
+      CompletableFuture<Void> thirdBad = watch.next(third, BackendState.BAD);
+      servers.get(2).stop();
+      try {
+        await(thirdBad);
+        Map<String, String> ejected = placement(router, keys);
+        assertThat(ejected).doesNotContainValue(third);
+        for (String k : keys) {
+          if (!full.get(k).equals(third)) { // ketama of equal weights moves only the third's keys
+            assertThat(ejected.get(k)).as(k).isEqualTo(full.get(k));
+          }
+          assertThat(await(router.set(k, "v1".getBytes(UTF_8), 0))).as(k).isTrue();
+        }
+
+        // the second goes from DNS while the third is out: the new pool starts without the third
+        answer.set(List.of(first(3).get(0), first(3).get(2)));
+        scheduler.advance(DnsDiscovery.DEFAULT_INTERVAL);
+        assertThat(router.config().pools().get("default").backends())
+            .containsExactly("127.0.0.1:" + port, third);
+        assertThat(router.config().backends()).doesNotContainKey(second);
+        assertThat(placement(router, keys).values()).containsOnly("127.0.0.1:" + port);
+        for (String k : keys) {
+          assertThat(await(router.set(k, "v2".getBytes(UTF_8), 0))).as(k).isTrue();
+        }
+
+        // the second is back in DNS: a new backend for it, the third still out
+        CompletableFuture<Void> secondUp = watch.next(second, BackendState.UP);
+        answer.set(first(3));
+        scheduler.advance(DnsDiscovery.DEFAULT_INTERVAL);
+        await(secondUp);
+        assertThat(placement(router, keys).values())
+            .containsOnly("127.0.0.1:" + port, second)
+            .contains(second);
+      } finally {
+        CompletableFuture<Void> thirdUp = watch.next(third, BackendState.UP);
+        servers.get(2).restart();
+        await(thirdUp); // retried after retryTimeout and validated
+      }
+
+      // the third rejoins: every key where the full ring puts it
+      assertThat(placement(router, keys)).isEqualTo(full);
+      for (String k : keys) {
+        assertThat(await(router.set(k, "v3".getBytes(UTF_8), 0))).as(k).isTrue();
+        assertThat(await(router.get(k))).as(k).isEqualTo("v3".getBytes(UTF_8));
+      }
+    }
+  }
+
+  /** The member each key is placed on now. */
+  private static Map<String, String> placement(MemcacheRouter router, List<String> keys) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String k : keys) {
+      Pool pool = router.pool("default");
+      out.put(k, pool.backends().get(pool.indexOf(k)).name());
+    }
+    return out;
+  }
+
+  /** Futures completed by the next change of a backend to a state, asked for before it happens. */
+  private static final class StateWatch implements BackendListener {
+    private final Map<String, CompletableFuture<Void>> waiting = new ConcurrentHashMap<>();
+
+    CompletableFuture<Void> next(String backend, BackendState state) {
+      CompletableFuture<Void> f = new CompletableFuture<>();
+      waiting.put(backend + " " + state, f);
+      return f;
+    }
+
+    @Override
+    public void onStateChange(
+        String backend, BackendState from, BackendState to, FailureReason reason) {
+      CompletableFuture<Void> f = waiting.remove(backend + " " + to);
+      if (f != null) {
+        f.complete(null);
+      }
     }
   }
 
