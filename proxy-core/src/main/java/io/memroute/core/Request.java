@@ -743,10 +743,8 @@ public final class Request {
       if (from < to && (src[from] == '+' || src[from] == '-')) {
         from++;
       }
-      for (int j = from; j < to; j++) {
-        if (src[j] < '0' || src[j] > '9') {
-          throw new NumberFormatException(s);
-        }
+      if (!isDigits(src, from, to)) {
+        throw new NumberFormatException(s);
       }
       return s;
     }
@@ -1140,9 +1138,11 @@ public final class Request {
 
   /** Whether {@code b[from, to)} is 1 to 18 digits, a number every numeric meta flag takes. */
   private static boolean isShortNumber(byte[] b, int from, int to) {
-    if (to <= from || to - from > 18) {
-      return false;
-    }
+    return to > from && to - from <= 18 && isDigits(b, from, to);
+  }
+
+  /** Whether every byte of {@code b[from, to)} is an ASCII digit (true when it is empty). */
+  private static boolean isDigits(byte[] b, int from, int to) {
     for (int i = from; i < to; i++) {
       if (b[i] < '0' || b[i] > '9') {
         return false;
