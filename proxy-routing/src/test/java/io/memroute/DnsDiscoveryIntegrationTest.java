@@ -74,7 +74,6 @@ class DnsDiscoveryIntegrationTest {
     String third = "127.0.0.3:" + port;
     servers.forEach(MemcachedProcess::flushAll);
     AtomicReference<List<InetAddress>> answer = new AtomicReference<>(first(2));
-    CompletableFuture<Void> thirdClosed = new CompletableFuture<>();
     ManualScheduler scheduler = ManualScheduler.create();
     // a pool placed by label: adding or removing a member moves only the keys it takes or had
     RouterConfig config =
@@ -86,29 +85,9 @@ class DnsDiscoveryIntegrationTest {
                     .distribution(Distribution.weightedRendezvous())
                     .build())
             .build();
-    try (MemcacheRouter router =
-            MemcacheRouter.builder()
-                .config(config)
-                .eventLoopThreads(1)
-                .discover(
-                    DnsDiscovery.builder("default", "memcached.test", port)
-                        .resolver(name -> answer.get())
-                        .build())
-                .discoveryScheduler(scheduler)
-                .backendListener(
-                    new BackendListener() {
-                      @Override
-                      public void onStateChange(
-                          String backend,
-                          BackendState from,
-                          BackendState to,
-                          FailureReason reason) {
-                        if (backend.equals(third) && to == BackendState.CLOSED) {
-                          thirdClosed.complete(null);
-                        }
-                      }
-                    })
-                .build();
+    StateWatch watch = new StateWatch();
+    CompletableFuture<Void> thirdClosed = watch.next(third, BackendState.CLOSED);
+    try (MemcacheRouter router = discovering(config, port, answer, scheduler, watch);
         MemcacheRouter onThird = MemcacheRouter.builder().servers(third).build()) {
       await(router.ready());
       assertThat(router.config().pools().get("default").backends())
@@ -193,17 +172,7 @@ class DnsDiscoveryIntegrationTest {
                     .ejectBadBackends(true)
                     .build())
             .build();
-    try (MemcacheRouter router =
-        MemcacheRouter.builder()
-            .config(config)
-            .eventLoopThreads(1)
-            .discover(
-                DnsDiscovery.builder("default", "memcached.test", port)
-                    .resolver(name -> answer.get())
-                    .build())
-            .discoveryScheduler(scheduler)
-            .backendListener(watch)
-            .build()) {
+    try (MemcacheRouter router = discovering(config, port, answer, scheduler, watch)) {
       await(router.ready());
       List<String> keys = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
@@ -258,6 +227,29 @@ class DnsDiscoveryIntegrationTest {
         assertThat(await(router.get(k))).as(k).isEqualTo("v3".getBytes(UTF_8));
       }
     }
+  }
+
+  /**
+   * A router of one event loop over {@code config}, whose pool {@code default} follows the name
+   * {@code memcached.test} as {@code answer} resolves it, looked up again when {@code scheduler}
+   * advances.
+   */
+  private static MemcacheRouter discovering(
+      RouterConfig config,
+      int port,
+      AtomicReference<List<InetAddress>> answer,
+      ManualScheduler scheduler,
+      BackendListener listener) {
+    return MemcacheRouter.builder()
+        .config(config)
+        .eventLoopThreads(1)
+        .discover(
+            DnsDiscovery.builder("default", "memcached.test", port)
+                .resolver(name -> answer.get())
+                .build())
+        .discoveryScheduler(scheduler)
+        .backendListener(listener)
+        .build();
   }
 
   /** The member each key is placed on now. */
