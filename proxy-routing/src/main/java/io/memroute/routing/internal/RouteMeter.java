@@ -3,6 +3,8 @@ package io.memroute.routing.internal;
 import io.memroute.core.Command;
 import io.memroute.core.Outcome;
 import io.memroute.core.Ticker;
+import io.memroute.core.internal.LatencyHistogram;
+import io.memroute.core.internal.LatencyWindow;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -46,17 +48,14 @@ public final class RouteMeter {
     final LongAdder[] counts = new LongAdder[OUTCOMES];
     final LongAdder[] nanos = new LongAdder[OUTCOMES];
     final LatencyHistogram histogram = new LatencyHistogram();
-    // the window, under this object's lock: the counts at the last two step marks
-    long[] older = new long[LatencyHistogram.BUCKETS];
-    long[] previous = new long[LatencyHistogram.BUCKETS];
-    long markedAt;
+    final LatencyWindow window;
 
     PerCommand(long now) {
       for (int i = 0; i < OUTCOMES; i++) {
         counts[i] = new LongAdder();
         nanos[i] = new LongAdder();
       }
-      markedAt = now;
+      window = new LatencyWindow(WINDOW_STEP_NANOS, now);
     }
   }
 
@@ -110,33 +109,38 @@ public final class RouteMeter {
    * the window holds none.
    */
   public long percentile(Command command, double q) {
-    if (!(q > 0 && q <= 1)) {
-      throw new IllegalArgumentException("quantile: " + q + " (expected: > 0 and <= 1)");
-    }
+    return percentiles(command, new double[] {q})[0];
+  }
+
+  /**
+   * Returns the latencies at quantiles {@code qs} (ascending), as {@link #percentile} does for
+   * each, from one read of the window.
+   *
+   * @throws IllegalArgumentException if a quantile is not {@code > 0 and <= 1}, or they are not
+   *     ascending
+   */
+  public long[] percentiles(Command command, double[] qs) {
     PerCommand c = commands.get(command.ordinal());
     if (c == null) {
-      return -1;
+      return LatencyHistogram.valuesAt(new long[LatencyHistogram.BUCKETS], qs);
     }
-    long[] window = new long[LatencyHistogram.BUCKETS];
-    long now = ticker.nanoTime();
-    synchronized (c) {
-      // copied under the lock, after the time: each mark then holds at least the counts of the
-      // one before, so a window never goes negative (a copy taken before another reader's mark
-      // and made a mark after it would subtract that reader's requests twice)
-      c.histogram.copyInto(window);
-      long since = now - c.markedAt;
-      if (since >= WINDOW_STEP_NANOS) {
-        // a step passed: the mark before last drops out, the counts now become the last mark
-        long[] recycled = c.older;
-        c.older = c.previous;
-        System.arraycopy(window, 0, recycled, 0, window.length);
-        c.previous = recycled;
-        c.markedAt = now;
-      }
-      for (int i = 0; i < window.length; i++) {
-        window[i] -= c.older[i];
-      }
+    long[] window =
+        c.window.window(
+            c.histogram::addInto, ticker.nanoTime(), new long[LatencyHistogram.BUCKETS]);
+    return LatencyHistogram.valuesAt(window, qs);
+  }
+
+  /**
+   * Returns how many requests of {@code command}, all outcomes, took at most {@code nanos} (a
+   * Prometheus {@code le} bucket: see {@link LatencyHistogram#countAtOrBelow}), since the start.
+   */
+  public long countAtOrBelow(Command command, long nanos) {
+    PerCommand c = commands.get(command.ordinal());
+    if (c == null) {
+      return 0;
     }
-    return LatencyHistogram.valueAt(window, q);
+    long[] counts = new long[LatencyHistogram.BUCKETS];
+    c.histogram.addInto(counts);
+    return LatencyHistogram.countAtOrBelow(counts, nanos);
   }
 }

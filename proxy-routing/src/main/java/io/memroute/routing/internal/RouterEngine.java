@@ -519,6 +519,9 @@ public final class RouterEngine {
   /** Their stat suffixes. */
   public static final List<String> ROUTE_PERCENTILE_STATS = List.of("p50_us", "p99_us", "p999_us");
 
+  private static final double[] PERCENTILES =
+      ROUTE_PERCENTILES.stream().mapToDouble(Double::doubleValue).toArray();
+
   /** Returns (creating on first use) the user counter {@code name}. */
   public LongAdder userStat(String name) {
     return userStats.computeIfAbsent(name, n -> new LongAdder());
@@ -579,13 +582,19 @@ public final class RouterEngine {
         for (Outcome o : Outcome.values()) {
           m.put(prefix + o.tag(), rm.count(cmd, o));
         }
-        for (int i = 0; i < ROUTE_PERCENTILES.size(); i++) {
-          long nanos = rm.percentile(cmd, ROUTE_PERCENTILES.get(i));
-          m.put(prefix + ROUTE_PERCENTILE_STATS.get(i), nanos < 0 ? 0 : (nanos + 999) / 1000);
-        }
+        putPercentiles(m, prefix, rm.percentiles(cmd, PERCENTILES));
       }
     }
     return RouterStats.of(m);
+  }
+
+  /**
+   * Puts {@code <prefix>p50_us} and the others: microseconds rounded up, 0 when there were none.
+   */
+  private static void putPercentiles(Map<String, Long> m, String prefix, long[] nanos) {
+    for (int i = 0; i < nanos.length; i++) {
+      m.put(prefix + ROUTE_PERCENTILE_STATS.get(i), nanos[i] < 0 ? 0 : (nanos[i] + 999) / 1000);
+    }
   }
 
   // ------------------------------------------------------------------ reconfiguration

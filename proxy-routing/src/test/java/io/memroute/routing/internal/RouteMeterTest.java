@@ -4,70 +4,65 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.core.Command;
 import io.memroute.core.Outcome;
-import io.memroute.core.Ticker;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.FutureTask;
+import io.memroute.core.internal.LatencyHistogram;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 class RouteMeterTest {
-  private final AtomicLong now = new AtomicLong();
-
   @Test
-  void aReadHeldUpBeforeItRotatesTheWindowCountsOnlyWhatTheWindowHolds() throws Exception {
-    CountDownLatch reading = new CountDownLatch(1);
-    CountDownLatch goOn = new CountDownLatch(1);
-    Thread[] heldUp = new Thread[1];
-    // the held-up reader stops when it reads the time, and goes on with the time then
-    Ticker ticker =
-        () -> {
-          if (Thread.currentThread() == heldUp[0]) {
-            reading.countDown();
-            awaitUninterruptibly(goOn);
-          }
-          return now.get();
-        };
-    RouteMeter m = new RouteMeter("r", ticker, () -> {});
-    for (int i = 0; i < 10; i++) {
-      m.record(Command.GET, Outcome.OK, 1_000);
+  void windowForgetsRequestsOlderThanTwoSteps() {
+    AtomicLong now = new AtomicLong();
+    AtomicInteger newCommands = new AtomicInteger();
+    RouteMeter m = new RouteMeter("r", now::get, newCommands::incrementAndGet);
+    long step = RouteMeter.WINDOW_STEP_NANOS;
+    for (int i = 0; i < 100; i++) {
+      m.record(Command.GET, Outcome.OK, TimeUnit.SECONDS.toNanos(1)); // slow, at the start
     }
-    FutureTask<Long> read = new FutureTask<>(() -> m.percentile(Command.GET, 0.5));
-    heldUp[0] = new Thread(read, "held-up reader");
-    heldUp[0].start();
-    assertThat(reading.await(10, TimeUnit.SECONDS)).isTrue();
-    // meanwhile ten more, a step, a read that marks all twenty, another step and one more
-    for (int i = 0; i < 10; i++) {
-      m.record(Command.GET, Outcome.OK, 2_000);
+    assertThat(newCommands).hasValue(1);
+    assertThat(m.percentile(Command.GET, 0.5)).isBetween(1_000_000_000L, 1_031_250_000L);
+    now.addAndGet(step); // a read marks the step
+    assertThat(m.percentile(Command.GET, 0.5)).isBetween(1_000_000_000L, 1_031_250_000L);
+    for (int i = 0; i < 100; i++) {
+      m.record(Command.GET, Outcome.MISS, TimeUnit.MILLISECONDS.toNanos(1));
     }
-    now.addAndGet(RouteMeter.WINDOW_STEP_NANOS);
-    assertThat(m.percentile(Command.GET, 0.5)).isBetween(1_000L, 1_000L + 1_000 / 32);
-    now.addAndGet(RouteMeter.WINDOW_STEP_NANOS);
-    m.record(Command.GET, Outcome.OK, 500);
-    goOn.countDown();
-    // the held-up read rotates the window: it holds the one request since the last mark
-    assertThat(read.get(10, TimeUnit.SECONDS)).isBetween(500L, 500L + 500 / 32);
-    assertThat(m.percentile(Command.GET, 1)).isBetween(500L, 500L + 500 / 32);
+    now.addAndGet(step);
+    // the window starts at the first mark: the slow ones have dropped out
+    assertThat(m.percentile(Command.GET, 0.99)).isBetween(1_000_000L, 1_031_250L);
+    // counts and totals are not windowed
+    assertThat(m.count(Command.GET, Outcome.OK)).isEqualTo(100);
+    assertThat(m.count(Command.GET, Outcome.MISS)).isEqualTo(100);
+    assertThat(m.totalNanos(Command.GET, Outcome.MISS)).isEqualTo(100 * 1_000_000L);
+    now.addAndGet(step); // two steps after they were recorded: gone too
+    assertThat(m.percentile(Command.GET, 0.5)).isEqualTo(-1);
+    assertThat(m.percentile(Command.SET, 0.5)).isEqualTo(-1);
+    assertThat(m.saw(Command.SET)).isFalse();
+    assertThat(newCommands).hasValue(1);
   }
 
   @Test
-  void anEmptyWindowHasNoPercentile() {
+  void percentilesInOneReadEqualEachAloneAndBucketsCountSinceTheStart() {
+    AtomicLong now = new AtomicLong();
     RouteMeter m = new RouteMeter("r", now::get, () -> {});
-    assertThat(m.percentile(Command.GET, 0.5)).isEqualTo(-1);
-    m.record(Command.GET, Outcome.MISS, 3);
-    assertThat(m.percentile(Command.GET, 0.5)).isEqualTo(3);
-    now.addAndGet(RouteMeter.WINDOW_STEP_NANOS);
-    assertThat(m.percentile(Command.GET, 0.5)).isEqualTo(3); // marked now: one to two minutes
-    now.addAndGet(RouteMeter.WINDOW_STEP_NANOS);
-    assertThat(m.percentile(Command.GET, 0.5)).isEqualTo(-1);
-    assertThat(m.count(Command.GET, Outcome.MISS)).isEqualTo(1); // the counts stay
-  }
-
-  private static void awaitUninterruptibly(CountDownLatch latch) {
-    try {
-      latch.await(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    for (long us = 1; us <= 1000; us++) {
+      m.record(Command.GET, us % 10 == 0 ? Outcome.MISS : Outcome.OK, us * 1000);
     }
+    double[] qs = {0.5, 0.99, 0.999};
+    long[] all = m.percentiles(Command.GET, qs);
+    for (int i = 0; i < qs.length; i++) {
+      assertThat(all[i]).isEqualTo(m.percentile(Command.GET, qs[i]));
+    }
+    assertThat(all[0]).isBetween(500_000L, 500_000L + 500_000L / 32);
+    assertThat(m.countAtOrBelow(Command.GET, Long.MAX_VALUE)).isEqualTo(1000);
+    // the upper end of the bucket of 100 µs: that one and the 99 below
+    long bound = LatencyHistogram.upperBound(LatencyHistogram.index(100_000));
+    assertThat(m.countAtOrBelow(Command.GET, bound)).isEqualTo(100);
+    now.addAndGet(3 * RouteMeter.WINDOW_STEP_NANOS);
+    m.percentile(Command.GET, 0.5);
+    now.addAndGet(RouteMeter.WINDOW_STEP_NANOS);
+    assertThat(m.percentiles(Command.GET, qs)).containsOnly(-1L); // out of the window
+    assertThat(m.countAtOrBelow(Command.GET, Long.MAX_VALUE)).isEqualTo(1000); // not windowed
+    assertThat(m.percentiles(Command.SET, qs)).containsOnly(-1L);
   }
 }
