@@ -42,6 +42,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -93,8 +94,7 @@ public final class MemcacheRouter implements AutoCloseable {
   private final LeasedLoads loads; // getOrLoad's reads in flight and counts
   // one Micrometer binder (MemrouteMetrics) of each kind, made on first use: each keeps a
   // reconfigure listener for good. Typed Object: see metricsBinder
-  private volatile Object metrics;
-  private volatile Object summedMetrics;
+  private final AtomicReferenceArray<Object> metricsBinders = new AtomicReferenceArray<>(4);
 
   private MemcacheRouter(
       RouterEngine engine,
@@ -636,27 +636,27 @@ public final class MemcacheRouter implements AutoCloseable {
 
   /**
    * Returns the router's Micrometer binder of this kind, made by {@code create} on first use from
-   * the router's other binder ({@code null} if it has none yet); {@link
-   * MemrouteMetrics#of(MemcacheRouter, boolean)} is the public way. Typed {@code Object}, as are
-   * the fields, because micrometer-core is optional: frameworks read the types of every member of a
-   * bean's class (Spring's {@code getDeclaredMethods()}), and a {@code MemrouteMetrics} among them
-   * would fail them with {@code NoClassDefFoundError} without Micrometer.
+   * one of the router's other binders ({@code null} if it has none yet); {@link
+   * MemrouteMetrics#of(MemcacheRouter, boolean, boolean)} is the public way. Typed {@code Object},
+   * as are the fields, because micrometer-core is optional: frameworks read the types of every
+   * member of a bean's class (Spring's {@code getDeclaredMethods()}), and a {@code MemrouteMetrics}
+   * among them would fail them with {@code NoClassDefFoundError} without Micrometer.
    */
-  Object metricsBinder(boolean perBackendTags, UnaryOperator<Object> create) {
-    Object m = perBackendTags ? metrics : summedMetrics;
+  Object metricsBinder(int kind, UnaryOperator<Object> create) {
+    Object m = metricsBinders.get(kind);
     if (m != null) {
       return m;
     }
     synchronized (this) {
       // a binder per call would add a reconfigure listener per call, never removed
-      m = perBackendTags ? metrics : summedMetrics;
+      m = metricsBinders.get(kind);
       if (m == null) {
-        m = create.apply(perBackendTags ? summedMetrics : metrics);
-        if (perBackendTags) {
-          metrics = m;
-        } else {
-          summedMetrics = m;
+        Object sibling = null;
+        for (int i = 0; i < metricsBinders.length() && sibling == null; i++) {
+          sibling = metricsBinders.get(i);
         }
+        m = create.apply(sibling);
+        metricsBinders.set(kind, m);
       }
       return m;
     }

@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -104,6 +105,7 @@ public final class MemrouteMetrics implements MeterBinder {
   private final DnsWatcher discovery; // null: no pool follows DNS
   private final LeasedLoads loads;
   private final boolean perBackend;
+  private final boolean latencyBuckets; // whether to register the le buckets
   private final String routerName; // null: unnamed
   private final Tags routerTags; // router=<name> when the router is named
   private final Bindings bindings; // shared with the router's other binder
@@ -152,16 +154,36 @@ public final class MemrouteMetrics implements MeterBinder {
    * @throws NullPointerException if {@code router} is null
    */
   public static MemrouteMetrics of(MemcacheRouter router, boolean perBackendTags) {
+    return of(router, perBackendTags, false);
+  }
+
+  /**
+   * Returns the binder of {@code router}'s metrics, with or without cumulative latency buckets:
+   * {@code memroute.requests.buckets} for backends and {@code memroute.route.requests.buckets} for
+   * observed routes, function counters tagged {@code le} (seconds, {@code +Inf} last) that a
+   * Prometheus {@code histogram_quantile} can sum across instances. They add 16 series per backend
+   * (or 16 summed) and per observed route and command, so they are off unless asked for. There is
+   * one binder per router and combination of the two switches, as for {@link #of(MemcacheRouter,
+   * boolean)}; bind one of those with and without buckets to a registry, not both.
+   *
+   * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
+   *     backends) or are summed over backends
+   * @param latencyBuckets whether to register the cumulative latency buckets
+   * @throws NullPointerException if {@code router} is null
+   */
+  public static MemrouteMetrics of(
+      MemcacheRouter router, boolean perBackendTags, boolean latencyBuckets) {
     Objects.requireNonNull(router, "router");
     return (MemrouteMetrics)
         router.metricsBinder(
-            perBackendTags,
+            (perBackendTags ? 1 : 0) + (latencyBuckets ? 2 : 0),
             sibling ->
                 new MemrouteMetrics(
                     router.engine(),
                     router.discovery(),
                     router.loads(),
                     perBackendTags,
+                    latencyBuckets,
                     router.name(),
                     (MemrouteMetrics) sibling));
   }
@@ -169,19 +191,21 @@ public final class MemrouteMetrics implements MeterBinder {
   /**
    * @param discovery the router's discovered pools, {@code null} if it has none
    * @param loads the router's getOrLoad counts
-   * @param sibling the router's other binder, {@code null} if it has none yet
+   * @param sibling one of the router's other binders, {@code null} if it has none yet
    */
   private MemrouteMetrics(
       RouterEngine engine,
       DnsWatcher discovery,
       LeasedLoads loads,
       boolean perBackend,
+      boolean latencyBuckets,
       String routerName,
       MemrouteMetrics sibling) {
     this.engine = engine;
     this.discovery = discovery;
     this.loads = loads;
     this.perBackend = perBackend;
+    this.latencyBuckets = latencyBuckets;
     this.routerName = routerName;
     this.routerTags = routerName == null ? Tags.empty() : Tags.of("router", routerName);
     this.bindings = sibling == null ? new Bindings() : sibling.bindings;
@@ -606,6 +630,26 @@ public final class MemrouteMetrics implements MeterBinder {
                       + " last one to two minutes")
               .register(registry));
     }
+    if (latencyBuckets) {
+      for (long bound : RouterEngine.LATENCY_BUCKETS) {
+        meters.add(
+            FunctionCounter.builder(
+                    "memroute.route.requests.buckets", m, x -> x.countAtOrBelow(c, bound))
+                .tags(tags)
+                .tag("le", le(bound))
+                .description(
+                    "requests through an observed route (all outcomes) that took at most le"
+                        + " seconds, ever")
+                .register(registry));
+      }
+    }
+  }
+
+  /** A bucket's bound as Prometheus writes it: seconds in plain decimal, {@code +Inf} last. */
+  static String le(long nanos) {
+    return nanos == Long.MAX_VALUE
+        ? "+Inf"
+        : BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString();
   }
 
   /**
@@ -677,7 +721,48 @@ public final class MemrouteMetrics implements MeterBinder {
             label,
             ManagedBackend::openConnections));
     meters.add(gauge(registry, "memroute.backend.in.flight", tags, label, ManagedBackend::depth));
+    if (latencyBuckets) {
+      for (int i = 0; i < RouterEngine.LATENCY_BUCKETS.size(); i++) {
+        int bucket = i;
+        long bound = RouterEngine.LATENCY_BUCKETS.get(i);
+        meters.add(
+            FunctionCounter.builder(
+                    "memroute.requests.buckets",
+                    engine,
+                    e ->
+                        label == null
+                            ? e.requestLatencyBucket(bucket)
+                            : sum(e, label, b -> b.requests().countAtOrBelow(bound)))
+                .tags(tags)
+                .tag("le", le(bound))
+                .description(
+                    "requests completed by backends (all commands and outcomes) that took at most"
+                        + " le seconds")
+                .register(registry));
+      }
+    }
     if (label != null) {
+      for (int i = 0; i < RouterEngine.ROUTE_PERCENTILES.size(); i++) {
+        double q = RouterEngine.ROUTE_PERCENTILES.get(i);
+        double[] qs = {q};
+        meters.add(
+            TimeGauge.builder(
+                    "memroute.backend.latency.percentile",
+                    engine,
+                    TimeUnit.NANOSECONDS,
+                    e -> {
+                      ManagedBackend b = e.backends().get(label);
+                      long nanos =
+                          b == null ? -1 : b.requests().percentiles(qs, e.ticker().nanoTime())[0];
+                      return nanos < 0 ? Double.NaN : nanos;
+                    })
+                .tags(tags)
+                .tag("phi", Double.toString(q))
+                .description(
+                    "latency percentile of a backend's requests (all commands and outcomes) over"
+                        + " the last one to two minutes")
+                .register(registry));
+      }
       meters.add(
           Gauge.builder(
                   "memroute.backend.state",

@@ -411,6 +411,38 @@ public final class RouterEngine {
         r -> r.nanos[RetiredCounts.slot(command, outcome)]);
   }
 
+  /**
+   * The upper bounds, in nanoseconds, of the cumulative latency buckets metrics export (Prometheus
+   * {@code le}), the last {@code Long.MAX_VALUE} ({@code +Inf}): few, so that they add few series.
+   */
+  public static final List<Long> LATENCY_BUCKETS =
+      List.of(
+          50_000L,
+          100_000L,
+          250_000L,
+          500_000L,
+          1_000_000L,
+          2_500_000L,
+          5_000_000L,
+          10_000_000L,
+          25_000_000L,
+          50_000_000L,
+          100_000_000L,
+          250_000_000L,
+          500_000_000L,
+          1_000_000_000L,
+          2_500_000_000L,
+          Long.MAX_VALUE);
+
+  /**
+   * Returns how many requests the router's backends completed within {@code
+   * LATENCY_BUCKETS.get(bucket)}, those removed by a reconfiguration included: never goes back.
+   */
+  public long requestLatencyBucket(int bucket) {
+    long bound = LATENCY_BUCKETS.get(bucket);
+    return total(b -> b.requests().countAtOrBelow(bound), r -> r.latencyBuckets[bucket]);
+  }
+
   /** Returns the failures with {@code reason} counted on the router's backends, ever. */
   public long failureCount(FailureReason reason) {
     return total(b -> b.failureCount(reason), r -> r.failures[reason.ordinal()]);
@@ -456,6 +488,7 @@ public final class RouterEngine {
     final long[] counts = new long[Command.values().length * OUTCOMES];
     final long[] nanos = new long[counts.length];
     final long[] failures = new long[FailureReason.values().length];
+    final long[] latencyBuckets = new long[LATENCY_BUCKETS.size()];
     long fastFails;
     long markedBad;
 
@@ -472,6 +505,9 @@ public final class RouterEngine {
       }
       for (FailureReason r : FailureReason.values()) {
         failures[r.ordinal()] += b.failureCount(r);
+      }
+      for (int i = 0; i < latencyBuckets.length; i++) {
+        latencyBuckets[i] += b.requests().countAtOrBelow(LATENCY_BUCKETS.get(i));
       }
       fastFails += b.fastFailCount();
       markedBad += b.markedBadCount();
@@ -569,6 +605,16 @@ public final class RouterEngine {
     Collections.sort(names);
     for (String n : names) {
       m.put("user_" + n, userStats.get(n).sum());
+    }
+    Map<String, ManagedBackend> configured = backends;
+    List<String> labels = new ArrayList<>(configured.keySet());
+    Collections.sort(labels);
+    long now = resources.ticker().nanoTime();
+    for (String label : labels) {
+      putPercentiles(
+          m,
+          "backend_" + label + "_",
+          configured.get(label).requests().percentiles(PERCENTILES, now));
     }
     List<String> routes = new ArrayList<>(routeMeters.keySet());
     Collections.sort(routes);
