@@ -47,6 +47,8 @@ import java.util.function.ToLongFunction;
  *   <caption>Meters</caption>
  *   <tr><th>name</th><th>type</th><th>tags</th></tr>
  *   <tr><td>memroute.requests</td><td>function timer</td><td>command, outcome (ok, miss, error, failure)[, backend]</td></tr>
+ *   <tr><td>memroute.requests.buckets</td><td>function counter, opt-in ({@link #of(MemcacheRouter, boolean, boolean)}): those requests (all commands and outcomes) that took at most {@code le} seconds, ever</td><td>le (0.00005 ... 2.5, +Inf)[, backend]</td></tr>
+ *   <tr><td>memroute.backend.latency.percentile</td><td>time gauge: latency percentiles of a backend's requests (all commands and outcomes) over the last one to two minutes; NaN when there were none</td><td>backend, phi (0.5, 0.99, 0.999) (per-backend tags only)</td></tr>
  *   <tr><td>memroute.backend.failures</td><td>function counter</td><td>reason[, backend]</td></tr>
  *   <tr><td>memroute.backend.fast.fails</td><td>function counter</td><td>[backend]</td></tr>
  *   <tr><td>memroute.backend.marked.bad</td><td>function counter</td><td>[backend]</td></tr>
@@ -73,6 +75,7 @@ import java.util.function.ToLongFunction;
  *   <tr><td>memroute.near.cache.joins</td><td>function counter: keys missed and read by waiting for a read of the key already in flight, not by a request of their own</td><td></td></tr>
  *   <tr><td>memroute.route.requests</td><td>function timer: requests through an {@linkplain io.memroute.routing.Routes#observed observed} route, from entering it to its reply</td><td>route, command, outcome (ok, miss, error, failure)</td></tr>
  *   <tr><td>memroute.route.requests.percentile</td><td>time gauge: latency percentiles of those requests (all outcomes) over the last one to two minutes; NaN when there were none</td><td>route, command, phi (0.5, 0.99, 0.999)</td></tr>
+ *   <tr><td>memroute.route.requests.buckets</td><td>function counter, opt-in: those requests (all outcomes) that took at most {@code le} seconds, ever</td><td>route, command, le (0.00005 ... 2.5, +Inf)</td></tr>
  *   <tr><td>memroute.discovery.lookups</td><td>function timer: DNS lookups of a discovered pool, and their time</td><td>pool, result (ok, error, timeout, empty, refused)</td></tr>
  *   <tr><td>memroute.discovery.reconfigurations</td><td>function counter: answers that changed the pool's members</td><td>pool</td></tr>
  *   <tr><td>memroute.discovery.members</td><td>gauge: the pool's backends</td><td>pool</td></tr>
@@ -80,9 +83,10 @@ import java.util.function.ToLongFunction;
  * </table>
  *
  * <p>An observed route's meters appear with its first request of each command, so a route costs
- * seven series per command it serves; they continue across reconfigurations that keep its name.
- * That request registers them on its own thread, unless a binding or reconfiguration is registering
- * meters at that moment: then that one registers them too, and the request does not wait for it.
+ * seven series per command it serves (23 with latency buckets); they continue across
+ * reconfigurations that keep its name. That request registers them on its own thread, unless a
+ * binding or reconfiguration is registering meters at that moment: then that one registers them
+ * too, and the request does not wait for it.
  *
  * <p>Per-backend tags (on by default) add a {@code backend} tag (its label): cardinality grows with
  * the number of backends, never with traffic. Turn them off ({@link #of(MemcacheRouter, boolean)

@@ -875,8 +875,9 @@ public final class Routes {
    * the memcached proxy's route handles and mcrouter do not report. A router reports what its
    * observed routes record as the {@code route_<name>_<command>_<outcome>} and {@code
    * route_<name>_<command>_p50_us}/{@code p99_us}/{@code p999_us} stats and, bound to Micrometer,
-   * the {@code memroute.route.requests} timer and {@code memroute.route.requests.percentile}
-   * gauges, tagged {@code route=<name>}.
+   * the {@code memroute.route.requests} timer and {@code memroute.route.requests.percentile} gauges
+   * (and, opted in, the {@code memroute.route.requests.buckets} counters), tagged {@code
+   * route=<name>}.
    *
    * <p>A child that throws, or whose stage fails, counts as a {@code failure}; the caller still
    * gets the exception. A caller that cancels its future does not stop the record: the request
