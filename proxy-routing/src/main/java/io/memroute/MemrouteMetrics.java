@@ -148,10 +148,10 @@ public final class MemrouteMetrics implements MeterBinder {
   }
 
   /**
-   * Returns the binder of {@code router}'s metrics ({@code MemrouteMetrics.of(router,
-   * false).bindTo(registry)}). There is one binder per router and value of {@code perBackendTags},
-   * created on first use: every call returns it, so calling this often (per scrape, per request)
-   * costs nothing, and it may be bound to several registries.
+   * Returns the binder of {@code router}'s metrics, without latency buckets ({@code
+   * MemrouteMetrics.of(router, false).bindTo(registry)}). There is one binder per router and value
+   * of {@code perBackendTags}, created on first use: every call returns it, so calling this often
+   * (per scrape, per request) costs nothing, and it may be bound to several registries.
    *
    * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
    *     backends) or are summed over backends
