@@ -28,15 +28,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * <p>{@link #apply(MemcacheRouter)} checks them with the manager builder's own validation, naming
  * every offending property. Immutable.
  *
- * @param enabled whether the manager is auto-configured at all (default {@code true})
- * @param keyPrefix what begins every key the caches write, {@code null} for none
- * @param defaultTtl how long entries live, {@code null} for {@link
- *     MemrouteCacheManager#DEFAULT_TTL}
+ * <p>The parameters' descriptions are also those IDEs show for the properties (Spring Boot's
+ * configuration metadata): plain text.
+ *
+ * @param enabled whether the cache manager is auto-configured at all
+ * @param keyPrefix what begins every key the caches write; unset: nothing
+ * @param defaultTtl how long entries live, in whole seconds
  * @param ttl a TTL by cache name, for caches with a TTL of their own
  * @param cacheNames the only caches there are; empty: a cache is made when first asked for
- * @param allowNullValues whether {@code null} values are cached (default {@code true})
- * @param generationRefresh how long a cache uses the generation it read, {@code null} for {@link
- *     MemrouteCacheManager#DEFAULT_GENERATION_REFRESH}
+ * @param allowNullValues whether null values are cached
+ * @param generationRefresh how long a cache uses the generation it read before it reads it again
  */
 @ConfigurationProperties(prefix = "memroute.cache")
 public record MemrouteCacheProperties(

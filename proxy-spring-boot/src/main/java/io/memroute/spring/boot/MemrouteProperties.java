@@ -100,32 +100,107 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  */
 @ConfigurationProperties(prefix = "memroute")
 public final class MemrouteProperties {
+  /**
+   * host:port addresses of the simple form: one pool named default over all of them, hashed like
+   * the memcached proxy. Not with memroute.backends.
+   */
   private final List<String> servers;
+
+  /** Backend addresses (host:port) by label, for memroute.pools. Not with memroute.servers. */
   private final Map<String, String> backends;
+
+  /**
+   * Backend labels by pool name, in placement order; only with memroute.backends. None: one pool
+   * named default over every backend.
+   */
   private final Map<String, List<String>> pools;
+
+  /** The pool the root route sends every request to; needed only with more than one pool. */
   private final String route;
+
+  /** How long a connection attempt may take, e.g. 500ms or 2s. */
   private final Duration connectTimeout;
+
+  /** How long a request may wait for its reply. */
   private final Duration readTimeout;
+
+  /**
+   * How long a backend marked bad waits before it is tried again (the first wait; flapping backends
+   * wait longer).
+   */
   private final Duration retryTimeout;
+
+  /** Consecutive failures after which a backend is marked bad (0-1000). */
   private final Integer failureLimit;
+
+  /** Connections per backend (1-8). */
   private final Integer connections;
+
+  /** The network transport: auto, epoll, io_uring, nio or direct. */
   private final String transport;
+
+  /** How long closing the router waits for requests in flight. */
   private final Duration shutdownTimeout;
+
+  /** The most requests running at once; 0 or unset: unlimited. */
   private final Integer activeRequestLimit;
+
+  /** The most request bytes in flight; 0 or unset: unlimited. */
   private final Long bufferMemoryLimit;
+
+  /** Username of memcached's ASCII authentication; set together with memroute.auth-password. */
   private final String authUsername;
+
+  /** Password of memcached's ASCII authentication; set together with memroute.auth-username. */
   private final String authPassword;
+
+  /** Whether the router's meters carry a backend tag (one time series per backend). */
   private final boolean perBackendMetrics;
+
+  /** TLS to every backend. */
   private final Tls tls;
+
+  /**
+   * By pool name, a placement that puts keys where another client did, one of spymemcached-ketama,
+   * spymemcached-array-mod, xmemcached-ketama, xmemcached-array, folsom-ketama,
+   * twemproxy:<distribution>:<hash> or mcrouter[:<hash_func>[:<salt>]]; a pool without one is
+   * hashed like the memcached proxy.
+   */
   private final Map<String, String> placement;
+
+  /**
+   * By pool name, jump or weighted-rendezvous, for a pool without a placement; default jump hash,
+   * and weighted rendezvous for a discovered pool.
+   */
   private final Map<String, String> distribution;
+
+  /** By pool name, each backend's weight by label, for a placement whose original has weights. */
   private final Map<String, Map<String, Double>> weights;
+
+  /** By pool name, each backend's node name on the placement's ring by label. */
   private final Map<String, Map<String, String>> nodeNames;
+
+  /**
+   * By pool name, name:port of a DNS name whose addresses are the pool's members (a Kubernetes
+   * headless service, say).
+   */
   private final Map<String, String> discover;
+
+  /** The time between DNS lookups of memroute.discover pools. */
   private final Duration discoverInterval;
+
+  /** The time one DNS lookup of a memroute.discover pool may take. */
   private final Duration discoverLookupTimeout;
+
+  /** The most members a memroute.discover pool takes from one DNS answer. */
   private final Integer discoverMaxMembers;
+
+  /**
+   * A router configuration from an mcrouter or twemproxy file, instead of servers, backends and the
+   * rest.
+   */
   private final Config config;
+
   // resolved once, by the constructor's checks; the configuration has the TLS context of startup,
   // null when no property names a server (an application with a router bean of its own)
   private final RouterConfig resolved;
@@ -141,11 +216,13 @@ public final class MemrouteProperties {
    * {@code enabled} is {@code true}, or when it is unset and {@code trust-certificates} is set. Not
    * with {@code memroute.transport=direct}.
    *
-   * @param enabled TLS on or off; {@code null} (unset): on when {@code trustCertificates} is set
+   * <p>The parameters' descriptions are also those IDEs show for the properties (Spring Boot's
+   * configuration metadata): plain text.
+   *
+   * @param enabled TLS on or off; unset: on when memroute.tls.trust-certificates is set
    * @param trustCertificates a PEM file of the certificate authorities to trust, and no other;
-   *     {@code null}: the JVM's default trust ({@link SSLContext#getDefault()})
-   * @param verifyHostname whether the server's certificate must name the host connected to (default
-   *     {@code true}; {@link BackendOptions.Builder#tlsVerifyHostname})
+   *     unset: the JVM's default trust
+   * @param verifyHostname whether the server's certificate must name the host connected to
    */
   public record Tls(
       Boolean enabled, Path trustCertificates, @DefaultValue("true") boolean verifyHostname) {
@@ -163,16 +240,18 @@ public final class MemrouteProperties {
    * mcrouter or twemproxy file"), instead of {@code servers}, {@code backends} and the rest; needs
    * memroute's {@code proxy-config} module on the class path.
    *
-   * @param file a file system path to mcrouter's JSON or twemproxy's {@code nutcracker.yml}; a
-   *     relative one is of the working directory; not a {@code classpath:} or URL resource, which
-   *     could not be watched for changes, nor a path starting with {@code ~}, which is not expanded
-   * @param format {@code mcrouter} or {@code twemproxy}; {@code null}: from the file's extension
-   *     ({@code .json} mcrouter, {@code .yml} or {@code .yaml} twemproxy)
-   * @param pool the twemproxy pool to route to; {@code null}: the file's only pool
-   * @param routingPrefix the mcrouter {@code routes} entry to take, by one of its {@code aliases}
-   *     ({@code /region/cluster/}); {@code null}: the file must have one route
-   * @param reloadInterval the time between checks of the file for changes (default 1 s, at most 1
-   *     hour); 0 reads it once, at startup
+   * <p>The parameters' descriptions are also those IDEs show for the properties: plain text.
+   *
+   * @param file a file system path to mcrouter's JSON or twemproxy's nutcracker.yml; a relative one
+   *     is of the working directory; not a classpath: or URL resource, which could not be watched
+   *     for changes, nor a path starting with ~, which is not expanded
+   * @param format mcrouter or twemproxy; unset: from the file's extension (.json mcrouter, .yml or
+   *     .yaml twemproxy)
+   * @param pool the twemproxy pool to route to; unset: the file's only pool
+   * @param routingPrefix the mcrouter routes entry to take, by one of its aliases
+   *     (/region/cluster/); unset: the file must have one route
+   * @param reloadInterval the time between checks of the file for changes (at most 1 hour); 0 reads
+   *     it once, at startup
    */
   public record Config(
       String file,
