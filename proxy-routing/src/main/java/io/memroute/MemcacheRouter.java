@@ -570,13 +570,14 @@ public final class MemcacheRouter implements AutoCloseable {
    * then swapped in atomically: new requests see the new routes, requests in flight finish on the
    * old ones. Backends are reused by label and address, so their connections survive; changed
    * timeouts and limits apply without reconnecting; removed backends drain their requests and
-   * close. Concurrent calls are serialized, never dropped. The {@link Builder#backendListener
-   * backendListener} hears a new backend once it is published, and what it did before (connecting)
-   * then, in order. A pool that {@linkplain Builder#discover follows DNS} keeps the members of the
-   * last answer, whatever members {@code config} lists for it.
+   * close. Concurrent calls are serialized, never dropped. The {@linkplain
+   * Builder#addBackendListener backend listeners} hear of a new backend once it is published, and
+   * what it did before (connecting) then, in order. A pool that {@linkplain Builder#discover
+   * follows DNS} keeps the members of the last answer, whatever members {@code config} lists for
+   * it.
    *
    * @throws IllegalArgumentException if the configuration cannot be applied; nothing changed, and
-   *     the backends it created are closed without the listener hearing of them
+   *     the backends it created are closed without the listeners hearing of them
    * @throws IllegalStateException if the router is closed
    */
   public void reconfigure(RouterConfig config) {
@@ -804,7 +805,7 @@ public final class MemcacheRouter implements AutoCloseable {
     private TransportResources resources;
     private Executor completionExecutor;
     private Ticker ticker;
-    private BackendListener listener = BackendListener.NOOP;
+    private final List<BackendListener> listeners = new ArrayList<>();
     private RequestLogOptions requestLog = RequestLogOptions.off();
     private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
     private int activeRequestLimit = -1;
@@ -1000,11 +1001,15 @@ public final class MemcacheRouter implements AutoCloseable {
     }
 
     /**
-     * Hears backend state changes and failures: of the backends in force, never of those a rejected
-     * {@link MemcacheRouter#reconfigure reconfiguration} created and closed.
+     * Adds a listener of backend state changes and failures: of the backends in force, never of
+     * those a rejected {@link MemcacheRouter#reconfigure reconfiguration} created and closed. Every
+     * listener added hears every event, in the order added; one that throws (logged) does not keep
+     * the others from hearing it.
+     *
+     * @throws NullPointerException if {@code listener} is {@code null}
      */
-    public Builder backendListener(BackendListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+    public Builder addBackendListener(BackendListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 
@@ -1067,7 +1072,7 @@ public final class MemcacheRouter implements AutoCloseable {
       }
       RouterEngine engine;
       try {
-        engine = new RouterEngine(cfg, res, own, listener, requestLog);
+        engine = new RouterEngine(cfg, res, own, BackendListeners.of(listeners), requestLog);
       } catch (RuntimeException | Error e) {
         if (own) {
           res.closeAsync(); // the event loops just started would run on, owned by nobody

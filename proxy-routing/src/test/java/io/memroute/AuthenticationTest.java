@@ -89,7 +89,7 @@ class AuthenticationTest {
             .transport(transport)
             .eventLoopThreads(1)
             .backendOptions(BackendOptions.builder().auth("alice", "wrong").failureLimit(0).build())
-            .backendListener(
+            .addBackendListener(
                 new BackendListener() {
                   @Override
                   public void onFailure(String backend, FailureReason reason, int failures) {

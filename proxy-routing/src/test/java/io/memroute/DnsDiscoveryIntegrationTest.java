@@ -248,7 +248,7 @@ class DnsDiscoveryIntegrationTest {
                 .resolver(name -> answer.get())
                 .build())
         .discoveryScheduler(scheduler)
-        .backendListener(listener)
+        .addBackendListener(listener)
         .build();
   }
 

@@ -516,7 +516,7 @@ class DnsDiscoveryTest {
                       .pool(PoolConfig.of("b", "x"))
                       .route(Routes.pool("a"))
                       .build())
-              .backendListener(
+              .addBackendListener(
                   new BackendListener() {
                     @Override
                     public void onStateChange(

@@ -395,7 +395,7 @@ class OperationsTest {
                         .backend("flaky", flaky.address())
                         .pool(PoolConfig.of("main", "mc0", "flaky"))
                         .build())
-                .backendListener(closings)
+                .addBackendListener(closings)
                 .build()) {
       router.ready().get(10, TimeUnit.SECONDS);
       MeterRegistry summed = new SimpleMeterRegistry();
@@ -479,7 +479,7 @@ class OperationsTest {
                         .retryTimeout(Duration.ofSeconds(30))
                         .flapBackoffMax(Duration.ofSeconds(30))
                         .build())
-                .backendListener(throwing)
+                .addBackendListener(throwing)
                 .build()) {
       router.ready().get(5, TimeUnit.SECONDS);
       server.faultNext(1, Fault.reply("STORED\r\n"));
@@ -490,6 +490,68 @@ class OperationsTest {
       assertThat(router.stats().get("backend_failed")).isEqualTo(1);
       assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
           .hasCauseInstanceOf(io.memroute.core.BackendUnavailableException.class);
+    }
+  }
+
+  /**
+   * Listeners added to the builder compose: each hears every event, in the order added, even after
+   * one that throws (a second listener used to replace the first).
+   */
+  @Test
+  void everyListenerAddedHearsEveryEventWhateverAnEarlierOneThrows() throws Exception {
+    List<String> heard = new CopyOnWriteArrayList<>();
+    BackendListener throwing =
+        new BackendListener() {
+          @Override
+          public void onStateChange(
+              String backend, BackendState from, BackendState to, FailureReason reason) {
+            heard.add("first " + to);
+            throw new AssertionError("listener bug: " + from + " -> " + to);
+          }
+
+          @Override
+          public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
+            heard.add("first " + reason);
+            throw new IllegalStateException("listener bug: " + reason);
+          }
+        };
+    BackendListener recording =
+        new BackendListener() {
+          @Override
+          public void onStateChange(
+              String backend, BackendState from, BackendState to, FailureReason reason) {
+            heard.add("second " + to);
+          }
+
+          @Override
+          public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
+            heard.add("second " + reason);
+          }
+        };
+    try (FaultServer server = FaultServer.start();
+        MemcacheRouter router =
+            MemcacheRouter.builder()
+                .servers(server.address())
+                .backendOptions(
+                    BackendOptions.builder()
+                        .failureLimit(0)
+                        .retryTimeout(Duration.ofSeconds(30))
+                        .flapBackoffMax(Duration.ofSeconds(30))
+                        .build())
+                .addBackendListener(throwing)
+                .addBackendListener(recording)
+                .build()) {
+      router.ready().get(5, TimeUnit.SECONDS);
+      server.faultNext(1, Fault.reply("STORED\r\n"));
+      assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class);
+      assertThat(router.stats().get("backend_marked_bad")).isEqualTo(1);
+      assertThat(heard)
+          .containsSubsequence("first UP", "second UP")
+          .containsSubsequence(
+              "first " + FailureReason.UNEXPECTED_RESPONSE,
+              "second " + FailureReason.UNEXPECTED_RESPONSE)
+          .containsSubsequence("first BAD", "second BAD");
     }
   }
 
@@ -925,7 +987,7 @@ class OperationsTest {
           MemcacheRouter.builder()
               .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
               .transportResources(resources)
-              .backendListener(closings)
+              .addBackendListener(closings)
               .build();
       router.ready().get(10, TimeUnit.SECONDS);
       AtomicReference<CompletableFuture<Void>> closing = new AtomicReference<>();
@@ -977,7 +1039,7 @@ class OperationsTest {
           MemcacheRouter.builder()
               .config(config(memcached.addresses(), 1, Duration.ofSeconds(3)))
               .transportResources(resources)
-              .backendListener(listener)
+              .addBackendListener(listener)
               .build();
       router.ready().get(10, TimeUnit.SECONDS);
       group.onNext(resources::close);
@@ -1025,7 +1087,7 @@ class OperationsTest {
                   MemcacheRouter.builder()
                       .config(config(memcached.addresses(), 2, Duration.ofSeconds(3)))
                       .transportResources(resources)
-                      .backendListener(listener)
+                      .addBackendListener(listener)
                       .build())
           .isInstanceOf(thrown)
           .hasMessageContaining(message);

@@ -88,7 +88,7 @@ class ResilienceTest {
         MemcacheRouter.builder()
             .servers(memcached.addresses())
             .backendOptions(options)
-            .backendListener(states)
+            .addBackendListener(states)
             .transport(transport(transport))
             .build()) {
       router.ready().get(10, TimeUnit.SECONDS);

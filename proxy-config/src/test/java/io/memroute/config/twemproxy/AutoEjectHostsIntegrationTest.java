@@ -111,7 +111,7 @@ class AutoEjectHostsIntegrationTest {
             }
           };
       try (MemcacheRouter router =
-          MemcacheRouter.builder().config(config).backendListener(listener).build()) {
+          MemcacheRouter.builder().config(config).addBackendListener(listener).build()) {
         markedBad.get(10, TimeUnit.SECONDS); // refused at its first connect: failure limit 1
         Map<String, byte[]> read = new LinkedHashMap<>();
         for (String k : keys) {

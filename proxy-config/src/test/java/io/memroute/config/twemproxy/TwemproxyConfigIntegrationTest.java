@@ -184,7 +184,7 @@ class TwemproxyConfigIntegrationTest {
           }
         };
     try (MemcacheRouter router =
-        MemcacheRouter.builder().config(config).backendListener(listener).build()) {
+        MemcacheRouter.builder().config(config).addBackendListener(listener).build()) {
       // the first refused connect marks it bad: twemproxy's limit 1 is memroute's failureLimit 0
       assertThat(markedBad.get(10, TimeUnit.SECONDS))
           .isEqualTo("CONNECT_FAILED after 1 failure(s)");

@@ -92,7 +92,7 @@ public class MemrouteAutoConfiguration {
       checkTransport(properties, shared);
       router.transportResources(shared); // the application's: the router will not close it
     }
-    router.backendListener(BackendListeners.of(listeners.orderedStream().toList()));
+    listeners.orderedStream().forEach(router::addBackendListener); // a customizer's adds to them
     properties.discoveries().forEach(router::discover); // memroute.discover.<pool>: follow DNS
     customizers.orderedStream().forEach(c -> c.customize(router));
     MemcacheRouter built = router.build(); // returns at once, connects in the background

@@ -22,12 +22,12 @@ import io.memroute.MemcacheRouter;
  * }</pre>
  *
  * <p>A later setter replaces an earlier one, as on any builder: {@code config(...)} replaces the
- * properties' configuration (start from {@link MemrouteProperties#routerConfig()} to keep it), and
- * {@code backendListener(...)} replaces the listeners the health indicator and the application's
- * {@link io.memroute.core.BackendListener} beans need (define a listener bean instead). {@code
- * transport(...)} conflicts with an application's {@link io.memroute.transport.TransportResources}
- * bean ({@link MemcacheRouter.Builder#build()} refuses the pair). Called once, on the thread that
- * creates the router bean.
+ * properties' configuration (start from {@link MemrouteProperties#routerConfig()} to keep it).
+ * {@code addBackendListener(...)} adds a listener: the health indicator's and the application's
+ * {@link io.memroute.core.BackendListener} beans keep hearing every event. {@code transport(...)}
+ * conflicts with an application's {@link io.memroute.transport.TransportResources} bean ({@link
+ * MemcacheRouter.Builder#build()} refuses the pair). Called once, on the thread that creates the
+ * router bean.
  */
 @FunctionalInterface
 public interface MemrouteRouterCustomizer {

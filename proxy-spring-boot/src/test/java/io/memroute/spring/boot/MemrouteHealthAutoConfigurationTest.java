@@ -3,9 +3,12 @@ package io.memroute.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.memroute.MemcacheRouter;
+import io.memroute.core.BackendListener;
+import io.memroute.core.FailureReason;
 import io.memroute.testkit.MemcachedProcess;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -91,6 +94,40 @@ class MemrouteHealthAutoConfigurationTest {
               assertThat(h.getStatus()).isEqualTo(Status.DOWN); // spare has only b
               assertThat(h.getDetails().get("poolsWithoutBackendUp")).isEqualTo(List.of("spare"));
               assertThat(backendOf(h, "b").get("lastFailure")).isEqualTo("CONNECT_FAILED");
+            });
+  }
+
+  /**
+   * A customizer's own listener is added to the module's: the health keeps the failure reasons and
+   * the customizer's listener hears the same failures (its listener used to replace the module's).
+   */
+  @Test
+  void aCustomizersListenerLeavesTheFailureReasonsInTheHealth() {
+    MemcachedProcess stopped = MemcachedProcess.start();
+    stopped.close(); // nothing listens at its address
+    List<FailureReason> heard = new CopyOnWriteArrayList<>();
+    BackendListener own =
+        new BackendListener() {
+          @Override
+          public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
+            heard.add(reason);
+          }
+        };
+    runner
+        .withPropertyValues("memroute.servers=" + stopped.address())
+        .withBean(MemrouteRouterCustomizer.class, () -> router -> router.addBackendListener(own))
+        .run(
+            context -> {
+              HealthIndicator health =
+                  context.getBean("memrouteHealthIndicator", HealthIndicator.class);
+              Health down =
+                  eventually(
+                      health::health,
+                      h -> backendOf(h, stopped.address()).containsKey("lastFailure"));
+              assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+              assertThat(backendOf(down, stopped.address()).get("lastFailure"))
+                  .isEqualTo("CONNECT_FAILED");
+              assertThat(heard).contains(FailureReason.CONNECT_FAILED);
             });
   }
 

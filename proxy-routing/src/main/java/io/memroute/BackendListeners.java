@@ -1,4 +1,4 @@
-package io.memroute.spring.boot;
+package io.memroute;
 
 import io.memroute.core.BackendListener;
 import io.memroute.core.BackendState;
@@ -8,8 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every {@link BackendListener} bean of the application as the router's one listener: each hears
- * every event, whatever another one throws.
+ * The listeners {@link MemcacheRouter.Builder#addBackendListener} added, as the router's one
+ * listener: each hears every event, in the order added, whatever another one throws.
  */
 final class BackendListeners implements BackendListener {
   private static final Logger log = LoggerFactory.getLogger(BackendListeners.class);
@@ -34,7 +34,9 @@ final class BackendListeners implements BackendListener {
     for (BackendListener l : listeners) {
       try {
         l.onStateChange(backend, from, to, reason);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        // an Error too (an assertion in a test's listener), as the transport does: the listeners
+        // after it would not hear the event
         log.warn("backend listener {} failed on {}: {} -> {}", l, backend, from, to, e);
       }
     }
@@ -45,7 +47,7 @@ final class BackendListeners implements BackendListener {
     for (BackendListener l : listeners) {
       try {
         l.onFailure(backend, reason, consecutiveFailures);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         log.warn("backend listener {} failed on {}: {}", l, backend, reason, e);
       }
     }
