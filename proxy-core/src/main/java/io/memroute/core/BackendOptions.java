@@ -568,12 +568,15 @@ public final class BackendOptions {
     /** Builds the options. The builder can be reused. */
     public BackendOptions build() {
       if (flapBackoffMax.compareTo(retryTimeout) < 0) {
+        // named as the retry timeout's problem: the one most callers set, and the cap's default
+        // (an hour) is what a long retry timeout usually runs into
         throw new IllegalArgumentException(
-            "flapBackoffMax: "
-                + flapBackoffMax
-                + " (expected: >= retryTimeout "
+            "retryTimeout: "
                 + retryTimeout
-                + ")");
+                + " (expected: <= flapBackoffMax "
+                + flapBackoffMax
+                + ", the longest wait before retrying a flapping backend; lower retryTimeout or"
+                + " raise flapBackoffMax)");
       }
       return new BackendOptions(this);
     }

@@ -401,17 +401,23 @@ class BackendOptionsTest {
                     .retryTimeout(Duration.ofSeconds(10))
                     .flapBackoffMax(Duration.ofSeconds(5))
                     .build())
-        .withMessage("flapBackoffMax: PT5S (expected: >= retryTimeout PT10S)");
+        .withMessage(
+            "retryTimeout: PT10S (expected: <= flapBackoffMax PT5S, the longest wait before"
+                + " retrying a flapping backend; lower retryTimeout or raise flapBackoffMax)");
     // checked in build(), whatever the order of the setters
     BackendOptions.Builder b = BackendOptions.builder().flapBackoffMax(Duration.ofSeconds(5));
     b.retryTimeout(Duration.ofSeconds(10));
     assertThatIllegalArgumentException()
         .isThrownBy(b::build)
-        .withMessage("flapBackoffMax: PT5S (expected: >= retryTimeout PT10S)");
+        .withMessage(
+            "retryTimeout: PT10S (expected: <= flapBackoffMax PT5S, the longest wait before"
+                + " retrying a flapping backend; lower retryTimeout or raise flapBackoffMax)");
     // a retry timeout above the default one-hour maximum needs a larger maximum
     assertThatIllegalArgumentException()
         .isThrownBy(() -> BackendOptions.builder().retryTimeout(Duration.ofHours(2)).build())
-        .withMessage("flapBackoffMax: PT1H (expected: >= retryTimeout PT2H)");
+        .withMessage(
+            "retryTimeout: PT2H (expected: <= flapBackoffMax PT1H, the longest wait before"
+                + " retrying a flapping backend; lower retryTimeout or raise flapBackoffMax)");
     // equal is fine
     BackendOptions eq =
         BackendOptions.builder()

@@ -650,19 +650,7 @@ public final class MemrouteProperties {
         connectTimeout,
         options::connectTimeout);
     check(problems, "memroute.read-timeout", "readTimeout", readTimeout, options::readTimeout);
-    if (retryTimeout != null
-        && retryTimeout.compareTo(BackendOptions.DEFAULT_FLAP_BACKOFF_MAX) > 0) {
-      // BackendOptions.build() words this as flapBackoffMax, which has no property here
-      problems.add(
-          "memroute.retry-timeout: "
-              + retryTimeout
-              + " (expected: > 0 and <= "
-              + BackendOptions.DEFAULT_FLAP_BACKOFF_MAX
-              + ", the longest wait before retrying a flapping backend)");
-    } else {
-      check(
-          problems, "memroute.retry-timeout", "retryTimeout", retryTimeout, options::retryTimeout);
-    }
+    check(problems, "memroute.retry-timeout", "retryTimeout", retryTimeout, options::retryTimeout);
     check(problems, "memroute.failure-limit", "failureLimit", failureLimit, options::failureLimit);
     check(problems, "memroute.connections", "connections", connections, options::connections);
     check(
@@ -680,7 +668,13 @@ public final class MemrouteProperties {
     if (authUsername != null || authPassword != null) {
       auth(authUsername, authPassword, options, problems);
     }
-    check(problems, "memroute.retry-timeout", "", options, o -> config.backendDefaults(o.build()));
+    // what build() alone checks: a retry timeout longer than the flapping backends' longest wait
+    check(
+        problems,
+        "memroute.retry-timeout",
+        "retryTimeout",
+        options,
+        o -> config.backendDefaults(o.build()));
 
     Map<String, Placement> placements = resolvePlacements(placement, problems);
     Map<String, Distribution> distributions = resolveDistributions(distribution, problems);

@@ -266,9 +266,9 @@ class BadPropertiesTest {
   void retryTimeoutOverTheBackoffCapIsReportedAsItsOwnProperty() {
     assertThat(failure("memroute.servers=127.0.0.1:11211", "memroute.retry-timeout=2h"))
         .contains(
-            "memroute.retry-timeout: PT2H (expected: > 0 and <= PT1H, the longest wait before"
-                + " retrying a flapping backend)")
-        .doesNotContain("flapBackoffMax");
+            "memroute.retry-timeout: PT2H (expected: <= flapBackoffMax PT1H, the longest wait"
+                + " before retrying a flapping backend; lower retryTimeout or raise"
+                + " flapBackoffMax)");
     assertThat(failure("memroute.servers=127.0.0.1:11211", "memroute.retry-timeout=0s"))
         .contains("memroute.retry-timeout: PT0S (expected: > 0 and <= PT24H)");
   }
