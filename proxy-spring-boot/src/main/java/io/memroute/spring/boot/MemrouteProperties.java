@@ -261,11 +261,6 @@ public final class MemrouteProperties {
       @DefaultValue("1s") Duration reloadInterval) {
     /** No {@code memroute.config.*} property: no file. */
     static final Config NONE = new Config(null, null, null, null, DEFAULT_RELOAD_INTERVAL);
-
-    /** Returns whether the configuration is reloaded when the file changes. */
-    public boolean reloads() {
-      return reloadInterval != null && !reloadInterval.isZero();
-    }
   }
 
   /** The default {@code memroute.config.reload-interval}: 1 second. */
