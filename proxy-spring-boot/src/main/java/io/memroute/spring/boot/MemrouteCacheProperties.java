@@ -1,5 +1,7 @@
 package io.memroute.spring.boot;
 
+import static io.memroute.spring.boot.PropertyChecks.check;
+
 import io.memroute.MemcacheRouter;
 import io.memroute.spring.MemrouteCacheManager;
 import java.time.Duration;
@@ -63,33 +65,23 @@ public record MemrouteCacheProperties(
   public MemrouteCacheManager.Builder apply(MemcacheRouter router) {
     MemrouteCacheManager.Builder manager = MemrouteCacheManager.builder(router);
     List<String> problems = new ArrayList<>();
-    check(
-        problems,
-        "memroute.cache.key-prefix",
-        "keyPrefix",
-        () -> manager.keyPrefix(keyPrefix),
-        keyPrefix);
-    check(
-        problems,
-        "memroute.cache.default-ttl",
-        "defaultTtl",
-        () -> manager.defaultTtl(defaultTtl),
-        defaultTtl);
+    check(problems, "memroute.cache.key-prefix", "keyPrefix", keyPrefix, manager::keyPrefix);
+    check(problems, "memroute.cache.default-ttl", "defaultTtl", defaultTtl, manager::defaultTtl);
     ttl.forEach(
         (name, t) ->
             check(
                 problems,
                 "memroute.cache.ttl." + name,
                 "ttl of cache '" + name + "'",
-                () -> manager.ttl(name, t),
-                t));
+                t,
+                x -> manager.ttl(name, x)));
     if (!cacheNames.isEmpty()) {
       check(
           problems,
           "memroute.cache.cache-names",
           "cacheNames",
-          () -> manager.cacheNames(cacheNames.toArray(String[]::new)),
-          cacheNames);
+          cacheNames,
+          names -> manager.cacheNames(names.toArray(String[]::new)));
       for (String name : ttl.keySet()) {
         if (!cacheNames.contains(name)) {
           problems.add(
@@ -108,32 +100,12 @@ public record MemrouteCacheProperties(
         problems,
         "memroute.cache.generation-refresh",
         "generationRefresh",
-        () -> manager.generationRefresh(generationRefresh),
-        generationRefresh);
+        generationRefresh,
+        manager::generationRefresh);
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
           "invalid memroute cache properties: " + String.join("; ", problems));
     }
     return manager;
-  }
-
-  /**
-   * Applies a set property, recording the builder's complaint under the property's name instead of
-   * the builder's {@code parameter}.
-   */
-  private static void check(
-      List<String> problems, String property, String parameter, Runnable apply, Object value) {
-    if (value == null) {
-      return;
-    }
-    try {
-      apply.run();
-    } catch (IllegalArgumentException | NullPointerException e) {
-      String message = String.valueOf(e.getMessage());
-      if (message.startsWith(parameter + ": ")) {
-        message = message.substring(parameter.length() + 2);
-      }
-      problems.add(property + ": " + message);
-    }
   }
 }

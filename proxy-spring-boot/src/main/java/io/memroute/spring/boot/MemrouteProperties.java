@@ -1,5 +1,7 @@
 package io.memroute.spring.boot;
 
+import static io.memroute.spring.boot.PropertyChecks.check;
+
 import io.memroute.DnsDiscovery;
 import io.memroute.MemcacheRouter;
 import io.memroute.core.BackendOptions;
@@ -26,7 +28,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -1523,25 +1524,5 @@ public final class MemrouteProperties {
       return null;
     }
     return t;
-  }
-
-  /**
-   * Applies {@code value} (skipped when {@code null}) and records memroute's complaint under the
-   * property's name, dropping memroute's own parameter name from the message.
-   */
-  private static <T> void check(
-      List<String> problems, String property, String parameter, T value, Consumer<T> apply) {
-    if (value == null) {
-      return;
-    }
-    try {
-      apply.accept(value);
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      String message = String.valueOf(e.getMessage());
-      if (!parameter.isEmpty() && message.startsWith(parameter + ": ")) {
-        message = message.substring(parameter.length() + 2);
-      }
-      problems.add(property + ": " + message);
-    }
   }
 }
