@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.util.ClassUtils;
@@ -63,46 +64,42 @@ final class ConfigFileSource implements RouterConfigFile, SmartInitializingSingl
       throw new IllegalStateException(
           "memroute.config.file: " + file + " cannot be read (" + e + ")", e);
     }
-    Function<String, RouterConfig> fileParser = fileParser(text);
-    this.parser = fileParser.andThen(properties::withPropertiesOf);
     this.initialText = text;
-    this.initial = parse(text);
-  }
-
-  /** The parser of the format; for twemproxy, of the pool named or the file's only pool. */
-  private Function<String, RouterConfig> fileParser(String text) {
     MemrouteProperties.Config c = properties.config();
     if (format.equals(MemrouteProperties.MCROUTER)) {
       String prefix = c.routingPrefix();
-      return prefix == null ? McrouterConfig::parse : json -> McrouterConfig.parse(json, prefix);
-    }
-    String pool = c.pool();
-    if (pool == null) {
-      List<String> pools = pools(text);
-      if (pools.size() != 1) {
-        throw new IllegalArgumentException(
-            "memroute.config.pool: not set, and "
-                + file
-                + " has pools "
-                + pools
-                + " (expected: the name of one of them)");
-      }
-      pool = pools.get(0); // kept when the file changes: a pool added later is not taken instead
-    }
-    return TwemproxyConfig.parser(pool);
-  }
-
-  private List<String> pools(String text) {
-    try {
-      return TwemproxyConfig.parse(text).pools();
-    } catch (IllegalArgumentException e) {
-      throw invalid(e);
+      Function<String, RouterConfig> mcrouter =
+          prefix == null ? McrouterConfig::parse : json -> McrouterConfig.parse(json, prefix);
+      this.parser = mcrouter.andThen(properties::withPropertiesOf);
+      this.initial = valid(() -> parser.apply(text));
+    } else {
+      // parsed once: for the initial configuration, and for the only pool when none is named
+      TwemproxyConfig parsed = valid(() -> TwemproxyConfig.parse(text));
+      // the pool is kept when the file changes: a pool added later is not taken instead
+      String pool = c.pool() != null ? c.pool() : onlyPool(parsed);
+      this.parser = TwemproxyConfig.parser(pool).andThen(properties::withPropertiesOf);
+      this.initial = valid(() -> properties.withPropertiesOf(parsed.routerConfig(pool)));
     }
   }
 
-  private RouterConfig parse(String text) {
+  /** The twemproxy file's only pool, for a file read without {@code memroute.config.pool}. */
+  private String onlyPool(TwemproxyConfig parsed) {
+    List<String> pools = parsed.pools();
+    if (pools.size() != 1) {
+      throw new IllegalArgumentException(
+          "memroute.config.pool: not set, and "
+              + file
+              + " has pools "
+              + pools
+              + " (expected: the name of one of them)");
+    }
+    return pools.get(0);
+  }
+
+  /** Runs a step of reading the file, naming the property and the file on a problem. */
+  private <T> T valid(Supplier<T> step) {
     try {
-      return parser.apply(text);
+      return step.get();
     } catch (IllegalArgumentException e) {
       throw invalid(e);
     }
