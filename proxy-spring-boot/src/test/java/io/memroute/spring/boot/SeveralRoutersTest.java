@@ -1,0 +1,110 @@
+package io.memroute.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+import io.memroute.MemcacheRouter;
+import io.memroute.testkit.MemcachedProcess;
+import io.memroute.transport.Transport;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.actuate.health.CompositeHealthContributor;
+import org.springframework.boot.actuate.health.HealthContributor;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.NamedContributor;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * Several router beans of the application's own, over a real memcached: each gets its meters (under
+ * its name) and its health (under its bean's name).
+ */
+class SeveralRoutersTest {
+  private static MemcachedProcess memcached;
+
+  @BeforeAll
+  static void start() {
+    memcached = MemcachedProcess.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    memcached.close();
+  }
+
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  MemrouteAutoConfiguration.class,
+                  MemrouteMetricsAutoConfiguration.class,
+                  MemrouteHealthAutoConfiguration.class));
+
+  /** A router bean over the memcached, named {@code name} ({@code null}: unnamed). */
+  private static MemcacheRouter router(String name) {
+    MemcacheRouter.Builder b =
+        MemcacheRouter.builder().servers(memcached.address()).transport(Transport.NIO);
+    if (name != null) {
+      b.name(name);
+    }
+    return b.build();
+  }
+
+  @Test
+  void eachRouterHasItsMetersAndItsHealth() {
+    runner
+        .withBean("sessions", MemcacheRouter.class, () -> router("sessions"))
+        .withBean("pages", MemcacheRouter.class, () -> router("pages"))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              for (MemcacheRouter r : context.getBeansOfType(MemcacheRouter.class).values()) {
+                r.ready().get(10, TimeUnit.SECONDS);
+              }
+
+              MeterRegistry registry = new SimpleMeterRegistry();
+              context.getBean("memrouteMetrics", MeterBinder.class).bindTo(registry);
+              TreeSet<String> tagged = new TreeSet<>();
+              registry.getMeters().forEach(m -> tagged.add(m.getId().getTag("router")));
+              assertThat(tagged).containsExactly("pages", "sessions");
+
+              HealthContributor health =
+                  context.getBean("memrouteHealthIndicator", HealthContributor.class);
+              assertThat(health).isInstanceOf(CompositeHealthContributor.class);
+              TreeSet<String> names = new TreeSet<>();
+              for (NamedContributor<HealthContributor> c : (CompositeHealthContributor) health) {
+                names.add(c.getName());
+                HealthIndicator indicator = (HealthIndicator) c.getContributor();
+                assertThat(indicator.health().getStatus()).as(c.getName()).isEqualTo(Status.UP);
+                assertThat(indicator.health().getDetails())
+                    .isEqualTo(
+                        Map.of("backends", Map.of(memcached.address(), Map.of("state", "UP"))));
+              }
+              assertThat(names).containsExactly("pages", "sessions");
+            });
+  }
+
+  @Test
+  void unnamedRoutersCannotShareARegistry() {
+    runner
+        .withBean("first", MemcacheRouter.class, () -> router(null))
+        .withBean("second", MemcacheRouter.class, () -> router(null))
+        .run(
+            context -> {
+              MeterBinder binder = context.getBean("memrouteMetrics", MeterBinder.class);
+              assertThatIllegalStateException()
+                  .isThrownBy(() -> binder.bindTo(new SimpleMeterRegistry()))
+                  .withMessageStartingWith(
+                      "memrouteMetrics: router bean 'second': name: none, the same as another"
+                          + " router's bound to this registry");
+            });
+  }
+}
