@@ -333,16 +333,7 @@ class OperationsTest {
   @Test
   void failuresAndFastFailsAreCounted() throws Exception {
     try (FaultServer server = FaultServer.start();
-        MemcacheRouter router =
-            MemcacheRouter.builder()
-                .servers(server.address())
-                .backendOptions(
-                    BackendOptions.builder()
-                        .failureLimit(0)
-                        .retryTimeout(Duration.ofSeconds(30))
-                        .flapBackoffMax(Duration.ofSeconds(30))
-                        .build())
-                .build()) {
+        MemcacheRouter router = markedBadOnFirstFailure(server)) {
       router.ready().get(5, TimeUnit.SECONDS);
       MeterRegistry registry = new SimpleMeterRegistry();
       MemrouteMetrics.of(router, false).bindTo(registry);
@@ -457,30 +448,12 @@ class OperationsTest {
   @Test
   void aListenerThrowingAnErrorBreaksNeitherTheBackendNorTheCaller() throws Exception {
     BackendListener throwing =
-        new BackendListener() {
-          @Override
-          public void onStateChange(
-              String backend, BackendState from, BackendState to, FailureReason reason) {
-            throw new AssertionError("listener bug: " + from + " -> " + to);
-          }
-
-          @Override
-          public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
-            throw new AssertionError("listener bug: " + reason);
-          }
-        };
+        listener(
+            event -> {
+              throw new AssertionError("listener bug: " + event);
+            });
     try (FaultServer server = FaultServer.start();
-        MemcacheRouter router =
-            MemcacheRouter.builder()
-                .servers(server.address())
-                .backendOptions(
-                    BackendOptions.builder()
-                        .failureLimit(0)
-                        .retryTimeout(Duration.ofSeconds(30))
-                        .flapBackoffMax(Duration.ofSeconds(30))
-                        .build())
-                .addBackendListener(throwing)
-                .build()) {
+        MemcacheRouter router = markedBadOnFirstFailure(server, throwing)) {
       router.ready().get(5, TimeUnit.SECONDS);
       server.faultNext(1, Fault.reply("STORED\r\n"));
       assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
@@ -501,46 +474,14 @@ class OperationsTest {
   void everyListenerAddedHearsEveryEventWhateverAnEarlierOneThrows() throws Exception {
     List<String> heard = new CopyOnWriteArrayList<>();
     BackendListener throwing =
-        new BackendListener() {
-          @Override
-          public void onStateChange(
-              String backend, BackendState from, BackendState to, FailureReason reason) {
-            heard.add("first " + to);
-            throw new AssertionError("listener bug: " + from + " -> " + to);
-          }
-
-          @Override
-          public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
-            heard.add("first " + reason);
-            throw new IllegalStateException("listener bug: " + reason);
-          }
-        };
-    BackendListener recording =
-        new BackendListener() {
-          @Override
-          public void onStateChange(
-              String backend, BackendState from, BackendState to, FailureReason reason) {
-            heard.add("second " + to);
-          }
-
-          @Override
-          public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
-            heard.add("second " + reason);
-          }
-        };
+        listener(
+            event -> {
+              heard.add("first " + event);
+              throw new IllegalStateException("listener bug: " + event);
+            });
+    BackendListener recording = listener(event -> heard.add("second " + event));
     try (FaultServer server = FaultServer.start();
-        MemcacheRouter router =
-            MemcacheRouter.builder()
-                .servers(server.address())
-                .backendOptions(
-                    BackendOptions.builder()
-                        .failureLimit(0)
-                        .retryTimeout(Duration.ofSeconds(30))
-                        .flapBackoffMax(Duration.ofSeconds(30))
-                        .build())
-                .addBackendListener(throwing)
-                .addBackendListener(recording)
-                .build()) {
+        MemcacheRouter router = markedBadOnFirstFailure(server, throwing, recording)) {
       router.ready().get(5, TimeUnit.SECONDS);
       server.faultNext(1, Fault.reply("STORED\r\n"));
       assertThatThrownBy(() -> router.get("k").get(5, TimeUnit.SECONDS))
@@ -553,6 +494,40 @@ class OperationsTest {
               "second " + FailureReason.UNEXPECTED_RESPONSE)
           .containsSubsequence("first BAD", "second BAD");
     }
+  }
+
+  /** A listener handing each event to {@code heard}: the state entered, or the failure's reason. */
+  private static BackendListener listener(Consumer<String> heard) {
+    return new BackendListener() {
+      @Override
+      public void onStateChange(
+          String backend, BackendState from, BackendState to, FailureReason reason) {
+        heard.accept(to.name());
+      }
+
+      @Override
+      public void onFailure(String backend, FailureReason reason, int consecutiveFailures) {
+        heard.accept(reason.name());
+      }
+    };
+  }
+
+  /** A router over {@code server} that marks it bad on its first failure, for half a minute. */
+  private static MemcacheRouter markedBadOnFirstFailure(
+      FaultServer server, BackendListener... listeners) {
+    MemcacheRouter.Builder b =
+        MemcacheRouter.builder()
+            .servers(server.address())
+            .backendOptions(
+                BackendOptions.builder()
+                    .failureLimit(0)
+                    .retryTimeout(Duration.ofSeconds(30))
+                    .flapBackoffMax(Duration.ofSeconds(30))
+                    .build());
+    for (BackendListener l : listeners) {
+      b.addBackendListener(l);
+    }
+    return b.build();
   }
 
   @Test

@@ -20,6 +20,7 @@ import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 
 /** The {@code memroute} health indicator over a real memcached that runs, then is stopped. */
 class MemrouteHealthAutoConfigurationTest {
@@ -83,11 +84,9 @@ class MemrouteHealthAutoConfigurationTest {
             "memroute.route=main")
         .run(
             context -> {
-              HealthIndicator health =
-                  context.getBean("memrouteHealthIndicator", HealthIndicator.class);
               Health h =
-                  eventually(
-                      health::health,
+                  healthOnce(
+                      context,
                       x ->
                           state(x, "a").equals("UP")
                               && backendOf(x, "b").containsKey("lastFailure"));
@@ -118,12 +117,9 @@ class MemrouteHealthAutoConfigurationTest {
         .withBean(MemrouteRouterCustomizer.class, () -> router -> router.addBackendListener(own))
         .run(
             context -> {
-              HealthIndicator health =
-                  context.getBean("memrouteHealthIndicator", HealthIndicator.class);
               Health down =
-                  eventually(
-                      health::health,
-                      h -> backendOf(h, stopped.address()).containsKey("lastFailure"));
+                  healthOnce(
+                      context, h -> backendOf(h, stopped.address()).containsKey("lastFailure"));
               assertThat(down.getStatus()).isEqualTo(Status.DOWN);
               assertThat(backendOf(down, stopped.address()).get("lastFailure"))
                   .isEqualTo("CONNECT_FAILED");
@@ -158,6 +154,13 @@ class MemrouteHealthAutoConfigurationTest {
 
   private static String state(Health health, String backend) {
     return String.valueOf(backendOf(health, backend).get("state"));
+  }
+
+  /** The health of the context's {@code memroute} indicator once {@code condition} holds. */
+  private static Health healthOnce(
+      ApplicationContext context, java.util.function.Predicate<Health> condition) {
+    HealthIndicator health = context.getBean("memrouteHealthIndicator", HealthIndicator.class);
+    return eventually(health::health, condition);
   }
 
   /** Asks until {@code condition} holds, at most 10 s; fails the test if it never does. */

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import io.memroute.MemcacheRouter;
-import io.memroute.testkit.MemcachedProcess;
+import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -12,9 +12,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.actuate.health.CompositeHealthContributor;
 import org.springframework.boot.actuate.health.HealthContributor;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -28,17 +27,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * its name) and its health (under its bean's name).
  */
 class SeveralRoutersTest {
-  private static MemcachedProcess memcached;
-
-  @BeforeAll
-  static void start() {
-    memcached = MemcachedProcess.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    memcached.close();
-  }
+  @RegisterExtension
+  static MemcachedExtension memcached = MemcachedExtension.builder().servers(1).build();
 
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
@@ -51,7 +41,7 @@ class SeveralRoutersTest {
   /** A router bean over the memcached, named {@code name} ({@code null}: unnamed). */
   private static MemcacheRouter router(String name) {
     MemcacheRouter.Builder b =
-        MemcacheRouter.builder().servers(memcached.address()).transport(Transport.NIO);
+        MemcacheRouter.builder().servers(memcached.addresses().get(0)).transport(Transport.NIO);
     if (name != null) {
       b.name(name);
     }
@@ -86,7 +76,9 @@ class SeveralRoutersTest {
                 assertThat(indicator.health().getStatus()).as(c.getName()).isEqualTo(Status.UP);
                 assertThat(indicator.health().getDetails())
                     .isEqualTo(
-                        Map.of("backends", Map.of(memcached.address(), Map.of("state", "UP"))));
+                        Map.of(
+                            "backends",
+                            Map.of(memcached.addresses().get(0), Map.of("state", "UP"))));
               }
               assertThat(names).containsExactly("pages", "sessions");
             });
