@@ -36,13 +36,13 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -94,7 +94,7 @@ public final class MemcacheRouter implements AutoCloseable {
   private final LeasedLoads loads; // getOrLoad's reads in flight and counts
   // one Micrometer binder (MemrouteMetrics) of each kind, made on first use: each keeps a
   // reconfigure listener for good. Typed Object: see metricsBinder
-  private final AtomicReferenceArray<Object> metricsBinders = new AtomicReferenceArray<>(4);
+  private final Map<Object, Object> metricsBinders = new ConcurrentHashMap<>();
 
   private MemcacheRouter(
       RouterEngine engine,
@@ -636,14 +636,15 @@ public final class MemcacheRouter implements AutoCloseable {
   }
 
   /**
-   * Returns the router's Micrometer binder of this kind, made by {@code create} on first use from
-   * one of the router's other binders ({@code null} if it has none yet); {@link
-   * MemrouteMetrics#of(MemcacheRouter, boolean, boolean)} is the public way. Typed {@code Object},
-   * as are the fields, because micrometer-core is optional: frameworks read the types of every
-   * member of a bean's class (Spring's {@code getDeclaredMethods()}), and a {@code MemrouteMetrics}
-   * among them would fail them with {@code NoClassDefFoundError} without Micrometer.
+   * Returns the router's Micrometer binder of this kind (a key: its switches, and the name it tags
+   * an unnamed router with), made by {@code create} on first use from one of the router's other
+   * binders ({@code null} if it has none yet); {@link MemrouteMetrics#of(MemcacheRouter, boolean,
+   * boolean)} is the public way. Typed {@code Object}, as are the fields, because micrometer-core
+   * is optional: frameworks read the types of every member of a bean's class (Spring's {@code
+   * getDeclaredMethods()}), and a {@code MemrouteMetrics} among them would fail them with {@code
+   * NoClassDefFoundError} without Micrometer.
    */
-  Object metricsBinder(int kind, UnaryOperator<Object> create) {
+  Object metricsBinder(Object kind, UnaryOperator<Object> create) {
     Object m = metricsBinders.get(kind);
     if (m != null) {
       return m;
@@ -652,12 +653,9 @@ public final class MemcacheRouter implements AutoCloseable {
       // a binder per call would add a reconfigure listener per call, never removed
       m = metricsBinders.get(kind);
       if (m == null) {
-        Object sibling = null;
-        for (int i = 0; i < metricsBinders.length() && sibling == null; i++) {
-          sibling = metricsBinders.get(i);
-        }
+        Object sibling = metricsBinders.values().stream().findAny().orElse(null);
         m = create.apply(sibling);
-        metricsBinders.set(kind, m);
+        metricsBinders.put(kind, m);
       }
       return m;
     }

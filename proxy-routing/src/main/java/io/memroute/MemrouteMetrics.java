@@ -193,6 +193,44 @@ public final class MemrouteMetrics implements MeterBinder {
   }
 
   /**
+   * Returns the binder of {@code router}'s metrics, without latency buckets, as {@link
+   * #of(MemcacheRouter, boolean)} does, except that an unnamed router's meters carry the tag {@code
+   * router=}{@code nameIfUnnamed}: for a framework that knows a name for each of several routers
+   * (Spring Boot uses the bean's name), so that unnamed ones can share a registry. A named router's
+   * meters carry its own name, as always. There is one binder per router, value of {@code
+   * perBackendTags} and {@code nameIfUnnamed}; bind only one of a router's binders to a registry.
+   *
+   * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
+   *     backends) or are summed over backends
+   * @param nameIfUnnamed the {@code router} tag of an unnamed router's meters
+   * @throws NullPointerException if {@code router} or {@code nameIfUnnamed} is null
+   * @throws IllegalArgumentException if {@code nameIfUnnamed} is empty
+   */
+  public static MemrouteMetrics of(
+      MemcacheRouter router, boolean perBackendTags, String nameIfUnnamed) {
+    Objects.requireNonNull(router, "router");
+    Objects.requireNonNull(nameIfUnnamed, "nameIfUnnamed");
+    if (nameIfUnnamed.isEmpty()) {
+      throw new IllegalArgumentException("nameIfUnnamed: '' (expected: at least one character)");
+    }
+    if (router.name() != null) {
+      return of(router, perBackendTags);
+    }
+    return (MemrouteMetrics)
+        router.metricsBinder(
+            (perBackendTags ? 1 : 0) + " " + nameIfUnnamed,
+            sibling ->
+                new MemrouteMetrics(
+                    router.engine(),
+                    router.discovery(),
+                    router.loads(),
+                    perBackendTags,
+                    false,
+                    nameIfUnnamed,
+                    (MemrouteMetrics) sibling));
+  }
+
+  /**
    * @param discovery the router's discovered pools, {@code null} if it has none
    * @param loads the router's getOrLoad counts
    * @param sibling one of the router's other binders, {@code null} if it has none yet

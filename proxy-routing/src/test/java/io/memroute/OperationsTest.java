@@ -285,6 +285,42 @@ class OperationsTest {
         .hasMessage("name: 'two words' (expected: 1-64 characters, no whitespace or control)");
   }
 
+  /**
+   * A framework that knows a name for each router (Spring Boot: the bean's) tags unnamed routers
+   * with it, so that they share a registry; a named router keeps its own name.
+   */
+  @Test
+  void unnamedRoutersTaggedWithAGivenNameShareARegistry() throws Exception {
+    try (MemcacheRouter a = router(2);
+        MemcacheRouter b = router(2);
+        MemcacheRouter c = named("pages", 2)) {
+      MeterRegistry registry = new SimpleMeterRegistry();
+      MemrouteMetrics.of(a, true, "first").bindTo(registry);
+      MemrouteMetrics.of(b, true, "second").bindTo(registry);
+      assertThat(MemrouteMetrics.of(c, true, "third")).isSameAs(MemrouteMetrics.of(c, true));
+      MemrouteMetrics.of(c, true, "third").bindTo(registry);
+      assertThat(MemrouteMetrics.of(a, true, "first"))
+          .isSameAs(MemrouteMetrics.of(a, true, "first"));
+
+      a.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
+      b.set("k", new byte[] {2}, 0).get(5, TimeUnit.SECONDS);
+      b.set("k", new byte[] {3}, 0).get(5, TimeUnit.SECONDS);
+
+      assertThat(
+              routerRequests(registry, "first", "mc0") + routerRequests(registry, "first", "mc1"))
+          .isEqualTo(1);
+      assertThat(
+              routerRequests(registry, "second", "mc0") + routerRequests(registry, "second", "mc1"))
+          .isEqualTo(2);
+      assertThat(registry.find("memroute.active.requests").tag("router", "pages").gauge())
+          .isNotNull();
+      assertThat(registry.find("memroute.active.requests").tag("router", "third").gauge()).isNull();
+      assertThatThrownBy(() -> MemrouteMetrics.of(a, true, ""))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("nameIfUnnamed: '' (expected: at least one character)");
+    }
+  }
+
   private static double routerRequests(MeterRegistry registry, String router, String backend) {
     return registry
         .find("memroute.requests")

@@ -5,6 +5,8 @@ import io.memroute.MemrouteMetrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,23 +18,27 @@ import org.springframework.context.annotation.Bean;
  * application's registries: Spring Boot binds every {@link MeterBinder} bean, and Actuator shows
  * them at {@code /actuator/metrics}. The meters carry a {@code backend} tag unless {@code
  * memroute.per-backend-metrics=false}. Applies to the application's own router bean too, and to
- * each of several: those need distinct {@link MemcacheRouter.Builder#name(String) names}, which
- * their meters carry as the {@code router} tag, or startup fails saying so. A bean named {@code
+ * each of several: their meters carry the {@code router} tag, the router's {@link
+ * MemcacheRouter.Builder#name(String) name} or, unnamed, its bean's name. A bean named {@code
  * memrouteMetrics} replaces this one.
  */
 @AutoConfiguration(after = MemrouteAutoConfiguration.class)
 @ConditionalOnClass(MeterBinder.class)
 @ConditionalOnBean(MemcacheRouter.class)
 public class MemrouteMetricsAutoConfiguration {
+  private static final Logger log = LoggerFactory.getLogger(MemrouteMetricsAutoConfiguration.class);
+
   /** Creates the auto-configuration (Spring does). */
   public MemrouteMetricsAutoConfiguration() {}
 
   /**
    * The router's binder: the same one {@link MemrouteMetrics#of} returns on every call; with
-   * several routers, one binder of them all.
+   * several routers, one binder of them all, which tags an unnamed router with its bean's name
+   * ({@link MemrouteMetrics#of(MemcacheRouter, boolean, String)}).
    *
-   * <p>Binding several throws {@link IllegalStateException} (and the application fails to start)
-   * when two of them have the same name, or none, naming the router bean it refused.
+   * <p>Of several routers, one whose name another router bound to the registry already has gets no
+   * meters there (logged as a warning) rather than failing the application's start: its meters
+   * would mix with the other's.
    */
   @Bean
   @ConditionalOnMissingBean(name = "memrouteMetrics")
@@ -40,19 +46,22 @@ public class MemrouteMetricsAutoConfiguration {
       Map<String, MemcacheRouter> routers, MemrouteProperties properties) {
     boolean perBackend = properties.perBackendMetrics();
     if (routers.size() == 1) {
+      // untagged, as before several routers were bound: a single router's meters keep their ids
       return MemrouteMetrics.of(routers.values().iterator().next(), perBackend);
     }
     List<Map.Entry<String, MemrouteMetrics>> binders =
         routers.entrySet().stream()
-            .map(e -> Map.entry(e.getKey(), MemrouteMetrics.of(e.getValue(), perBackend)))
+            .map(
+                e ->
+                    Map.entry(e.getKey(), MemrouteMetrics.of(e.getValue(), perBackend, e.getKey())))
             .toList();
     return registry -> {
       for (Map.Entry<String, MemrouteMetrics> b : binders) {
         try {
           b.getValue().bindTo(registry);
         } catch (IllegalStateException e) {
-          throw new IllegalStateException(
-              "memrouteMetrics: router bean '" + b.getKey() + "': " + e.getMessage(), e);
+          log.warn(
+              "memrouteMetrics: no meters for router bean '{}': {}", b.getKey(), e.getMessage());
         }
       }
     };

@@ -1,7 +1,6 @@
 package io.memroute.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import io.memroute.MemcacheRouter;
 import io.memroute.testkit.MemcachedExtension;
@@ -14,6 +13,8 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.actuate.health.CompositeHealthContributor;
 import org.springframework.boot.actuate.health.HealthContributor;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -85,18 +86,46 @@ class SeveralRoutersTest {
   }
 
   @Test
-  void unnamedRoutersCannotShareARegistry() {
+  void unnamedRoutersAreTaggedByTheirBeanNames() {
+    // as in an application with Actuator: Boot binds the binder to its registry at startup
     runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
         .withBean("first", MemcacheRouter.class, () -> router(null))
         .withBean("second", MemcacheRouter.class, () -> router(null))
+        .withBean("third", MemcacheRouter.class, () -> router("named"))
         .run(
             context -> {
-              MeterBinder binder = context.getBean("memrouteMetrics", MeterBinder.class);
-              assertThatIllegalStateException()
-                  .isThrownBy(() -> binder.bindTo(new SimpleMeterRegistry()))
-                  .withMessageStartingWith(
-                      "memrouteMetrics: router bean 'second': name: none, the same as another"
-                          + " router's bound to this registry");
+              assertThat(context).hasNotFailed();
+              TreeSet<String> tagged = new TreeSet<>();
+              context
+                  .getBean(MeterRegistry.class)
+                  .find("memroute.active.requests")
+                  .gauges()
+                  .forEach(g -> tagged.add(g.getId().getTag("router")));
+              assertThat(tagged).containsExactly("first", "named", "second");
+            });
+  }
+
+  @Test
+  void routersUnderOneNameGetNoMetersButStart() {
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+        .withBean("first", MemcacheRouter.class, () -> router("same"))
+        .withBean("second", MemcacheRouter.class, () -> router("same"))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              // the first bound keeps its meters; the second has none rather than mixing in
+              assertThat(
+                      context
+                          .getBean(MeterRegistry.class)
+                          .find("memroute.active.requests")
+                          .gauges())
+                  .hasSize(1);
             });
   }
 }
