@@ -2,6 +2,7 @@ package io.memroute.spring.boot;
 
 import io.memroute.MemcacheRouter;
 import java.util.Map;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.CompositeHealthContributor;
@@ -35,14 +36,16 @@ public class MemrouteHealthAutoConfiguration {
 
   /**
    * The {@code memroute} indicator over the application's router; over several routers, a composite
-   * of one indicator per router, named by its bean's name.
+   * of one indicator per router, named by its bean's name. Singleton routers only (a prototype's
+   * instance made for its health would be nobody's); with none, an empty composite.
    */
   @Bean
   @ConditionalOnMissingBean(name = "memrouteHealthIndicator")
   public HealthContributor memrouteHealthIndicator(
-      Map<String, MemcacheRouter> routers,
+      ListableBeanFactory beans,
       ObjectProvider<BackendFailures> failures,
       ObjectProvider<RouterConfigFile> configFile) {
+    Map<String, MemcacheRouter> routers = RouterBeans.singletons(beans);
     if (routers.size() == 1) {
       return new MemrouteHealthIndicator(
           routers.values().iterator().next(),

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -34,7 +35,8 @@ public class MemrouteMetricsAutoConfiguration {
   /**
    * The router's binder: the same one {@link MemrouteMetrics#of} returns on every call; with
    * several routers, one binder of them all, which tags an unnamed router with its bean's name
-   * ({@link MemrouteMetrics#of(MemcacheRouter, boolean, String)}).
+   * ({@link MemrouteMetrics#of(MemcacheRouter, boolean, String)}). Singleton routers only: an
+   * instance of a prototype router made for its meters would be nobody's.
    *
    * <p>Of several routers, one whose name another router bound to the registry already has gets no
    * meters there (logged as a warning) rather than failing the application's start: its meters
@@ -42,8 +44,8 @@ public class MemrouteMetricsAutoConfiguration {
    */
   @Bean
   @ConditionalOnMissingBean(name = "memrouteMetrics")
-  public MeterBinder memrouteMetrics(
-      Map<String, MemcacheRouter> routers, MemrouteProperties properties) {
+  public MeterBinder memrouteMetrics(ListableBeanFactory beans, MemrouteProperties properties) {
+    Map<String, MemcacheRouter> routers = RouterBeans.singletons(beans);
     boolean perBackend = properties.perBackendMetrics();
     if (routers.size() == 1) {
       // untagged, as before several routers were bound: a single router's meters keep their ids

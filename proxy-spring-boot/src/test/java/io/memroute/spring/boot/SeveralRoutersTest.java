@@ -8,11 +8,14 @@ import io.memroute.transport.Transport;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.actuate.health.CompositeHealthContributor;
@@ -127,5 +130,66 @@ class SeveralRoutersTest {
                           .gauges())
                   .hasSize(1);
             });
+  }
+
+  @Test
+  void aPrototypeRouterIsNotMadeForMetersOrHealth() {
+    List<MemcacheRouter> made = new CopyOnWriteArrayList<>();
+    try {
+      runner
+          .withConfiguration(
+              AutoConfigurations.of(
+                  MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+          .withBean("sessions", MemcacheRouter.class, () -> router("sessions"))
+          .withBean(
+              "perUse",
+              MemcacheRouter.class,
+              () -> {
+                MemcacheRouter r = router(null);
+                made.add(r);
+                return r;
+              },
+              d -> d.setScope(BeanDefinition.SCOPE_PROTOTYPE))
+          .run(
+              context -> {
+                assertThat(context).hasNotFailed();
+                context.getBean("memrouteHealthIndicator");
+                // a prototype's instance made for them would be nobody's, and never closed
+                assertThat(made).isEmpty();
+                assertThat(
+                        context
+                            .getBean(MeterRegistry.class)
+                            .find("memroute.active.requests")
+                            .gauge()
+                            .getId()
+                            .getTag("router"))
+                    .isEqualTo("sessions");
+              });
+      // a prototype only: no meters and no health of it, and no instance
+      runner
+          .withBean(
+              "perUse",
+              MemcacheRouter.class,
+              () -> {
+                MemcacheRouter r = router(null);
+                made.add(r);
+                return r;
+              },
+              d -> d.setScope(BeanDefinition.SCOPE_PROTOTYPE))
+          .run(
+              context -> {
+                assertThat(context).hasNotFailed();
+                MeterRegistry registry = new SimpleMeterRegistry();
+                context.getBean("memrouteMetrics", MeterBinder.class).bindTo(registry);
+                assertThat(registry.getMeters()).isEmpty();
+                assertThat(
+                        (CompositeHealthContributor)
+                            context.getBean("memrouteHealthIndicator", HealthContributor.class))
+                    .isEmpty();
+                assertThat(made).isEmpty();
+              });
+    } finally {
+      made.forEach(MemcacheRouter::close);
+    }
   }
 }
