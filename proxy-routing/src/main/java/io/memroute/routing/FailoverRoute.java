@@ -26,8 +26,9 @@ import java.util.function.Predicate;
  *
  * <p>With failover errors set for a command, an error or failure they do not take is answered as
  * is. With a limit, a failover after a reply takes a token of the route's {@link FailoverLimiter};
- * without one the reply is answered as is. A failure from a backend marked bad or down takes no
- * token (mcrouter's {@code tko}: no work was done), nor does a hedge.
+ * without one the reply is answered as is. A failure from a backend marked bad or down, or one that
+ * could not connect, takes no token (mcrouter's {@code tko} and hard tko: no work was done), nor
+ * does a hedge.
  */
 final class FailoverRoute implements Route, ParentRoute {
   private final Route[] children; // local zone (if any) first
@@ -156,15 +157,27 @@ final class FailoverRoute implements Route, ParentRoute {
       if (limiter == null || next.get() >= limit) {
         return true; // no limit, or no child left to fail over to
       }
-      FailureReason why = r.failureReason();
-      if (why == FailureReason.MARKED_BAD || why == FailureReason.DOWN) {
-        return true; // mcrouter's tko: the backend did no work, so no token
+      if (isTko(r.failureReason())) {
+        return true; // the backend did no work, so no token
       }
       if (limiter.tryFailover()) {
         return true;
       }
       context.countFailoverRateLimited();
       return false;
+    }
+
+    /**
+     * mcrouter's tko and hard tko ({@code isTkoOrHardTkoResult}): marked bad or down, or no
+     * connection (refused, timed out, or its version check failed, as mcrouter's connect_error
+     * includes a failed TLS handshake).
+     */
+    private static boolean isTko(FailureReason why) {
+      return why == FailureReason.MARKED_BAD
+          || why == FailureReason.DOWN
+          || why == FailureReason.CONNECT_FAILED
+          || why == FailureReason.CONNECT_TIMEOUT
+          || why == FailureReason.VALIDATION_FAILED;
     }
 
     /** The request is decided: the hedge timers of children still running are not needed. */

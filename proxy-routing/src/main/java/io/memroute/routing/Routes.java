@@ -1423,8 +1423,11 @@ public final class Routes {
      * tokens, up to {@code burst}; every failover after a reply takes one, and without one the
      * reply is answered as is and counted ({@code failover_rate_limited}, {@code
      * memroute.failovers.rate.limited}). The bucket starts full. A failure from a backend marked
-     * bad or down takes no token (the backend did no work, as mcrouter's {@code tko}), nor does a
-     * {@link #hedgeAfter hedge}. The bucket belongs to the built route. Default: no limit.
+     * bad or down, or from one that could not be connected to ({@link
+     * io.memroute.core.FailureReason#CONNECT_FAILED CONNECT_FAILED}, {@code CONNECT_TIMEOUT},
+     * {@code VALIDATION_FAILED}), takes no token (the backend did no work, as mcrouter's {@code
+     * tko} and hard tko), nor does a {@link #hedgeAfter hedge}. The bucket belongs to the built
+     * route. Default: no limit.
      *
      * @param rate tokens per request, 0 to 1 (0.1: at most about one request in ten fails over,
      *     after the burst), kept to a millionth

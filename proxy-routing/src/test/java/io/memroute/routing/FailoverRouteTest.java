@@ -376,6 +376,28 @@ class FailoverRouteTest {
     assertThat(ctx.failoversRateLimited).hasValue(0);
   }
 
+  /** mcrouter's hard tko (connect_error, connect_timeout): the backend did no work either. */
+  @Test
+  void aFailureToConnectTakesNoToken() {
+    for (FailureReason why :
+        List.of(
+            FailureReason.CONNECT_FAILED,
+            FailureReason.CONNECT_TIMEOUT,
+            FailureReason.VALIDATION_FAILED)) {
+      CountingContext ctx = new CountingContext(fx.context);
+      Response failed = Response.failure(why, "a", null);
+      Fixture.Fixed next = new Fixture.Fixed(hit("next"));
+      Route r =
+          Routes.failover().children(new Fixture.Fixed(failed), next).failoverLimit(0, 1).build();
+      for (int i = 0; i < 3; i++) {
+        assertThat(r.route(get, ctx).toCompletableFuture().join().valueAsString())
+            .as("%s", why)
+            .isEqualTo("next");
+      }
+      assertThat(ctx.failoversRateLimited).as("%s", why).hasValue(0);
+    }
+  }
+
   @Test
   void failoverOptionsValidation() {
     assertThatThrownBy(() -> Routes.failover().failoverLimit(1.5, 1))
