@@ -491,6 +491,8 @@ final class McrouterParser {
 
   // mcrouter's failover_limit burst when none is given
   private static final int DEFAULT_FAILOVER_BURST = 1000;
+  // the largest burst Routes.FailoverBuilder#failoverLimit takes
+  private static final int MAX_FAILOVER_BURST = 1_000_000_000;
 
   private static Set<String> union(Set<String> a, String... b) {
     Set<String> u = new TreeSet<>(a);
@@ -519,13 +521,23 @@ final class McrouterParser {
         b.failoverCount(intIn(max, pp + ".max_tries", 1, Integer.MAX_VALUE));
       }
     }
+    failoverErrorsAndLimit(b, o, path);
+    return b.build();
+  }
+
+  /**
+   * {@code failover_errors} and {@code failover_limit} from {@code o} (or null). Without {@code
+   * failover_errors}, mcrouter's default errors fail over, as there.
+   */
+  private static void failoverErrorsAndLimit(Routes.FailoverBuilder b, JsonNode o, String path) {
     if (o != null && o.has("failover_errors")) {
       failoverErrors(b, o.get("failover_errors"), path + ".failover_errors");
+    } else {
+      b.failoverOn(FailoverErrors.of(FailoverErrors.DEFAULT));
     }
     if (o != null && o.has("failover_limit")) {
       failoverLimit(b, o.get("failover_limit"), path + ".failover_limit");
     }
-    return b.build();
   }
 
   /**
@@ -578,19 +590,29 @@ final class McrouterParser {
     return names;
   }
 
-  /** {@code failover_limit}: {@code {"rate": 0..1, "burst": n}}, burst 1000 by default. */
+  /**
+   * {@code failover_limit}: {@code {"rate": r, "burst": n}}, burst 1000 by default. As mcrouter
+   * does, a rate outside 0 to 1 is clamped into it and a burst below 1 is 1; a burst above
+   * memroute's largest is that (10^9 failovers: no practical difference). memroute keeps whole
+   * tokens, so a fractional burst above 1 is refused.
+   */
   private static void failoverLimit(Routes.FailoverBuilder b, JsonNode v, String path) {
     JsonNode o = object(v, path, "failover_limit");
     checkKeys(o, path, "failover_limit", Set.of("rate", "burst"), Set.of());
     JsonNode rate = required(o, "rate", path);
-    if (!rate.isNumber() || !(rate.asDouble() >= 0 && rate.asDouble() <= 1)) {
-      throw error(path + ".rate", rate + " (expected: a number from 0 to 1)");
+    if (!rate.isNumber()) {
+      throw error(path + ".rate", rate + " (expected: a number)");
     }
     int burst = DEFAULT_FAILOVER_BURST;
-    if (o.has("burst")) {
-      burst = intIn(o.get("burst"), path + ".burst", 1, 1_000_000_000);
+    JsonNode jb = o.get("burst");
+    if (jb != null) {
+      double d = jb.asDouble();
+      if (!jb.isNumber() || (d > 1 && d != Math.floor(d))) {
+        throw error(path + ".burst", jb + " (expected: a whole number, or a number below 1)");
+      }
+      burst = (int) Math.min(Math.max(d, 1), MAX_FAILOVER_BURST);
     }
-    b.failoverLimit(rate.asDouble(), burst);
+    b.failoverLimit(Math.min(Math.max(rate.asDouble(), 0), 1), burst);
   }
 
   private Route failoverWithExptime(JsonNode json, String path) {
@@ -725,12 +747,25 @@ final class McrouterParser {
   private Route latest(JsonNode json, String path) {
     List<Route> children =
         children(
-            json, path, "LatestRoute", Set.of("failover_count", "salt", "thread_local_failover"));
+            json,
+            path,
+            "LatestRoute",
+            Set.of(
+                "failover_count",
+                "salt",
+                "thread_local_failover",
+                "failover_errors",
+                "failover_limit"));
+    JsonNode o = json != null && json.isObject() ? json : null;
     int count = 5; // mcrouter's default
-    if (json != null && json.isObject() && json.has("failover_count")) {
-      count = intIn(json.get("failover_count"), path + ".failover_count", 1, Integer.MAX_VALUE);
+    if (o != null && o.has("failover_count")) {
+      count = intIn(o.get("failover_count"), path + ".failover_count", 1, Integer.MAX_VALUE);
     }
-    return Routes.failover().children(children).shuffle(true).failoverCount(count).build();
+    // mcrouter builds LatestRoute as a FailoverRoute, with its failover errors and limit
+    Routes.FailoverBuilder b =
+        Routes.failover().children(children).shuffle(true).failoverCount(count);
+    failoverErrorsAndLimit(b, o, path);
+    return b.build();
   }
 
   private Route operationSelector(String type, JsonNode json, String path) {

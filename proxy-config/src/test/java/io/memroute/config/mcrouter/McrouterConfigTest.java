@@ -191,6 +191,26 @@ class McrouterConfigTest {
     assertThat(h.run(Request.touch("k", 10)).status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
   }
 
+  /** mcrouter's FailoverRoute without failover_errors fails over on its default errors only. */
+  @Test
+  void withoutFailoverErrorsMcroutersDefaultErrorsFailOver() {
+    Harness h = new Harness(config(String.format(FAILOVER_B_A, "")));
+    h.backend(A0).put("k", "a");
+    h.backend(A1).put("k", "a");
+    h.backend(B0).failWith(FailureReason.TIMEOUT);
+    assertThat(h.get("k").valueAsString()).isEqualTo("a");
+    h.backend(B0)
+        .heal()
+        .script(r -> Response.builder(ResponseStatus.SERVER_ERROR).text("x").build());
+    assertThat(h.get("k").valueAsString()).isEqualTo("a");
+    // client_error is not among them: answered as is
+    h.backend(B0).script(r -> Response.builder(ResponseStatus.CLIENT_ERROR).text("x").build());
+    assertThat(h.get("k").status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+    // nor is aborted
+    h.backend(B0).heal().failWith(FailureReason.CLOSED);
+    assertThat(h.get("k").failureReason()).isEqualTo(FailureReason.CLOSED);
+  }
+
   @Test
   void failoverErrorsBadInputIsRefusedNamingItsPlace() {
     assertThatThrownBy(
@@ -245,20 +265,54 @@ class McrouterConfigTest {
     assertThat(stored).containsExactly(true, false, true, false);
   }
 
+  /** mcrouter clamps the rate to 0-1 and the burst to at least 1, and so does memroute. */
+  @Test
+  void failoverLimitClampsRateAndBurstAsMcrouterDoes() {
+    // rate 2 is 1, burst 0 is 1: a token per request, so every failover goes
+    Harness generous =
+        new Harness(
+            config(
+                String.format(FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 2, \"burst\": 0}")));
+    generous.backend(B0).failWith(FailureReason.TIMEOUT);
+    for (int i = 0; i < 3; i++) {
+      assertThat(generous.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
+    }
+    // rate -1 is 0, burst 0.5 is 1: one failover, then none
+    Harness stingy =
+        new Harness(
+            config(
+                String.format(
+                    FAILOVER_B_A, ", \"failover_limit\": {\"rate\": -1, \"burst\": 0.5}")));
+    stingy.backend(B0).failWith(FailureReason.TIMEOUT);
+    assertThat(stingy.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
+    assertThat(stingy.set("k", "v").failureReason()).isEqualTo(FailureReason.TIMEOUT);
+  }
+
   @Test
   void failoverLimitBadInputIsRefusedNamingItsPlace() {
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
-                    config(String.format(FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 2}"))))
-        .hasMessage("route.failover_limit.rate: 2 (expected: a number from 0 to 1)");
+                    config(String.format(FAILOVER_B_A, ", \"failover_limit\": {\"rate\": \"1\"}"))))
+        .hasMessage("route.failover_limit.rate: \"1\" (expected: a number)");
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
                     config(
                         String.format(
-                            FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 0.1, \"burst\": 0}"))))
-        .hasMessage("route.failover_limit.burst: 0 (expected: a whole number 1-1000000000)");
+                            FAILOVER_B_A,
+                            ", \"failover_limit\": {\"rate\": 0.1, \"burst\": 2.5}"))))
+        .hasMessage(
+            "route.failover_limit.burst: 2.5 (expected: a whole number, or a number below 1)");
+    assertThatThrownBy(
+            () ->
+                McrouterConfig.parse(
+                    config(
+                        String.format(
+                            FAILOVER_B_A,
+                            ", \"failover_limit\": {\"rate\": 0.1, \"burst\": true}"))))
+        .hasMessage(
+            "route.failover_limit.burst: true (expected: a whole number, or a number below 1)");
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
@@ -742,6 +796,30 @@ class McrouterConfigTest {
     for (int i = 0; i < 20; i++) {
       assertThat(h.get("k").valueAsString()).isEqualTo("v");
     }
+  }
+
+  /** mcrouter builds LatestRoute on FailoverRoute, failover_errors and failover_limit included. */
+  @Test
+  void latestRouteTakesFailoverErrorsAndLimit() {
+    String latest =
+        "{\"type\": \"LatestRoute\", \"children\": \"Pool|A\", \"failover_count\": 2%s}";
+    Harness errors =
+        new Harness(config(String.format(latest, ", \"failover_errors\": [\"timeout\"]")));
+    errors.backend(A0).failWith(FailureReason.CONNECT_FAILED);
+    errors.backend(A1).failWith(FailureReason.CONNECT_FAILED);
+    // connect_error is not listed: the first replica's failure is the answer
+    assertThat(errors.get("k").failureReason()).isEqualTo(FailureReason.CONNECT_FAILED);
+    assertThat(errors.backend(A0).requestCount() + errors.backend(A1).requestCount()).isEqualTo(1);
+
+    Harness limited =
+        new Harness(
+            config(String.format(latest, ", \"failover_limit\": {\"rate\": 0, \"burst\": 1}")));
+    limited.backend(A0).failWith(FailureReason.TIMEOUT);
+    limited.backend(A1).failWith(FailureReason.TIMEOUT);
+    limited.get("k"); // the bucket's one token: both replicas
+    limited.get("k"); // none left: one replica
+    assertThat(limited.backend(A0).requestCount() + limited.backend(A1).requestCount())
+        .isEqualTo(3);
   }
 
   @Test
