@@ -26,9 +26,10 @@ import java.util.function.Predicate;
  *
  * <p>With failover errors set for a command, an error or failure they do not take is answered as
  * is. With a limit, a failover after a reply takes a token of the route's {@link FailoverLimiter};
- * without one the reply is answered as is. A failure from a backend marked bad or down, or one that
- * could not connect, takes no token (mcrouter's {@code tko} and hard tko: no work was done), nor
- * does a hedge.
+ * without one the reply is answered as is. Either way a miss that came before (misses being
+ * failures) is answered instead, as when no child is left. A failure from a backend marked bad or
+ * down, or one that could not connect, takes no token (mcrouter's {@code tko} and hard tko: no work
+ * was done), nor does a hedge.
  */
 final class FailoverRoute implements Route, ParentRoute {
   private final Route[] children; // local zone (if any) first
@@ -139,6 +140,15 @@ final class FailoverRoute implements Route, ParentRoute {
       cancelTimers();
     }
 
+    /**
+     * Tries no further child after {@code r}: answers as when no child is left, the first miss if
+     * one came (misses being failures), else {@code r}.
+     */
+    void stop(Response r) {
+      Response m = miss;
+      answer(m != null ? m : r);
+    }
+
     /** Whether the error reply or failure {@code r} may move on to the next child. */
     boolean isFailoverError(Response r) {
       Predicate<Response> p = failoverOn[request.command().ordinal()];
@@ -225,7 +235,7 @@ final class FailoverRoute implements Route, ParentRoute {
         if (r.isOk() && !(missIsFailure && r.status() == ResponseStatus.MISS)) {
           answer(r);
         } else if (!r.isOk() && !isFailoverError(r)) {
-          answer(r); // an error the route does not fail over on
+          stop(r); // an error the route does not fail over on
         } else {
           if (r.isOk()) {
             if (miss == null) {
@@ -238,7 +248,7 @@ final class FailoverRoute implements Route, ParentRoute {
             if (limitAllows(r)) {
               tryNext();
             } else {
-              answer(r);
+              stop(r);
             }
           }
         }

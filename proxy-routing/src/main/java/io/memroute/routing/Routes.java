@@ -1367,13 +1367,13 @@ public final class Routes {
 
     /**
      * Fails over only on the error replies and failures {@code isFailoverError} accepts (mcrouter's
-     * {@code failover_errors}); any other is answered as is, without trying further children. It is
-     * asked only about replies that are not ok ({@link Response#isOk()} false: {@code
-     * SERVER_ERROR}, {@code CLIENT_ERROR}, {@code ERROR}, or a failure with its {@link
-     * Response#failureReason()}), on the thread that completed the child's reply: keep it short and
-     * non-blocking. One that throws (an exception or an error) counts as accepting. Default: every
-     * error and failure fails over. Commands given their own with {@link #failoverOn(Collection,
-     * Predicate)} use theirs.
+     * {@code failover_errors}); any other is answered as is (or the miss that came before it, with
+     * {@link #missIsFailure}), without trying further children. It is asked only about replies that
+     * are not ok ({@link Response#isOk()} false: {@code SERVER_ERROR}, {@code CLIENT_ERROR}, {@code
+     * ERROR}, or a failure with its {@link Response#failureReason()}), on the thread that completed
+     * the child's reply: keep it short and non-blocking. One that throws (an exception or an error)
+     * counts as accepting. Default: every error and failure fails over. Commands given their own
+     * with {@link #failoverOn(Collection, Predicate)} use theirs.
      *
      * <pre>{@code
      * // fail over when a server is unreachable or slow, not on SERVER_ERROR replies
@@ -1421,13 +1421,13 @@ public final class Routes {
      * Limits failovers to a share of the route's requests (mcrouter's {@code failover_limit}), a
      * token bucket counted in requests, not time: every request through the route adds {@code rate}
      * tokens, up to {@code burst}; every failover after a reply takes one, and without one the
-     * reply is answered as is and counted ({@code failover_rate_limited}, {@code
-     * memroute.failovers.rate.limited}). The bucket starts full. A failure from a backend marked
-     * bad or down, or from one that could not be connected to ({@link
-     * io.memroute.core.FailureReason#CONNECT_FAILED CONNECT_FAILED}, {@code CONNECT_TIMEOUT},
-     * {@code VALIDATION_FAILED}), takes no token (the backend did no work, as mcrouter's {@code
-     * tko} and hard tko), nor does a {@link #hedgeAfter hedge}. The bucket belongs to the built
-     * route. Default: no limit.
+     * reply is answered as is (or the miss that came before it, with {@link #missIsFailure}) and
+     * counted ({@code failover_rate_limited}, {@code memroute.failovers.rate.limited}). The bucket
+     * starts full. A failure from a backend marked bad or down, or from one that could not be
+     * connected to ({@link io.memroute.core.FailureReason#CONNECT_FAILED CONNECT_FAILED}, {@code
+     * CONNECT_TIMEOUT}, {@code VALIDATION_FAILED}), takes no token (the backend did no work, as
+     * mcrouter's {@code tko} and hard tko), nor does a {@link #hedgeAfter hedge}. The bucket
+     * belongs to the built route. Default: no limit.
      *
      * @param rate tokens per request, 0 to 1 (0.1: at most about one request in ten fails over,
      *     after the burst), kept to a millionth

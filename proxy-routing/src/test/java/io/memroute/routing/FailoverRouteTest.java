@@ -376,6 +376,31 @@ class FailoverRouteTest {
     assertThat(ctx.failoversRateLimited).hasValue(0);
   }
 
+  /**
+   * Stopping early (no token, or an error failoverOn leaves out) answers as running out of children
+   * does: a miss that came first wins over a later error.
+   */
+  @Test
+  void stoppingEarlyAnswersAMissThatCameBeforeTheError() {
+    Fixture.Fixed last = new Fixture.Fixed(hit("c"));
+    Route limited =
+        Routes.failover()
+            .children(new Fixture.Fixed(MISS), new Fixture.Fixed(ERROR), last)
+            .missIsFailure(true)
+            .failoverLimit(0, 1)
+            .build();
+    // the miss takes the one token; after the error there is none
+    assertThat(fx.run(limited, get).join()).isSameAs(MISS);
+    Route errorsLeftOut =
+        Routes.failover()
+            .children(new Fixture.Fixed(MISS), new Fixture.Fixed(ERROR), last)
+            .missIsFailure(true)
+            .failoverOn(Response::isFailure)
+            .build();
+    assertThat(fx.run(errorsLeftOut, get).join()).isSameAs(MISS);
+    assertThat(last.calls).hasValue(0);
+  }
+
   /** mcrouter's hard tko (connect_error, connect_timeout): the backend did no work either. */
   @Test
   void aFailureToConnectTakesNoToken() {
