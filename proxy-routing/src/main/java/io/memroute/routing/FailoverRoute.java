@@ -26,10 +26,11 @@ import java.util.function.Predicate;
  *
  * <p>With failover errors set for a command, an error or failure they do not take is answered as
  * is. With a limit, a failover after a reply takes a token of the route's {@link FailoverLimiter};
- * without one the reply is answered as is. Either way a miss that came before (misses being
- * failures) is answered instead, as when no child is left. A failure from a backend marked bad or
- * down, or one that could not connect, takes no token (mcrouter's {@code tko} and hard tko: no work
- * was done), nor does a hedge.
+ * without one no further child starts, and once the children still out (hedges) have answered, the
+ * route answers as when no child is left. An error the failover errors leave out is answered at
+ * once, unless a miss came before it (misses being failures). A failure from a backend marked bad
+ * or down, or one that could not connect, takes no token (mcrouter's {@code tko} and hard tko: no
+ * work was done), nor does a hedge.
  */
 final class FailoverRoute implements Route, ParentRoute {
   private final Route[] children; // local zone (if any) first
@@ -245,10 +246,10 @@ final class FailoverRoute implements Route, ParentRoute {
             lastError = r;
           }
           if (compareAndSet(0, 1)) { // the hedge timer has not started the next child already
+            // without a token no further child starts; once the children still out (hedges)
+            // have answered, release() answers as when no child is left
             if (limitAllows(r)) {
               tryNext();
-            } else {
-              stop(r);
             }
           }
         }

@@ -1420,14 +1420,16 @@ public final class Routes {
     /**
      * Limits failovers to a share of the route's requests (mcrouter's {@code failover_limit}), a
      * token bucket counted in requests, not time: every request through the route adds {@code rate}
-     * tokens, up to {@code burst}; every failover after a reply takes one, and without one the
-     * reply is answered as is (or the miss that came before it, with {@link #missIsFailure}) and
-     * counted ({@code failover_rate_limited}, {@code memroute.failovers.rate.limited}). The bucket
-     * starts full. A failure from a backend marked bad or down, or from one that could not be
-     * connected to ({@link io.memroute.core.FailureReason#CONNECT_FAILED CONNECT_FAILED}, {@code
-     * CONNECT_TIMEOUT}, {@code VALIDATION_FAILED}), takes no token (the backend did no work, as
-     * mcrouter's {@code tko} and hard tko), nor does a {@link #hedgeAfter hedge}. The bucket
-     * belongs to the built route. Default: no limit.
+     * tokens, up to {@code burst}; every failover after a reply takes one, and without one no
+     * further child is tried: the reply is answered as is (or the miss that came before it, with
+     * {@link #missIsFailure}; with {@link #hedgeAfter hedges}, once those still out have answered,
+     * as when no child is left) and the failover not made is counted ({@code
+     * failover_rate_limited}, {@code memroute.failovers.rate.limited}). The bucket starts full. A
+     * failure from a backend marked bad or down, or from one that could not be connected to ({@link
+     * io.memroute.core.FailureReason#CONNECT_FAILED CONNECT_FAILED}, {@code CONNECT_TIMEOUT},
+     * {@code VALIDATION_FAILED}), takes no token (the backend did no work, as mcrouter's {@code
+     * tko} and hard tko), nor does a {@link #hedgeAfter hedge}. The bucket belongs to the built
+     * route. Default: no limit.
      *
      * @param rate tokens per request, 0 to 1 (0.1: at most about one request in ten fails over,
      *     after the burst), kept to a millionth

@@ -401,6 +401,40 @@ class FailoverRouteTest {
     assertThat(last.calls).hasValue(0);
   }
 
+  /**
+   * No token stops new children, not the ones running: a hedged child still out may answer. (It
+   * used to answer the error at once, dropping the slow child's coming hit.)
+   */
+  @Test
+  void noTokenWaitsForAHedgedChildStillRunning() {
+    CountingContext ctx = new CountingContext(fx.context);
+    Manual a = new Manual("a");
+    Manual b = new Manual("b");
+    Manual c = new Manual("c");
+    Route r =
+        Routes.failover()
+            .children(a, b, c)
+            .hedgeAfter(Duration.ofMillis(20))
+            .failoverLimit(0, 1)
+            .build();
+    CompletableFuture<Response> first = r.route(get, ctx).toCompletableFuture();
+    fx.time.advance(Duration.ofMillis(20)); // b starts: a hedge takes no token
+    b.reply(FAIL); // c starts, taking the one token
+    assertThat(c.calls()).isEqualTo(1);
+    c.reply(FAIL);
+    a.reply(hit("a"));
+    assertThat(first.join().valueAsString()).isEqualTo("a");
+
+    CompletableFuture<Response> second = r.route(get, ctx).toCompletableFuture();
+    fx.time.advance(Duration.ofMillis(20));
+    b.reply(FAIL); // no token: c is not started, but a is still out
+    assertThat(ctx.failoversRateLimited).hasValue(1);
+    assertThat(second).isNotDone();
+    a.reply(hit("a2"));
+    assertThat(second.join().valueAsString()).isEqualTo("a2");
+    assertThat(c.calls()).isEqualTo(1);
+  }
+
   /** mcrouter's hard tko (connect_error, connect_timeout): the backend did no work either. */
   @Test
   void aFailureToConnectTakesNoToken() {
