@@ -154,6 +154,44 @@ public final class Routes {
   }
 
   /**
+   * mcrouter's routing prefixes: a key {@code /region/cluster/rest} is routed by its prefix {@code
+   * /region/cluster/} to the route mapped to it ({@link RoutingPrefixBuilder#route}), and sent
+   * without it: the server stores {@code rest}, and only {@code rest} (up to a {@code |#|} hash
+   * stop, as the pool places it) is hashed (mcrouter's {@code keep_routing_prefix: false}). A key
+   * holds a routing prefix when it starts with {@code /} and has two more {@code /}, as mcrouter
+   * reads it; other keys, and requests without a key, go unchanged to the default route ({@link
+   * RoutingPrefixBuilder#defaultPrefix}, mcrouter's {@code -R}). Replies that name a key ({@code
+   * VALUE} lines, meta {@code k}) name the key as the caller sent it, prefix and all.
+   *
+   * <ul>
+   *   <li>A prefix mapped to nothing is answered {@code SERVER_ERROR routingPrefix: no route for
+   *       '/x/y/' ...}, nothing sent (mcrouter answers an error too).
+   *   <li>{@code /*}{@code /*}{@code /} sends to every route, {@code /region/*}{@code /} to every
+   *       route of that region, each route once and the default route first; the first route's
+   *       reply answers, the others finish in the background (mcrouter's broadcast, as {@link
+   *       #allInitial}). Other wildcards ({@code /*}{@code /cluster/}) are answered as a prefix
+   *       mapped to nothing.
+   *   <li>A multi-key get is split by prefix, one multi-key request per route, and the replies are
+   *       merged in key order; one key whose prefix is mapped to nothing fails the whole request.
+   *   <li>Meta commands ({@code mg}, {@code ms}, {@code md}, {@code ma}, ...) are routed and
+   *       rewritten alike; a base64 key ({@code b}) by the bytes it stands for.
+   * </ul>
+   *
+   * <pre>{@code
+   * Route root =
+   *     Routes.routingPrefix()
+   *         .route("/dc1/main/", Routes.pool("dc1"))
+   *         .route("/dc2/main/", Routes.pool("dc2"))
+   *         .defaultPrefix("/dc1/main/")
+   *         .build();
+   * // "/dc2/main/user:42" is stored as "user:42" in pool dc2; "user:42" goes to pool dc1
+   * }</pre>
+   */
+  public static RoutingPrefixBuilder routingPrefix() {
+    return new RoutingPrefixBuilder();
+  }
+
+  /**
    * Sends each request to one child picked at random (routelib's {@code route_random}, mcrouter's
    * RandomRoute).
    */
@@ -1772,6 +1810,149 @@ public final class Routes {
       Objects.requireNonNull(warm, "warm");
       return new WarmUpRoute(
           cold, warm, refillTtl == null ? -1 : refillTtl.getSeconds(), maxRefills);
+    }
+  }
+
+  /**
+   * Builds a {@link Routes#routingPrefix()} route. Not thread-safe; the route it builds is
+   * immutable.
+   */
+  public static final class RoutingPrefixBuilder {
+    private final Map<String, Route> map = new LinkedHashMap<>();
+    private String defaultPrefix;
+
+    private RoutingPrefixBuilder() {}
+
+    /**
+     * Routes keys with the routing prefix {@code prefix} to {@code route}, the prefix stripped.
+     * Several prefixes may share a route (mcrouter's {@code aliases}).
+     *
+     * @param prefix {@code /region/cluster/}: region and cluster not empty, without {@code /},
+     *     {@code *}, spaces or control characters
+     * @throws IllegalArgumentException if the prefix is not of that form
+     * @throws IllegalStateException if the prefix is already mapped
+     */
+    public RoutingPrefixBuilder route(String prefix, Route route) {
+      checkRoutingPrefix("prefix", prefix);
+      Objects.requireNonNull(route, "route");
+      if (map.putIfAbsent(prefix, route) != null) {
+        throw new IllegalStateException("routing prefix '" + prefix + "': already mapped");
+      }
+      return this;
+    }
+
+    /**
+     * Sets the prefix whose route takes keys without a routing prefix and requests without a key
+     * (mcrouter's {@code -R}/{@code default_route}); required, and it must be mapped.
+     *
+     * @throws IllegalArgumentException if the prefix is not {@code /region/cluster/}
+     * @throws IllegalStateException if the default prefix is already set
+     */
+    public RoutingPrefixBuilder defaultPrefix(String prefix) {
+      checkRoutingPrefix("defaultPrefix", prefix);
+      if (defaultPrefix != null) {
+        throw new IllegalStateException("defaultPrefix: already set to '" + defaultPrefix + "'");
+      }
+      this.defaultPrefix = prefix;
+      return this;
+    }
+
+    /**
+     * Builds the router.
+     *
+     * @throws IllegalStateException if no default prefix is set, or it is not mapped
+     */
+    public Route build() {
+      if (defaultPrefix == null) {
+        throw new IllegalStateException(
+            "routingPrefix: no default (expected: defaultPrefix(prefix), one of "
+                + map.keySet()
+                + ")");
+      }
+      Route dflt = map.get(defaultPrefix);
+      if (dflt == null) {
+        throw new IllegalStateException(
+            "defaultPrefix '"
+                + defaultPrefix
+                + "': not mapped (expected: one of "
+                + map.keySet()
+                + ")");
+      }
+      // the broadcasts: every route once, the default route first, as mcrouter orders them
+      List<Route> all = new ArrayList<>();
+      Map<String, List<Route>> byRegion = new LinkedHashMap<>();
+      all.add(dflt);
+      byRegion.computeIfAbsent(region(defaultPrefix), r -> new ArrayList<>()).add(dflt);
+      map.forEach(
+          (p, r) -> {
+            addOnce(all, r);
+            addOnce(byRegion.computeIfAbsent(region(p), x -> new ArrayList<>()), r);
+          });
+      Map<String, Route> stripped = new LinkedHashMap<>();
+      map.forEach((p, r) -> stripped.put(p, strip(p, r)));
+      stripped.put("/*/*/", strip("/*/*/", broadcast(all)));
+      byRegion.forEach(
+          (region, routes) -> {
+            String p = "/" + region + "/*/";
+            stripped.put(p, strip(p, broadcast(routes)));
+          });
+      StringBuilder d = new StringBuilder("routingPrefix{");
+      map.forEach((p, r) -> d.append(p).append('=').append(r).append(", "));
+      d.append("default=").append(defaultPrefix).append('}');
+      // a map entry is a key's whole routing prefix, so the longest match is the exact one
+      return new PrefixRoute(
+          PrefixRoute.Mode.LONGEST,
+          null,
+          "/".getBytes(StandardCharsets.UTF_8),
+          stripped,
+          new RoutingPrefixRoute(dflt, map.keySet().toString()),
+          d.toString());
+    }
+
+    private static void addOnce(List<Route> routes, Route r) {
+      for (Route x : routes) {
+        if (x == r) { // a route under several aliases is sent to once
+          return;
+        }
+      }
+      routes.add(r);
+    }
+
+    private static Route broadcast(List<Route> routes) {
+      return routes.size() == 1
+          ? routes.get(0)
+          : new FanOutRoutes.AllInitial(routes.toArray(new Route[0]));
+    }
+
+    private static Route strip(String prefix, Route route) {
+      return new ModifyKeyRoute(
+          "", prefix, "", route, "stripPrefix('" + prefix + "', " + route + ")");
+    }
+
+    private static String region(String prefix) {
+      return prefix.substring(1, prefix.indexOf('/', 1));
+    }
+
+    private static void checkRoutingPrefix(String what, String prefix) {
+      Objects.requireNonNull(prefix, what);
+      int second = prefix.indexOf('/', 1);
+      boolean ok =
+          prefix.length() >= 5
+              && prefix.length() < ModifyKeyRoute.MAX_KEY
+              && prefix.charAt(0) == '/'
+              && second > 1
+              && prefix.indexOf('/', second + 1) == prefix.length() - 1
+              && second < prefix.length() - 2
+              && prefix.indexOf('*') < 0
+              && prefix.chars().noneMatch(c -> c <= ' ' || c == 127);
+      if (!ok) {
+        throw new IllegalArgumentException(
+            what
+                + ": '"
+                + prefix
+                + "' (expected: /region/cluster/, region and cluster not empty, without '/', '*',"
+                + " spaces or control characters)");
+      }
     }
   }
 

@@ -1,0 +1,112 @@
+package io.memroute.routing;
+
+import io.memroute.core.Request;
+import io.memroute.core.Response;
+import io.memroute.core.ResponseStatus;
+import io.memroute.core.internal.GuardedFuture;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The {@link Routes#routingPrefix()} route for the keys no routing prefix of the map matched (the
+ * matched ones never get here): a key without a routing prefix goes to the default route as it is,
+ * as in mcrouter; a key whose prefix names no route is answered {@code SERVER_ERROR}, nothing sent
+ * (mcrouter answers an error too, {@code RootRoute: No rh found}).
+ */
+final class RoutingPrefixRoute implements Route, ParentRoute {
+  private final Route defaultRoute;
+  private final String known; // the prefixes mapped, for the error message
+
+  RoutingPrefixRoute(Route defaultRoute, String known) {
+    this.defaultRoute = defaultRoute;
+    this.known = known;
+  }
+
+  /**
+   * The length of {@code key}'s routing prefix as mcrouter reads it ({@code Keys::update}): a key
+   * that starts with {@code /} and holds two more {@code /} has the prefix up to and with the
+   * third; else 0, no prefix.
+   */
+  static int prefixLength(byte[] key, int length) {
+    if (length == 0 || key[0] != '/') {
+      return 0;
+    }
+    int slashes = 1;
+    for (int i = 1; i < length; i++) {
+      if (key[i] == '/' && ++slashes == 3) {
+        return i + 1;
+      }
+    }
+    return 0;
+  }
+
+  /** {@link #prefixLength(byte[], int)} of the request's first key, read in place. */
+  private static int prefixLength(Request request) {
+    int length = request.keyLength();
+    if (length == 0 || request.keyByte(0) != '/') {
+      return 0;
+    }
+    int slashes = 1;
+    for (int i = 1; i < length; i++) {
+      if (request.keyByte(i) == '/' && ++slashes == 3) {
+        return i + 1;
+      }
+    }
+    return 0;
+  }
+
+  @Override
+  public CompletionStage<Response> route(Request request, RouteContext context) {
+    int n = request.keyCount();
+    if (n == 0) {
+      return defaultRoute.route(request, context);
+    }
+    if (n > 1) {
+      // a multiget is answered as a whole (its parts are merged all or nothing), so one key with
+      // an unknown prefix fails it, as a failed part does
+      List<String> keys = request.keys();
+      for (String k : keys) {
+        byte[] b = k.getBytes(StandardCharsets.UTF_8);
+        int p = prefixLength(b, b.length);
+        if (p > 0) {
+          return noRoute(new String(b, 0, p, StandardCharsets.UTF_8));
+        }
+      }
+      return defaultRoute.route(request, context);
+    }
+    if (request.hasFlag('b')) { // a base64 key: by the bytes it stands for, as the map matched it
+      byte[] key = request.itemKeyBytes();
+      int p = prefixLength(key, key.length);
+      return p == 0
+          ? defaultRoute.route(request, context)
+          : noRoute(new String(key, 0, p, StandardCharsets.UTF_8));
+    }
+    int p = prefixLength(request);
+    return p == 0
+        ? defaultRoute.route(request, context)
+        : noRoute(new String(request.itemKeyBytes(), 0, p, StandardCharsets.UTF_8));
+  }
+
+  private CompletionStage<Response> noRoute(String prefix) {
+    return GuardedFuture.completed(
+        Response.builder(ResponseStatus.SERVER_ERROR)
+            .text(
+                "routingPrefix: no route for '"
+                    + prefix
+                    + "' (expected: one of "
+                    + known
+                    + ", or a key without a routing prefix)")
+            .build());
+  }
+
+  @Override
+  public List<Route> children() {
+    return List.of(defaultRoute);
+  }
+
+  @Override
+  public String toString() {
+    return "noPrefix(" + defaultRoute + ")";
+  }
+}
