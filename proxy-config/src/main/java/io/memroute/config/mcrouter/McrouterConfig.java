@@ -25,8 +25,8 @@ import java.util.Objects;
  * them.
  *
  * <p>Anything memroute would not do as mcrouter does (an unknown or unsupported route handle, an
- * option that changes behaviour and has no equivalent, JSONM macros, more than one routing prefix
- * without choosing one) is an {@link IllegalArgumentException} naming its place in the JSON, e.g.
+ * option that changes behaviour and has no equivalent, JSONM macros, several routes entries without
+ * a default prefix) is an {@link IllegalArgumentException} naming its place in the JSON, e.g.
  * {@code route.children[2].type: 'SRRoute' is not supported (supported: ...)}; nothing is silently
  * dropped. The supported handles and options, and what differs, are listed in {@code
  * docs/mcrouter-config.md}. Stateless and thread-safe.
@@ -47,9 +47,12 @@ public final class McrouterConfig {
   }
 
   /**
-   * Parses mcrouter's configuration, taking the route of the {@code routes} entry whose {@code
-   * aliases} hold {@code routingPrefix} (mcrouter's {@code -R /region/cluster/}, the default
-   * route). A configuration with a single {@code route} takes it whatever the prefix.
+   * Parses mcrouter's configuration with {@code routingPrefix} as the default route (mcrouter's
+   * {@code -R /region/cluster/}). With several {@code routes} entries, each key is routed by its
+   * routing prefix to the entry whose {@code aliases} hold it, the prefix stripped, and keys
+   * without one go to the default route's entry ({@link
+   * io.memroute.routing.Routes#routingPrefix()}). A configuration with a single {@code route}, or a
+   * single {@code routes} entry, takes it whatever the prefix, and reads no prefix in keys.
    *
    * @param routingPrefix e.g. {@code "/dc1/main/"}
    * @throws IllegalArgumentException if the JSON is malformed, uses something not supported, or no

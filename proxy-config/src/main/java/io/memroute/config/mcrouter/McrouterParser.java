@@ -184,7 +184,10 @@ final class McrouterParser {
     if (named != null) {
       register(named, "named_handles");
     }
-    Route route = one(rootRoute(), rootPath());
+    Route route =
+        root.has("routes") && root.get("routes").size() > 1 && routingPrefix != null
+            ? routingPrefixRoute()
+            : one(rootRoute(), rootPath());
     RouterConfig.Builder b = RouterConfig.builder();
     backends.values().forEach(b::backend);
     pools.values().forEach(b::pool);
@@ -245,7 +248,7 @@ final class McrouterParser {
               + " entries (expected: one, or McrouterConfig.parse(json, routingPrefix) to pick"
               + " one of "
               + all
-              + "; memroute has no routing prefixes in keys)");
+              + " as the default route, mcrouter's -R)");
     }
     if (chosen == null) {
       throw error(
@@ -253,6 +256,40 @@ final class McrouterParser {
           "no entry has the alias '" + routingPrefix + "' (expected: one of " + all + ")");
     }
     return chosen;
+  }
+
+  /**
+   * Several {@code routes} entries and a default prefix: one route per entry, reached by each of
+   * its aliases as a key's routing prefix, as mcrouter routes them.
+   */
+  private Route routingPrefixRoute() {
+    rootRoute(); // checks the entries and that one holds the default prefix
+    JsonNode routes = root.get("routes");
+    Routes.RoutingPrefixBuilder b = Routes.routingPrefix();
+    Map<String, String> aliasAt = new HashMap<>();
+    for (int i = 0; i < routes.size(); i++) {
+      JsonNode entry = routes.get(i);
+      String path = "routes[" + i + "]";
+      JsonNode aliases = entry.get("aliases");
+      if (aliases == null || aliases.isEmpty()) {
+        continue; // no key can reach it, in mcrouter either
+      }
+      Route route = one(entry.get("route"), path + ".route");
+      for (int j = 0; j < aliases.size(); j++) {
+        String alias = aliases.get(j).asText();
+        String at = path + ".aliases[" + j + "]";
+        String before = aliasAt.putIfAbsent(alias, at);
+        if (before != null) {
+          throw error(at, "the alias '" + alias + "' is also " + before);
+        }
+        try {
+          b.route(alias, route);
+        } catch (IllegalArgumentException e) {
+          throw error(at, e.getMessage());
+        }
+      }
+    }
+    return b.defaultPrefix(routingPrefix).build();
   }
 
   private void register(JsonNode named, String path) {

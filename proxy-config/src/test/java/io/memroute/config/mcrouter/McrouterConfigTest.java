@@ -1009,10 +1009,50 @@ class McrouterConfigTest {
         .hasMessageContaining("routes: 2 entries")
         .hasMessageContaining("[/a/b/, /a/c/]");
     Harness c = new Harness(McrouterConfig.parse(two, "/a/c/"));
-    c.set("k", "v");
+    c.set("k", "v"); // no routing prefix: the default route
     assertThat(c.backend(A1).valueOf("k")).isEqualTo("v");
     assertThatThrownBy(() -> McrouterConfig.parse(two, "/x/y/"))
         .hasMessageContaining("no entry has the alias '/x/y/'");
+  }
+
+  @Test
+  void severalRoutesAreReachedByTheKeysRoutingPrefix() {
+    String json =
+        "{"
+            + POOLS
+            + ", \"routes\": [{\"aliases\": [\"/a/b/\", \"/a/x/\"], \"route\": \"PoolRoute|B\"},"
+            + " {\"aliases\": [\"/c/d/\"], \"route\": \"AllSyncRoute|Pool|A\"}]}";
+    Harness h = new Harness(McrouterConfig.parse(json, "/a/b/"));
+    h.set("/c/d/k", "v"); // stripped, to every server of A
+    assertThat(h.backend(A0).valueOf("k")).isEqualTo("v");
+    assertThat(h.backend(A1).valueOf("k")).isEqualTo("v");
+    h.set("plain", "p"); // no prefix: the default route, as it is
+    h.set("/a/x/alias", "q");
+    assertThat(h.backend(B0).keys()).containsExactlyInAnyOrder("plain", "alias");
+    assertThat(h.get("/c/d/k").key()).isEqualTo("/c/d/k");
+    assertThat(h.get("/e/f/k").status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+  }
+
+  @Test
+  void routingPrefixAliasesAreChecked() {
+    String dup =
+        "{"
+            + POOLS
+            + ", \"routes\": [{\"aliases\": [\"/a/b/\"], \"route\": \"PoolRoute|B\"},"
+            + " {\"aliases\": [\"/a/b/\"], \"route\": \"PoolRoute|A\"}]}";
+    assertThatThrownBy(() -> McrouterConfig.parse(dup, "/a/b/"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "routes[1].aliases[0]: the alias '/a/b/' is also routes[0].aliases[0]");
+    String bad =
+        "{"
+            + POOLS
+            + ", \"routes\": [{\"aliases\": [\"/a/b/\"], \"route\": \"PoolRoute|B\"},"
+            + " {\"aliases\": [\"/a/b/c/\"], \"route\": \"PoolRoute|A\"}]}";
+    assertThatThrownBy(() -> McrouterConfig.parse(bad, "/a/b/"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "routes[1].aliases[0]: prefix: '/a/b/c/' (expected: /region/cluster/");
   }
 
   // ---------------------------------------------------------------- errors
