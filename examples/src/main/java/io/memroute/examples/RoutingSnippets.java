@@ -138,6 +138,18 @@ final class RoutingSnippets {
     return List.of(tenantA, renamed);
   }
 
+  static Route routingPrefix() {
+    // docs:begin routing-prefix
+    Route root =
+        Routes.routingPrefix()
+            .route("/dc1/main/", Routes.pool("dc1"))
+            .route("/dc2/main/", Routes.pool("dc2"))
+            .defaultPrefix("/dc1/main/") // mcrouter's -R: keys without a prefix
+            .build();
+    // docs:end
+    return root;
+  }
+
   static Route migrate(Instant start) {
     // docs:begin migrate
     Route migrating =

@@ -110,6 +110,7 @@ class RoutingDocTest {
             "big-value",
             "warm-up",
             "modify-key",
+            "routing-prefix",
             "migrate",
             "reliable-deletes",
             "l1l2",

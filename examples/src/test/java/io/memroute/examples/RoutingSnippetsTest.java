@@ -155,6 +155,23 @@ class RoutingSnippetsTest {
   }
 
   @Test
+  void routingPrefixSendsAPrefixedKeyStrippedToItsCluster() {
+    MemoryBackend dc1 = MemoryBackend.create("dc1");
+    MemoryBackend dc2 = MemoryBackend.create("dc2");
+    RouteContext ctx = context(dc1, dc2);
+    Route root = RoutingSnippets.routingPrefix();
+
+    root.route(Request.set("/dc2/main/user:42", "v".getBytes(UTF_8), 0), ctx)
+        .toCompletableFuture()
+        .join();
+    root.route(Request.set("user:43", "w".getBytes(UTF_8), 0), ctx).toCompletableFuture().join();
+    assertThat(dc2.keys()).containsExactly("user:42");
+    assertThat(dc1.keys()).containsExactly("user:43");
+    Response hit = root.route(Request.get("/dc2/main/user:42"), ctx).toCompletableFuture().join();
+    assertThat(hit.key()).isEqualTo("/dc2/main/user:42");
+  }
+
+  @Test
   void migrateMovesFromTheOldClusterToTheNewOneWarmedFromTheOld() {
     MemoryBackend fresh = MemoryBackend.create("new");
     MemoryBackend old = MemoryBackend.create("old").put("k", "old-k").put("d", "old-d");
