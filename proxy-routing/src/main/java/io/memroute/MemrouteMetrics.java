@@ -47,8 +47,8 @@ import java.util.function.ToLongFunction;
  *   <caption>Meters</caption>
  *   <tr><th>name</th><th>type</th><th>tags</th></tr>
  *   <tr><td>memroute.requests</td><td>function timer</td><td>command, outcome (ok, miss, error, failure)[, backend]</td></tr>
- *   <tr><td>memroute.requests.buckets</td><td>function counter, opt-in ({@link #of(MemcacheRouter, boolean, boolean)}): those requests (all commands and outcomes) that took at most {@code le} seconds, ever</td><td>le (0.00005 ... 2.5, +Inf)[, backend]</td></tr>
- *   <tr><td>memroute.backend.latency.percentile</td><td>time gauge: latency percentiles of a backend's requests (all commands and outcomes) over the last one to two minutes; NaN when there were none</td><td>backend, phi (0.5, 0.99, 0.999) (per-backend tags only)</td></tr>
+ *   <tr><td>memroute.requests.buckets</td><td>function counter, opt-in ({@link #of(MemcacheRouter, boolean, boolean)}): those requests that got a reply (all commands and outcomes) that took at most {@code le} seconds, ever</td><td>le (0.00005 ... 2.5, +Inf)[, backend]</td></tr>
+ *   <tr><td>memroute.backend.latency.percentile</td><td>time gauge: latency percentiles of a backend's requests that got a reply (all commands and outcomes) over the last one to two minutes; NaN when there were none</td><td>backend, phi (0.5, 0.99, 0.999) (per-backend tags only)</td></tr>
  *   <tr><td>memroute.backend.failures</td><td>function counter</td><td>reason[, backend]</td></tr>
  *   <tr><td>memroute.backend.fast.fails</td><td>function counter</td><td>[backend]</td></tr>
  *   <tr><td>memroute.backend.marked.bad</td><td>function counter</td><td>[backend]</td></tr>

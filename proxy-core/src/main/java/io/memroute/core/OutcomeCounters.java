@@ -15,8 +15,12 @@ import java.util.concurrent.atomic.LongAdder;
  * cheaper still for a thread that records often (an event loop). Metrics read the sums when they
  * are scraped. Thread-safe.
  *
- * <p>One histogram, not one per command: it costs 8 KiB per backend and per connection, and a
- * backend's latency hardly depends on the command (the value size does more).
+ * <p>One histogram, not one per command: it costs 8 KiB per backend and per connection (and 16 KiB
+ * more for the window, once percentiles are read), and a backend's latency hardly depends on the
+ * command (the value size does more). It holds only requests with a measured time ({@code
+ * elapsedNanos > 0}): a failure without a reply (a fast fail, a timeout, a disconnect) carries
+ * none, and as 0 ns it would pull the percentiles down and count under the smallest bound. Such
+ * requests are counted, not timed.
  */
 public final class OutcomeCounters {
   private static final int COMMANDS = Command.values().length;
@@ -45,14 +49,14 @@ public final class OutcomeCounters {
     return command.ordinal() * OUTCOMES + Outcome.of(status).ordinal();
   }
 
-  /** Records one completed request. */
+  /** Records one completed request; its latency only when measured ({@code elapsedNanos > 0}). */
   public void record(Command command, ResponseStatus status, long elapsedNanos) {
     int i = slot(command, status);
     counts[i].increment();
     if (elapsedNanos > 0) {
       nanos[i].add(elapsedNanos);
+      latencies.record(elapsedNanos);
     }
-    latencies.record(elapsedNanos);
   }
 
   /**
@@ -78,14 +82,17 @@ public final class OutcomeCounters {
 
     private Recorder() {}
 
-    /** Records one completed request; call from the recorder's thread only. */
+    /**
+     * Records one completed request, its latency only when measured; call from the recorder's
+     * thread only.
+     */
     public void record(Command command, ResponseStatus status, long elapsedNanos) {
       int i = slot(command, status);
       LONGS.setOpaque(counts, i, (long) LONGS.getOpaque(counts, i) + 1);
       if (elapsedNanos > 0) {
         LONGS.setOpaque(nanos, i, (long) LONGS.getOpaque(nanos, i) + elapsedNanos);
+        LatencyHistogram.recordSingleWriter(latencies, elapsedNanos);
       }
-      LatencyHistogram.recordSingleWriter(latencies, elapsedNanos);
     }
   }
 
@@ -126,10 +133,10 @@ public final class OutcomeCounters {
 
   /**
    * Returns the latencies at quantiles {@code qs} (each {@code > 0 and <= 1}, ascending) of the
-   * requests, all commands and outcomes, completed in a sliding window of one to two {@link
-   * #WINDOW_STEP_NANOS} steps before {@code nowNanos} (if nothing read them for longer, since the
-   * last read), in one pass: each never below the true value and at most 1/32 above it (68.7 s at
-   * most: a longer latency reads as that); -1 each when the window holds none.
+   * requests with a measured time, all commands and outcomes, completed in a sliding window of one
+   * to two {@link #WINDOW_STEP_NANOS} steps before {@code nowNanos} (if nothing read them for
+   * longer, since the last read), in one pass: each never below the true value and at most 1/32
+   * above it (68.7 s at most: a longer latency reads as that); -1 each when the window holds none.
    *
    * @param nowNanos the time now, on the ticker of every call's {@code nowNanos}
    * @throws IllegalArgumentException if a quantile is out of range, or they are not ascending
@@ -147,9 +154,10 @@ public final class OutcomeCounters {
   }
 
   /**
-   * Returns how many requests, all commands and outcomes, took at most {@code nanos}, ever: a
-   * cumulative Prometheus {@code le} bucket, low by the latencies within 1/32 under {@code nanos}
-   * (they count in the next bound up). With {@code Long.MAX_VALUE}, every request.
+   * Returns how many requests with a measured time, all commands and outcomes, took at most {@code
+   * nanos}, ever: a cumulative Prometheus {@code le} bucket, low by the latencies within 1/32 under
+   * {@code nanos} (they count in the next bound up). With {@code Long.MAX_VALUE}, every request
+   * with a measured time.
    */
   public long countAtOrBelow(long nanos) {
     long[] counts = new long[LatencyHistogram.BUCKETS];

@@ -72,4 +72,24 @@ class OutcomeCountersTest {
     assertThat(c.percentiles(new double[] {0.5}, now)).containsExactly(-1L);
     assertThat(c.countAtOrBelow(Long.MAX_VALUE)).isEqualTo(101);
   }
+
+  @Test
+  void requestsWithoutAMeasuredTimeStayOutOfTheHistogram() {
+    // failures that never got a reply (fast fails, timeouts, disconnects) carry no time (0): as 0
+    // ns
+    // they would pull the percentiles down and count under the smallest bucket
+    OutcomeCounters c = new OutcomeCounters();
+    OutcomeCounters.Recorder r = c.recorder();
+    r.record(Command.GET, ResponseStatus.HIT, 1_000_000);
+    r.record(Command.GET, ResponseStatus.BACKEND_FAILURE, 0);
+    r.record(Command.GET, ResponseStatus.BACKEND_FAILURE, 0);
+    c.record(Command.GET, ResponseStatus.BACKEND_FAILURE, 0);
+    c.record(Command.GET, ResponseStatus.BACKEND_FAILURE, -5);
+
+    long oneMs = LatencyHistogram.upperBound(LatencyHistogram.index(1_000_000));
+    assertThat(c.percentiles(new double[] {0.5, 0.999}, 0)).containsExactly(oneMs, oneMs);
+    assertThat(c.countAtOrBelow(50_000)).isZero();
+    assertThat(c.countAtOrBelow(Long.MAX_VALUE)).isEqualTo(1);
+    assertThat(c.count(Command.GET, Outcome.FAILURE)).isEqualTo(4); // still counted
+  }
 }
