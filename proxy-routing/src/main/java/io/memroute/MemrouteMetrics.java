@@ -30,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
@@ -673,17 +674,51 @@ public final class MemrouteMetrics implements MeterBinder {
               .register(registry));
     }
     if (latencyBuckets) {
-      for (long bound : RouterEngine.LATENCY_BUCKETS) {
+      BucketReads reads = new BucketReads(() -> m.countsAtOrBelow(c, BOUNDS));
+      for (int i = 0; i < BOUNDS.length; i++) {
+        int bucket = i;
         meters.add(
-            FunctionCounter.builder(
-                    "memroute.route.requests.buckets", m, x -> x.countAtOrBelow(c, bound))
+            FunctionCounter.builder("memroute.route.requests.buckets", m, x -> reads.count(bucket))
                 .tags(tags)
-                .tag("le", le(bound))
+                .tag("le", le(BOUNDS[i]))
                 .description(
                     "requests through an observed route (all outcomes) that took at most le"
                         + " seconds, ever")
                 .register(registry));
       }
+    }
+  }
+
+  /** The bounds of the latency buckets, in nanoseconds. */
+  private static final long[] BOUNDS =
+      RouterEngine.LATENCY_BUCKETS.stream().mapToLong(Long::longValue).toArray();
+
+  /**
+   * One set of cumulative buckets (a backend's, the summed ones, a route's command's), read
+   * together: a read of a bucket not read since the last snapshot answers from it, a read of one
+   * already read (the next scrape) takes a new snapshot. A registry reads a name's series in no set
+   * order (Prometheus's in hash order), and buckets each read afresh, while requests complete,
+   * could show a bound above a larger one read before it: not cumulative, which {@code
+   * histogram_quantile} needs. From one snapshot they are, and one scrape reads the histograms
+   * once, not 16 times.
+   */
+  private static final class BucketReads {
+    private final Supplier<long[]> snapshot;
+    private long[] counts; // guarded by this
+    private int readSinceSnapshot = -1; // a bit per bucket; guarded by this
+
+    BucketReads(Supplier<long[]> snapshot) {
+      this.snapshot = snapshot;
+    }
+
+    synchronized long count(int bucket) {
+      int bit = 1 << bucket;
+      if ((readSinceSnapshot & bit) != 0) {
+        counts = snapshot.get();
+        readSinceSnapshot = 0;
+      }
+      readSinceSnapshot |= bit;
+      return counts[bucket];
     }
   }
 
@@ -764,19 +799,21 @@ public final class MemrouteMetrics implements MeterBinder {
             ManagedBackend::openConnections));
     meters.add(gauge(registry, "memroute.backend.in.flight", tags, label, ManagedBackend::depth));
     if (latencyBuckets) {
-      for (int i = 0; i < RouterEngine.LATENCY_BUCKETS.size(); i++) {
+      BucketReads reads =
+          new BucketReads(
+              () -> {
+                if (label == null) {
+                  return engine.requestLatencyBuckets();
+                }
+                ManagedBackend b = engine.backends().get(label);
+                return b == null ? new long[BOUNDS.length] : b.requests().countsAtOrBelow(BOUNDS);
+              });
+      for (int i = 0; i < BOUNDS.length; i++) {
         int bucket = i;
-        long bound = RouterEngine.LATENCY_BUCKETS.get(i);
         meters.add(
-            FunctionCounter.builder(
-                    "memroute.requests.buckets",
-                    engine,
-                    e ->
-                        label == null
-                            ? e.requestLatencyBucket(bucket)
-                            : sum(e, label, b -> b.requests().countAtOrBelow(bound)))
+            FunctionCounter.builder("memroute.requests.buckets", engine, e -> reads.count(bucket))
                 .tags(tags)
-                .tag("le", le(bound))
+                .tag("le", le(BOUNDS[i]))
                 .description(
                     "requests completed by backends (all commands and outcomes) that took at most"
                         + " le seconds")

@@ -128,6 +128,53 @@ class BackendLatencyMetricsTest {
   }
 
   @Test
+  void oneScrapesBucketsComeFromOneReadWhateverTheirOrder() throws Exception {
+    // a registry reads a name's series in no set order (Prometheus: hash order); were each bucket
+    // read afresh, requests completing in between could put a bucket above +Inf read before it
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (MemcacheRouter router = MemcacheRouter.builder().config(config()).build()) {
+      MemrouteMetrics.of(router, false, true).bindTo(registry);
+      MemrouteMetrics.of(router, true, true).bindTo(registry);
+      traffic(router);
+      List<FunctionCounter> summed =
+          new ArrayList<>(registry.get("memroute.requests.buckets").tags().functionCounters());
+      summed.removeIf(c -> c.getId().getTag("backend") != null);
+      List<FunctionCounter> backendA =
+          new ArrayList<>(
+              registry.get("memroute.requests.buckets").tag("backend", "a").functionCounters());
+      List<FunctionCounter> routeGets =
+          new ArrayList<>(
+              registry
+                  .get("memroute.route.requests.buckets")
+                  .tags("route", "api", "command", "get")
+                  .functionCounters());
+      for (List<FunctionCounter> buckets : List.of(summed, backendA, routeGets)) {
+        buckets.sort(Comparator.comparingDouble(c -> -le(c))); // +Inf first
+        assertThat(buckets).hasSize(16);
+      }
+      double[] infinity = new double[3];
+      int s = 0;
+      for (List<FunctionCounter> buckets : List.of(summed, backendA, routeGets)) {
+        infinity[s++] = buckets.get(0).count();
+      }
+      traffic(router); // between this scrape's reads
+      s = 0;
+      for (List<FunctionCounter> buckets : List.of(summed, backendA, routeGets)) {
+        double before = infinity[s++];
+        for (FunctionCounter c : buckets.subList(1, buckets.size())) {
+          assertThat(c.count()).as(c.getId().toString()).isLessThanOrEqualTo(before);
+          before = c.count();
+        }
+      }
+      // the next scrape, which reads +Inf again, sees the new requests
+      assertThat(summed.get(0).count()).isEqualTo(800);
+      assertThat(routeGets.get(0).count()).isEqualTo(400);
+      assertMonotoneUpTo(summed, 800);
+      assertMonotoneUpTo(routeGets, 400);
+    }
+  }
+
+  @Test
   void bucketsAreOptIn() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (MemcacheRouter router = MemcacheRouter.builder().config(config()).build()) {

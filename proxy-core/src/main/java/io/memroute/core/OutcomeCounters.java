@@ -164,4 +164,14 @@ public final class OutcomeCounters {
     addLatencies(counts);
     return LatencyHistogram.countAtOrBelow(counts, nanos);
   }
+
+  /**
+   * Returns {@link #countAtOrBelow} at each of {@code bounds}, from one read of the histogram: the
+   * counts of a set of cumulative buckets, consistent with one another.
+   */
+  public long[] countsAtOrBelow(long[] bounds) {
+    long[] counts = new long[LatencyHistogram.BUCKETS];
+    addLatencies(counts);
+    return LatencyHistogram.countsAtOrBelow(counts, bounds);
+  }
 }

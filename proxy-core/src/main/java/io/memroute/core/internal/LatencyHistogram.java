@@ -143,4 +143,16 @@ public final class LatencyHistogram {
     }
     return n;
   }
+
+  /**
+   * Returns {@link #countAtOrBelow} of {@code counts} at each of {@code bounds}, all from the same
+   * counts: cumulative, as a set of Prometheus {@code le} buckets must be.
+   */
+  public static long[] countsAtOrBelow(long[] counts, long[] bounds) {
+    long[] n = new long[bounds.length];
+    for (int k = 0; k < bounds.length; k++) {
+      n[k] = countAtOrBelow(counts, bounds[k]);
+    }
+    return n;
+  }
 }

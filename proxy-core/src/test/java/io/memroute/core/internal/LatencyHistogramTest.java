@@ -94,6 +94,8 @@ class LatencyHistogramTest {
     // a bound that is a bucket's upper end counts that bucket
     long upper = LatencyHistogram.upperBound(LatencyHistogram.index(ms));
     assertThat(LatencyHistogram.countAtOrBelow(counts, upper)).isEqualTo(2);
+    assertThat(LatencyHistogram.countsAtOrBelow(counts, new long[] {ms, upper, Long.MAX_VALUE}))
+        .containsExactly(1, 2, 4);
   }
 
   @Test

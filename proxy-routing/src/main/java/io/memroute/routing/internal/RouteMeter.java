@@ -143,4 +143,17 @@ public final class RouteMeter {
     c.histogram.addInto(counts);
     return LatencyHistogram.countAtOrBelow(counts, nanos);
   }
+
+  /**
+   * Returns {@link #countAtOrBelow} of {@code command} at each of {@code bounds}, from one read of
+   * its histogram: the counts of a set of cumulative buckets, consistent with one another.
+   */
+  public long[] countsAtOrBelow(Command command, long[] bounds) {
+    long[] counts = new long[LatencyHistogram.BUCKETS];
+    PerCommand c = commands.get(command.ordinal());
+    if (c != null) {
+      c.histogram.addInto(counts);
+    }
+    return LatencyHistogram.countsAtOrBelow(counts, bounds);
+  }
 }

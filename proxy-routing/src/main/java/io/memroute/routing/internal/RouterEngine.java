@@ -434,13 +434,26 @@ public final class RouterEngine {
           2_500_000_000L,
           Long.MAX_VALUE);
 
+  /** {@link #LATENCY_BUCKETS} as an array. */
+  private static final long[] LATENCY_BOUNDS =
+      LATENCY_BUCKETS.stream().mapToLong(Long::longValue).toArray();
+
   /**
-   * Returns how many requests the router's backends completed within {@code
-   * LATENCY_BUCKETS.get(bucket)}, those removed by a reconfiguration included: never goes back.
+   * Returns how many requests the router's backends completed within each of {@link
+   * #LATENCY_BUCKETS}, those removed by a reconfiguration included, from one read of each backend's
+   * histogram: cumulative, and each never goes back.
    */
-  public long requestLatencyBucket(int bucket) {
-    long bound = LATENCY_BUCKETS.get(bucket);
-    return total(b -> b.requests().countAtOrBelow(bound), r -> r.latencyBuckets[bucket]);
+  public long[] requestLatencyBuckets() {
+    synchronized (countLock) {
+      long[] n = retiredCounts.latencyBuckets.clone();
+      for (ManagedBackend b : counted) {
+        long[] live = b.requests().countsAtOrBelow(LATENCY_BOUNDS);
+        for (int i = 0; i < n.length; i++) {
+          n[i] += live[i];
+        }
+      }
+      return n;
+    }
   }
 
   /** Returns the failures with {@code reason} counted on the router's backends, ever. */
@@ -506,8 +519,9 @@ public final class RouterEngine {
       for (FailureReason r : FailureReason.values()) {
         failures[r.ordinal()] += b.failureCount(r);
       }
+      long[] live = b.requests().countsAtOrBelow(LATENCY_BOUNDS);
       for (int i = 0; i < latencyBuckets.length; i++) {
-        latencyBuckets[i] += b.requests().countAtOrBelow(LATENCY_BUCKETS.get(i));
+        latencyBuckets[i] += live[i];
       }
       fastFails += b.fastFailCount();
       markedBad += b.markedBadCount();
