@@ -19,6 +19,7 @@ import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -656,29 +657,28 @@ public final class MemrouteMetrics implements MeterBinder {
               .description("requests through an observed route, and their latency")
               .register(registry));
     }
-    for (double q : RouterEngine.ROUTE_PERCENTILES) {
+    ScrapeReads percentiles = new ScrapeReads(() -> m.percentiles(c, PHIS));
+    for (int i = 0; i < PHIS.length; i++) {
+      int phi = i;
       meters.add(
           TimeGauge.builder(
                   "memroute.route.requests.percentile",
                   m,
                   TimeUnit.NANOSECONDS,
-                  x -> {
-                    long nanos = x.percentile(c, q);
-                    return nanos < 0 ? Double.NaN : nanos;
-                  })
+                  x -> nanosOrNaN(percentiles.read(phi)))
               .tags(tags)
-              .tag("phi", Double.toString(q))
+              .tag("phi", Double.toString(PHIS[i]))
               .description(
                   "latency percentile of an observed route's requests (all outcomes) over the"
                       + " last one to two minutes")
               .register(registry));
     }
     if (latencyBuckets) {
-      BucketReads reads = new BucketReads(() -> m.countsAtOrBelow(c, BOUNDS));
+      ScrapeReads buckets = new ScrapeReads(() -> m.countsAtOrBelow(c, BOUNDS));
       for (int i = 0; i < BOUNDS.length; i++) {
         int bucket = i;
         meters.add(
-            FunctionCounter.builder("memroute.route.requests.buckets", m, x -> reads.count(bucket))
+            FunctionCounter.builder("memroute.route.requests.buckets", m, x -> buckets.read(bucket))
                 .tags(tags)
                 .tag("le", le(BOUNDS[i]))
                 .description(
@@ -693,32 +693,41 @@ public final class MemrouteMetrics implements MeterBinder {
   private static final long[] BOUNDS =
       RouterEngine.LATENCY_BUCKETS.stream().mapToLong(Long::longValue).toArray();
 
-  /**
-   * One set of cumulative buckets (a backend's, the summed ones, a route's command's), read
-   * together: a read of a bucket not read since the last snapshot answers from it, a read of one
-   * already read (the next scrape) takes a new snapshot. A registry reads a name's series in no set
-   * order (Prometheus's in hash order), and buckets each read afresh, while requests complete,
-   * could show a bound above a larger one read before it: not cumulative, which {@code
-   * histogram_quantile} needs. From one snapshot they are, and one scrape reads the histograms
-   * once, not 16 times.
-   */
-  private static final class BucketReads {
-    private final Supplier<long[]> snapshot;
-    private long[] counts; // guarded by this
-    private int readSinceSnapshot = -1; // a bit per bucket; guarded by this
+  /** The quantiles of the percentile gauges. */
+  private static final double[] PHIS =
+      RouterEngine.ROUTE_PERCENTILES.stream().mapToDouble(Double::doubleValue).toArray();
 
-    BucketReads(Supplier<long[]> snapshot) {
+  private static double nanosOrNaN(long nanos) {
+    return nanos < 0 ? Double.NaN : nanos;
+  }
+
+  /**
+   * The values of a set of series read together (a set of cumulative buckets, or the three
+   * percentiles of one histogram): a read of a value not read since the last snapshot answers from
+   * it, a read of one already read (the next scrape) takes a new snapshot. A registry reads a
+   * name's series in no set order (Prometheus's in hash order); were each read afresh, requests
+   * completing in between could show a bucket above a larger bound read before it (not cumulative,
+   * which {@code histogram_quantile} needs) or a p50 above the p99, and a window moving between two
+   * reads could split them across windows. From one snapshot they agree, and a scrape reads the
+   * histogram once, not once per series.
+   */
+  private static final class ScrapeReads {
+    private final Supplier<long[]> snapshot;
+    private long[] values; // guarded by this
+    private int readSinceSnapshot = -1; // a bit per value (at most 32); guarded by this
+
+    ScrapeReads(Supplier<long[]> snapshot) {
       this.snapshot = snapshot;
     }
 
-    synchronized long count(int bucket) {
-      int bit = 1 << bucket;
+    synchronized long read(int index) {
+      int bit = 1 << index;
       if ((readSinceSnapshot & bit) != 0) {
-        counts = snapshot.get();
+        values = snapshot.get();
         readSinceSnapshot = 0;
       }
       readSinceSnapshot |= bit;
-      return counts[bucket];
+      return values[index];
     }
   }
 
@@ -799,8 +808,8 @@ public final class MemrouteMetrics implements MeterBinder {
             ManagedBackend::openConnections));
     meters.add(gauge(registry, "memroute.backend.in.flight", tags, label, ManagedBackend::depth));
     if (latencyBuckets) {
-      BucketReads reads =
-          new BucketReads(
+      ScrapeReads buckets =
+          new ScrapeReads(
               () -> {
                 if (label == null) {
                   return engine.requestLatencyBuckets();
@@ -811,7 +820,7 @@ public final class MemrouteMetrics implements MeterBinder {
       for (int i = 0; i < BOUNDS.length; i++) {
         int bucket = i;
         meters.add(
-            FunctionCounter.builder("memroute.requests.buckets", engine, e -> reads.count(bucket))
+            FunctionCounter.builder("memroute.requests.buckets", engine, e -> buckets.read(bucket))
                 .tags(tags)
                 .tag("le", le(BOUNDS[i]))
                 .description(
@@ -821,22 +830,27 @@ public final class MemrouteMetrics implements MeterBinder {
       }
     }
     if (label != null) {
-      for (int i = 0; i < RouterEngine.ROUTE_PERCENTILES.size(); i++) {
-        double q = RouterEngine.ROUTE_PERCENTILES.get(i);
-        double[] qs = {q};
+      ScrapeReads percentiles =
+          new ScrapeReads(
+              () -> {
+                ManagedBackend b = engine.backends().get(label);
+                if (b == null) {
+                  long[] none = new long[PHIS.length];
+                  Arrays.fill(none, -1);
+                  return none;
+                }
+                return b.requests().percentiles(PHIS, engine.ticker().nanoTime());
+              });
+      for (int i = 0; i < PHIS.length; i++) {
+        int phi = i;
         meters.add(
             TimeGauge.builder(
                     "memroute.backend.latency.percentile",
                     engine,
                     TimeUnit.NANOSECONDS,
-                    e -> {
-                      ManagedBackend b = e.backends().get(label);
-                      long nanos =
-                          b == null ? -1 : b.requests().percentiles(qs, e.ticker().nanoTime())[0];
-                      return nanos < 0 ? Double.NaN : nanos;
-                    })
+                    e -> nanosOrNaN(percentiles.read(phi)))
                 .tags(tags)
-                .tag("phi", Double.toString(q))
+                .tag("phi", Double.toString(PHIS[i]))
                 .description(
                     "latency percentile of a backend's requests (all commands and outcomes) over"
                         + " the last one to two minutes")

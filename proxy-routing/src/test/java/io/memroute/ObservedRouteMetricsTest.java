@@ -119,6 +119,44 @@ class ObservedRouteMetricsTest {
   }
 
   @Test
+  void oneScrapesPercentilesComeFromOneReadWhateverTheirOrder() throws Exception {
+    // a registry reads the three phi gauges in no set order; were each read afresh, requests
+    // completing in between could show a p50 above the p99 read before it
+    AtomicLong micros = new AtomicLong(100);
+    Route child = (req, ctx) -> answering(ResponseStatus.HIT, micros.get()).route(req, ctx);
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(config(Routes.observed("api", child)))
+            .ticker(now::get)
+            .build()) {
+      MemrouteMetrics.of(router).bindTo(registry);
+      for (int i = 0; i < 100; i++) {
+        await(router.execute(Request.get("k" + i)));
+      }
+      double p999 = phi(registry, "0.999");
+      assertThat(p999).isBetween(100e-6, 100e-6 * (1 + 1 / 32.0));
+      micros.set(10_000);
+      for (int i = 0; i < 1000; i++) {
+        await(router.execute(Request.get("k" + i))); // between this scrape's reads
+      }
+      assertThat(phi(registry, "0.5")).isEqualTo(p999);
+      assertThat(phi(registry, "0.99")).isEqualTo(p999);
+      // the next scrape, which reads p999 again, sees the new requests
+      assertThat(phi(registry, "0.999")).isBetween(0.010, 0.010 * (1 + 1 / 32.0));
+      assertThat(phi(registry, "0.5")).isBetween(0.010, 0.010 * (1 + 1 / 32.0));
+    }
+  }
+
+  private static double phi(SimpleMeterRegistry registry, String phi) {
+    return registry
+        .get("memroute.route.requests.percentile")
+        .tags("route", "api", "command", "get", "phi", phi)
+        .timeGauge()
+        .value(TimeUnit.SECONDS);
+  }
+
+  @Test
   void aRequestSeeingACommandFirstDoesNotWaitForABindingInProgress() throws Exception {
     CountDownLatch registering = new CountDownLatch(1);
     CountDownLatch goOn = new CountDownLatch(1);
