@@ -3,6 +3,7 @@ package io.memroute.benchmarks;
 import io.memroute.core.Command;
 import io.memroute.core.OutcomeCounters;
 import io.memroute.core.ResponseStatus;
+import java.util.Random;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
 
@@ -23,7 +24,7 @@ public class RequestRecordingBenchmark extends JmhDefaults {
   public void setup() {
     counters = new OutcomeCounters();
     recorder = counters.recorder();
-    java.util.Random random = new java.util.Random(1);
+    Random random = new Random(1);
     for (int i = 0; i < LATENCIES; i++) {
       // around 100 µs with a long tail, as a LAN round trip
       latencies[i] = (long) (100_000 * Math.exp(random.nextGaussian()));

@@ -131,22 +131,10 @@ public final class RouteMeter {
   }
 
   /**
-   * Returns how many requests of {@code command}, all outcomes, took at most {@code nanos} (a
-   * Prometheus {@code le} bucket: see {@link LatencyHistogram#countAtOrBelow}), since the start.
-   */
-  public long countAtOrBelow(Command command, long nanos) {
-    PerCommand c = commands.get(command.ordinal());
-    if (c == null) {
-      return 0;
-    }
-    long[] counts = new long[LatencyHistogram.BUCKETS];
-    c.histogram.addInto(counts);
-    return LatencyHistogram.countAtOrBelow(counts, nanos);
-  }
-
-  /**
-   * Returns {@link #countAtOrBelow} of {@code command} at each of {@code bounds}, from one read of
-   * its histogram: the counts of a set of cumulative buckets, consistent with one another.
+   * Returns how many requests of {@code command}, all outcomes, took at most each of {@code bounds}
+   * nanoseconds since the start (Prometheus {@code le} buckets: see {@link
+   * LatencyHistogram#countAtOrBelow}), from one read of its histogram: cumulative, consistent with
+   * one another.
    */
   public long[] countsAtOrBelow(Command command, long[] bounds) {
     long[] counts = new long[LatencyHistogram.BUCKETS];
