@@ -3,6 +3,7 @@ package io.memroute;
 import static io.memroute.TestRouters.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.memroute.core.BackendOptions;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.RouterStats;
@@ -12,7 +13,9 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -171,6 +174,54 @@ class BackendLatencyMetricsTest {
       assertThat(routeGets.get(0).count()).isEqualTo(400);
       assertMonotoneUpTo(summed, 800);
       assertMonotoneUpTo(routeGets, 400);
+    }
+  }
+
+  @Test
+  void failuresWithoutAReplyAreCountedButNotTimed() throws Exception {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort(); // closed: nothing listens there
+    }
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(
+                RouterConfig.builder()
+                    .backend("gone", "127.0.0.1:" + port)
+                    .pool(PoolConfig.of("main", "gone"))
+                    .route(Routes.pool("main"))
+                    .build())
+            .backendOptions(
+                BackendOptions.builder()
+                    .connectTimeout(Duration.ofSeconds(1))
+                    .readTimeout(Duration.ofSeconds(1))
+                    .failureLimit(1)
+                    .build())
+            .build()) {
+      MemrouteMetrics.of(router, true, true).bindTo(registry);
+      for (int i = 0; i < 20; i++) {
+        router.get("k" + i).toCompletableFuture().handle((v, e) -> null).get(10, TimeUnit.SECONDS);
+      }
+      double failures =
+          registry
+              .get("memroute.requests")
+              .tags("backend", "gone", "command", "get", "outcome", "failure")
+              .functionTimer()
+              .count();
+      assertThat(failures).isEqualTo(20);
+      // none took a measured time: not "under 50 µs", and no percentile of 0
+      for (FunctionCounter c :
+          registry.get("memroute.requests.buckets").tag("backend", "gone").functionCounters()) {
+        assertThat(c.count()).as(c.getId().getTag("le")).isZero();
+      }
+      assertThat(
+              registry
+                  .get("memroute.backend.latency.percentile")
+                  .tags("backend", "gone", "phi", "0.5")
+                  .timeGauge()
+                  .value())
+          .isNaN();
     }
   }
 
