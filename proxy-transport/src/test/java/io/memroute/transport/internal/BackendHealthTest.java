@@ -529,7 +529,10 @@ class BackendHealthTest {
    */
   @Test
   void racingDownAndUpEndInTheStateAppliedLast() throws Exception {
-    ManagedBackend b = up(fast().build());
+    // A request sent after an up waits for the reconnect: within SHORT a loaded machine at times
+    // failed the round with a TIMEOUT that says nothing about the race. Still bounded: a backend
+    // that never connects again times it out.
+    ManagedBackend b = up(fast().readTimeout(Duration.ofSeconds(3)).build());
     BackendOptions down = b.options().toBuilder().down(true).build();
     BackendOptions up = b.options().toBuilder().down(false).build();
     for (int i = 0; i < 200; i++) {
