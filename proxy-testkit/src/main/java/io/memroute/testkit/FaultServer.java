@@ -231,7 +231,9 @@ public final class FaultServer implements AutoCloseable {
 
   /**
    * Closes every open connection from the server side, as an idle timeout or a restart would;
-   * pending replies are dropped. The server keeps accepting new connections.
+   * pending replies are dropped. A connection being accepted at the same moment is closed too once
+   * {@link #connectionCount()} counts it, so waiting for a count above the one read before this
+   * call waits for a connection made after it. The server keeps accepting new connections.
    */
   public void disconnectAll() {
     server.disconnectAll();

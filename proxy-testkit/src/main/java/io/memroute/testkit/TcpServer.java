@@ -30,6 +30,8 @@ final class TcpServer implements AutoCloseable {
   private final String name;
   private final Policy policy;
   private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+  // Accepted and before the policy, not yet among connections: disconnectAll closes it too.
+  private volatile Socket admitting;
   private final AtomicLong connectionIds = new AtomicLong();
   private final Object lock = new Object();
   private int port;
@@ -90,8 +92,16 @@ final class TcpServer implements AutoCloseable {
     }
   }
 
-  /** Closes every open connection from the server side. */
+  /**
+   * Closes every open connection from the server side, the one being admitted too: a policy may
+   * have counted it already, and a caller that read that count expects it gone.
+   */
   void disconnectAll() {
+    // Read first: once it is cleared, its connection is among those the loop below closes.
+    Socket s = admitting;
+    if (s != null) {
+      closeQuietly(s);
+    }
     for (Connection c : connections) {
       c.close();
     }
@@ -164,21 +174,26 @@ final class TcpServer implements AutoCloseable {
         }
         continue;
       }
+      admitting = accepted;
       try {
         accepted.setTcpNoDelay(true);
         if (!policy.admit(accepted)) {
+          admitting = null;
           closeQuietly(accepted);
           continue;
         }
       } catch (IOException e) {
+        admitting = null;
         closeQuietly(accepted);
         continue;
       }
+      // Closed by a disconnectAll meanwhile, it is served all the same: its thread sees it closed.
       Connection connection = new Connection(accepted, connectionIds.incrementAndGet());
       Thread t = new Thread(() -> serve(connection), name + "-" + port + "-conn-" + connection.id);
       t.setDaemon(true);
       connection.thread = t;
       connections.add(connection);
+      admitting = null; // after the add: see disconnectAll
       synchronized (lock) {
         if (closed) {
           connection.close();
