@@ -172,7 +172,9 @@ public final class Routes {
    *       #allInitial}). Other wildcards ({@code /*}{@code /cluster/}) are answered as a prefix
    *       mapped to nothing.
    *   <li>A multi-key get is split by prefix, one multi-key request per route, and the replies are
-   *       merged in key order; one key whose prefix is mapped to nothing fails the whole request.
+   *       merged in key order. A key whose prefix is mapped to nothing is not sent; the other keys
+   *       are, and the request is answered with that key's {@code SERVER_ERROR} (mcrouter writes
+   *       the error where {@code END} would be, so the client's multiget fails too).
    *   <li>Meta commands ({@code mg}, {@code ms}, {@code md}, {@code ma}, ...) are routed and
    *       rewritten alike; a base64 key ({@code b}) by the bytes it stands for.
    * </ul>

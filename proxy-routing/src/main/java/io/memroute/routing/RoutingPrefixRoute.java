@@ -4,6 +4,7 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
 import io.memroute.core.internal.GuardedFuture;
+import io.memroute.routing.internal.Multiget;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -63,17 +64,7 @@ final class RoutingPrefixRoute implements Route, ParentRoute {
       return defaultRoute.route(request, context);
     }
     if (n > 1) {
-      // a multiget is answered as a whole (its parts are merged all or nothing), so one key with
-      // an unknown prefix fails it, as a failed part does
-      List<String> keys = request.keys();
-      for (String k : keys) {
-        byte[] b = k.getBytes(StandardCharsets.UTF_8);
-        int p = prefixLength(b, b.length);
-        if (p > 0) {
-          return noRoute(new String(b, 0, p, StandardCharsets.UTF_8));
-        }
-      }
-      return defaultRoute.route(request, context);
+      return multi(request, context);
     }
     if (request.hasFlag('b')) { // a base64 key: by the bytes it stands for, as the map matched it
       byte[] key = request.itemKeyBytes();
@@ -88,16 +79,79 @@ final class RoutingPrefixRoute implements Route, ParentRoute {
         : noRoute(new String(request.itemKeyBytes(), 0, p, StandardCharsets.UTF_8));
   }
 
+  /**
+   * A multi-key retrieval whose keys have no routing prefix or an unmapped one. As mcrouter routes
+   * each key alone, the keys without a prefix are still sent to the default route ({@code gat}
+   * touches them); a multiget is merged all or nothing, so the answer is the error of the first
+   * unmapped prefix (mcrouter's text server writes that error where {@code END} would be).
+   */
+  private CompletionStage<Response> multi(Request request, RouteContext context) {
+    List<String> keys = request.keys();
+    int[] groupOf = null; // 0: the default route, 1: no route
+    String unmapped = null;
+    int withoutPrefix = keys.size();
+    for (int k = 0; k < keys.size(); k++) {
+      String key = keys.get(k);
+      int p = prefixLength(key);
+      if (p > 0) {
+        if (groupOf == null) {
+          groupOf = new int[keys.size()];
+          unmapped = key.substring(0, p);
+        }
+        groupOf[k] = 1;
+        withoutPrefix--;
+      }
+    }
+    if (groupOf == null) {
+      return defaultRoute.route(request, context);
+    }
+    Response error = noRouteReply(unmapped);
+    if (withoutPrefix == 0) {
+      return GuardedFuture.completed(error);
+    }
+    return Multiget.split(
+        request,
+        keys,
+        groupOf,
+        2,
+        (g, sub) -> g == 0 ? Replies.guarded(defaultRoute, sub, context) : completed(error));
+  }
+
+  /**
+   * {@link #prefixLength(byte[], int)} of a key as a string, in chars: {@code '/'} is one byte in
+   * UTF-8 and no other character's bytes hold it, so the string is read without encoding it.
+   */
+  private static int prefixLength(String key) {
+    int length = key.length();
+    if (length == 0 || key.charAt(0) != '/') {
+      return 0;
+    }
+    int slashes = 1;
+    for (int i = 1; i < length; i++) {
+      if (key.charAt(i) == '/' && ++slashes == 3) {
+        return i + 1;
+      }
+    }
+    return 0;
+  }
+
+  private static CompletionStage<Response> completed(Response r) {
+    return GuardedFuture.completed(r);
+  }
+
   private CompletionStage<Response> noRoute(String prefix) {
-    return GuardedFuture.completed(
-        Response.builder(ResponseStatus.SERVER_ERROR)
-            .text(
-                "routingPrefix: no route for '"
-                    + prefix
-                    + "' (expected: one of "
-                    + known
-                    + ", or a key without a routing prefix)")
-            .build());
+    return GuardedFuture.completed(noRouteReply(prefix));
+  }
+
+  private Response noRouteReply(String prefix) {
+    return Response.builder(ResponseStatus.SERVER_ERROR)
+        .text(
+            "routingPrefix: no route for '"
+                + prefix
+                + "' (expected: one of "
+                + known
+                + ", or a key without a routing prefix)")
+        .build();
   }
 
   @Override

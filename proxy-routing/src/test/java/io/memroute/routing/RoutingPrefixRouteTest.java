@@ -118,8 +118,6 @@ class RoutingPrefixRouteTest {
     Response r = run(Request.get("/dc3/main/k"));
     assertThat(r.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
     assertThat(r.message()).startsWith("routingPrefix: no route for '/dc3/main/'");
-    Response multi = run(Request.getMulti(List.of("k", "/dc3/main/k")));
-    assertThat(multi.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
     assertThat(run(set("/*/main/k", "v")).status()).isEqualTo(ResponseStatus.SERVER_ERROR);
     assertThat(a.requests()).isEmpty();
     assertThat(b.requests()).isEmpty();
@@ -173,6 +171,24 @@ class RoutingPrefixRouteTest {
   void anEmptyKeyAfterThePrefixIsAClientError() {
     assertThat(run(Request.get("/dc1/alt/")).status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
     assertThat(b.requests()).isEmpty();
+  }
+
+  @Test
+  void aMultigetWithAnUnmappedPrefixSendsItsOtherKeysAndIsAnError() {
+    // mcrouter routes each key alone: the others are sent (gat touches them), and the error line
+    // takes the place of END, so the client's multiget fails
+    a.put("k", "v");
+    b.put("x", "w");
+    Response r = run(Request.parse("gat 100 k /dc3/main/y /dc1/alt/x /dc3/main/z", null));
+    assertThat(r.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(r.message()).startsWith("routingPrefix: no route for '/dc3/main/'");
+    assertThat(Fixture.lines(a)).containsExactly("gat 100 k");
+    assertThat(Fixture.lines(b)).containsExactly("gat 100 x");
+    assertThat(c.requests()).isEmpty();
+    Response none = run(Request.getMulti(List.of("/dc3/main/y", "/dc4/main/z")));
+    assertThat(none.status()).isEqualTo(ResponseStatus.SERVER_ERROR);
+    assertThat(none.message()).startsWith("routingPrefix: no route for '/dc3/main/'");
+    assertThat(Fixture.lines(a)).containsExactly("gat 100 k");
   }
 
   @Test
