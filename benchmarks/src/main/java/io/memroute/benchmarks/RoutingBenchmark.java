@@ -48,6 +48,8 @@ public class RoutingBenchmark extends JmhDefaults {
   private Request get;
   private Request set;
   private Route ttl;
+  private Route routingPrefix;
+  private Request prefixedGet;
 
   /** An in-memory backend: returns one shared completed future. */
   static final class StubBackend implements Backend {
@@ -146,6 +148,14 @@ public class RoutingBenchmark extends JmhDefaults {
     get = Request.get(KEY);
     set = Request.set(KEY, new byte[100], 0);
     ttl = Routes.ttl(Duration.ofMinutes(5), poolRoute);
+    routingPrefix =
+        Routes.routingPrefix()
+            .route("/dc1/main/", main)
+            .route("/dc1/users/", users)
+            .route("/dc2/main/", sessions)
+            .defaultPrefix("/dc1/main/")
+            .build();
+    prefixedGet = Request.get("/dc1/users/" + KEY);
   }
 
   private static final byte[] USER = {'u', 's', 'e', 'r', ':'};
@@ -221,5 +231,23 @@ public class RoutingBenchmark extends JmhDefaults {
   @Benchmark
   public CompletionStage<Response> dslPrefixCommandMap() {
     return dsl.route(Request.get(KEY), context);
+  }
+
+  /**
+   * mcrouter routing prefixes ({@link Routes#routingPrefix()}) + pool route, prebuilt get of a key
+   * without a prefix (the common case): should allocate nothing, as {@link #poolRoutePrebuilt}.
+   */
+  @Benchmark
+  public CompletionStage<Response> routingPrefixNoPrefixPrebuilt() {
+    return routingPrefix.route(get, context);
+  }
+
+  /**
+   * The same with a key {@code /dc1/users/...}: the prefix is stripped, so the request sent is
+   * rebuilt (that request, and the reply's key renamed back, are the allocation).
+   */
+  @Benchmark
+  public CompletionStage<Response> routingPrefixPrefixedPrebuilt() {
+    return routingPrefix.route(prefixedGet, context);
   }
 }
