@@ -41,8 +41,21 @@ final class ModifyKeyRoute implements Route, ParentRoute {
   private final byte[] suffixBytes;
   private final Route child;
   private final String description;
+  private final String name; // names the route in errors: the one the caller built
+  private final String rewritten; // says how the key was changed, in errors
 
   ModifyKeyRoute(String prefix, String replaced, String suffix, Route child, String description) {
+    this(prefix, replaced, suffix, child, description, "modifyKey", "rewritten");
+  }
+
+  private ModifyKeyRoute(
+      String prefix,
+      String replaced,
+      String suffix,
+      Route child,
+      String description,
+      String name,
+      String rewritten) {
     this.prefix = prefix;
     this.prefixBytes = prefix.getBytes(StandardCharsets.UTF_8);
     this.replaced = replaced;
@@ -51,6 +64,17 @@ final class ModifyKeyRoute implements Route, ParentRoute {
     this.suffixBytes = suffix.getBytes(StandardCharsets.UTF_8);
     this.child = child;
     this.description = description;
+    this.name = name;
+    this.rewritten = rewritten;
+  }
+
+  /**
+   * Strips the mcrouter routing prefix {@code prefix} from keys that start with it ({@link
+   * Routes#routingPrefix()}); its errors name {@code routingPrefix}.
+   */
+  static ModifyKeyRoute stripRoutingPrefix(String prefix, Route child, String description) {
+    return new ModifyKeyRoute(
+        "", prefix, "", child, description, "routingPrefix", "without its routing prefix");
   }
 
   @Override
@@ -303,19 +327,21 @@ final class ModifyKeyRoute implements Route, ParentRoute {
     return key.length >= p.length && Arrays.equals(key, 0, p.length, p, 0, p.length);
   }
 
-  private static String tooLong(String key, String length) {
+  private String tooLong(String key, String length) {
     return "key '"
         + key
-        + "' rewritten is "
+        + "' "
+        + rewritten
+        + " is "
         + length
         + " (expected: 1-"
         + MAX_KEY
         + (length.contains("base64") ? " base64 characters)" : " bytes)");
   }
 
-  private static CompletionStage<Response> clientError(String message) {
+  private CompletionStage<Response> clientError(String message) {
     return GuardedFuture.completed(
-        Response.builder(ResponseStatus.CLIENT_ERROR).text("modifyKey: " + message).build());
+        Response.builder(ResponseStatus.CLIENT_ERROR).text(name + ": " + message).build());
   }
 
   @Override

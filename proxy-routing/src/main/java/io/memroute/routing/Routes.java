@@ -1927,8 +1927,8 @@ public final class Routes {
     }
 
     private static Route strip(String prefix, Route route) {
-      return new ModifyKeyRoute(
-          "", prefix, "", route, "stripPrefix('" + prefix + "', " + route + ")");
+      return ModifyKeyRoute.stripRoutingPrefix(
+          prefix, route, "stripPrefix('" + prefix + "', " + route + ")");
     }
 
     private static String region(String prefix) {

@@ -169,7 +169,13 @@ class RoutingPrefixRouteTest {
 
   @Test
   void anEmptyKeyAfterThePrefixIsAClientError() {
-    assertThat(run(Request.get("/dc1/alt/")).status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+    Response r = run(Request.get("/dc1/alt/"));
+    assertThat(r.status()).isEqualTo(ResponseStatus.CLIENT_ERROR);
+    // named as the route the caller built, not the key rewriting it is made of
+    assertThat(r.message())
+        .isEqualTo(
+            "routingPrefix: key '/dc1/alt/' without its routing prefix is 0 bytes"
+                + " (expected: 1-250 bytes)");
     assertThat(b.requests()).isEmpty();
   }
 
