@@ -92,8 +92,8 @@ public final class MemcacheRouter implements AutoCloseable {
   private final Duration shutdownTimeout;
   private final String name; // null: unnamed
   private final LeasedLoads loads; // getOrLoad's reads in flight and counts
-  // one Micrometer binder (MemrouteMetrics) of each kind, made on first use: each keeps a
-  // reconfigure listener for good. Typed Object: see metricsBinder
+  // one Micrometer binder (MemrouteMetrics) per distinct MemrouteMetrics.Options, made on first
+  // use: each keeps a reconfigure listener for good. Typed Object: see metricsBinder
   private final Map<Object, Object> metricsBinders = new ConcurrentHashMap<>();
 
   private MemcacheRouter(
@@ -636,26 +636,26 @@ public final class MemcacheRouter implements AutoCloseable {
   }
 
   /**
-   * Returns the router's Micrometer binder of this kind (a key: its switches, and the name it tags
-   * an unnamed router with), made by {@code create} on first use from one of the router's other
-   * binders ({@code null} if it has none yet); {@link MemrouteMetrics#of(MemcacheRouter, boolean,
-   * boolean)} is the public way. Typed {@code Object}, as are the fields, because micrometer-core
-   * is optional: frameworks read the types of every member of a bean's class (Spring's {@code
-   * getDeclaredMethods()}), and a {@code MemrouteMetrics} among them would fail them with {@code
-   * NoClassDefFoundError} without Micrometer.
+   * Returns the router's Micrometer binder of these options (a {@code MemrouteMetrics.Options},
+   * compared by value), made by {@code create} on first use from one of the router's other binders
+   * ({@code null} if it has none yet); {@link MemrouteMetrics#of(MemcacheRouter,
+   * MemrouteMetrics.Options)} is the public way. Typed {@code Object}, as are the fields, because
+   * micrometer-core is optional: frameworks read the types of every member of a bean's class
+   * (Spring's {@code getDeclaredMethods()}), and a {@code MemrouteMetrics} among them would fail
+   * them with {@code NoClassDefFoundError} without Micrometer.
    */
-  Object metricsBinder(Object kind, UnaryOperator<Object> create) {
-    Object m = metricsBinders.get(kind);
+  Object metricsBinder(Object options, UnaryOperator<Object> create) {
+    Object m = metricsBinders.get(options);
     if (m != null) {
       return m;
     }
     synchronized (this) {
       // a binder per call would add a reconfigure listener per call, never removed
-      m = metricsBinders.get(kind);
+      m = metricsBinders.get(options);
       if (m == null) {
         Object sibling = metricsBinders.values().stream().findAny().orElse(null);
         m = create.apply(sibling);
-        metricsBinders.put(kind, m);
+        metricsBinders.put(options, m);
       }
       return m;
     }

@@ -49,7 +49,7 @@ import java.util.function.ToLongFunction;
  *   <caption>Meters</caption>
  *   <tr><th>name</th><th>type</th><th>tags</th></tr>
  *   <tr><td>memroute.requests</td><td>function timer</td><td>command, outcome (ok, miss, error, failure)[, backend]</td></tr>
- *   <tr><td>memroute.requests.buckets</td><td>function counter, opt-in ({@link #of(MemcacheRouter, boolean, boolean)}): those requests that got a reply (all commands and outcomes) that took at most {@code le} seconds, ever</td><td>le (0.00005 ... 2.5, +Inf)[, backend]</td></tr>
+ *   <tr><td>memroute.requests.buckets</td><td>function counter, opt-in ({@link Options#latencyBuckets(boolean)}): those requests that got a reply (all commands and outcomes) that took at most {@code le} seconds, ever</td><td>le (0.00005 ... 2.5, +Inf)[, backend]</td></tr>
  *   <tr><td>memroute.backend.latency.percentile</td><td>time gauge: latency percentiles of a backend's requests that got a reply (all commands and outcomes) over the last one to two minutes; NaN when there were none</td><td>backend, phi (0.5, 0.99, 0.999) (per-backend tags only)</td></tr>
  *   <tr><td>memroute.backend.failures</td><td>function counter</td><td>reason[, backend]</td></tr>
  *   <tr><td>memroute.backend.fast.fails</td><td>function counter</td><td>[backend]</td></tr>
@@ -97,8 +97,9 @@ import java.util.function.ToLongFunction;
  * backends counted, so they never go back; summed gauges cover the configured backends. Closing the
  * router removes the meters its binders registered.
  *
- * <p>A router has one binder of each kind: {@link #of(MemcacheRouter)} returns the same one on
- * every call. It may be bound to several registries, and both kinds to one registry.
+ * <p>A router has one binder per distinct {@link Options}: {@link #of(MemcacheRouter)} returns the
+ * same one on every call. It may be bound to several registries, and one binder with per-backend
+ * tags and one without to one registry.
  *
  * <p>Several routers bound to one registry need distinct {@linkplain
  * MemcacheRouter.Builder#name(String) names}: a registry hands out a meter it has instead of
@@ -140,96 +141,160 @@ public final class MemrouteMetrics implements MeterBinder {
   }
 
   /**
-   * Returns the binder of {@code router}'s metrics with per-backend tags: the same one on every
-   * call (see {@link #of(MemcacheRouter, boolean)}).
+   * Returns the binder of {@code router}'s metrics with the {@linkplain #options() default options}
+   * (per-backend tags, no latency buckets): the same one on every call (see {@link
+   * #of(MemcacheRouter, Options)}).
    *
    * @throws NullPointerException if {@code router} is null
    */
   public static MemrouteMetrics of(MemcacheRouter router) {
-    return of(router, true);
+    return of(router, Options.DEFAULT);
   }
 
   /**
-   * Returns the binder of {@code router}'s metrics, without latency buckets ({@code
-   * MemrouteMetrics.of(router, false).bindTo(registry)}). There is one binder per router and value
-   * of {@code perBackendTags}, created on first use: every call returns it, so calling this often
-   * (per scrape, per request) costs nothing, and it may be bound to several registries.
+   * Returns the binder of {@code router}'s metrics with or without per-backend tags, and without
+   * latency buckets ({@code MemrouteMetrics.of(router, false).bindTo(registry)}): short for {@code
+   * of(router, options().perBackendTags(perBackendTags))}.
    *
    * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
    *     backends) or are summed over backends
    * @throws NullPointerException if {@code router} is null
    */
   public static MemrouteMetrics of(MemcacheRouter router, boolean perBackendTags) {
-    return of(router, perBackendTags, false);
+    return of(router, Options.DEFAULT.perBackendTags(perBackendTags));
   }
 
   /**
-   * Returns the binder of {@code router}'s metrics, with or without cumulative latency buckets:
-   * {@code memroute.requests.buckets} for backends and {@code memroute.route.requests.buckets} for
-   * observed routes, function counters tagged {@code le} (seconds, {@code +Inf} last) that a
-   * Prometheus {@code histogram_quantile} can sum across instances. They add 16 series per backend
-   * (or 16 summed) and per observed route and command, so they are off unless asked for. There is
-   * one binder per router and combination of the two switches, as for {@link #of(MemcacheRouter,
-   * boolean)}; bind one of those with and without buckets to a registry, not both.
+   * Returns the binder of {@code router}'s metrics with these options, e.g. {@code
+   * MemrouteMetrics.of(router, MemrouteMetrics.options().latencyBuckets(true))}. There is one
+   * binder per router and distinct (not {@linkplain Options#equals equal}) options, created on
+   * first use: every call with equal options returns it, so calling this often (per scrape, per
+   * request) costs nothing, and it may be bound to several registries. For a named router {@link
+   * Options#nameIfUnnamed} does not count: it gets the same binder with or without it.
    *
-   * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
-   *     backends) or are summed over backends
-   * @param latencyBuckets whether to register the cumulative latency buckets
-   * @throws NullPointerException if {@code router} is null
+   * <p>Bind one binder of a router per registry, or at most one with per-backend tags and one
+   * without: two that differ in latency buckets or name would register the same meters twice.
+   *
+   * @throws NullPointerException if {@code router} or {@code options} is null
    */
-  public static MemrouteMetrics of(
-      MemcacheRouter router, boolean perBackendTags, boolean latencyBuckets) {
+  public static MemrouteMetrics of(MemcacheRouter router, Options options) {
     Objects.requireNonNull(router, "router");
+    Objects.requireNonNull(options, "options");
+    // a named router's meters carry its own name: the fallback name makes no other binder
+    Options key = router.name() != null ? options.withoutNameIfUnnamed() : options;
     return (MemrouteMetrics)
         router.metricsBinder(
-            (perBackendTags ? 1 : 0) + (latencyBuckets ? 2 : 0),
+            key,
             sibling ->
                 new MemrouteMetrics(
                     router.engine(),
                     router.discovery(),
                     router.loads(),
-                    perBackendTags,
-                    latencyBuckets,
-                    router.name(),
+                    key.perBackendTags,
+                    key.latencyBuckets,
+                    router.name() != null ? router.name() : key.nameIfUnnamed,
                     (MemrouteMetrics) sibling));
   }
 
   /**
-   * Returns the binder of {@code router}'s metrics, without latency buckets, as {@link
-   * #of(MemcacheRouter, boolean)} does, except that an unnamed router's meters carry the tag {@code
-   * router=}{@code nameIfUnnamed}: for a framework that knows a name for each of several routers
-   * (Spring Boot uses the bean's name), so that unnamed ones can share a registry. A named router's
-   * meters carry its own name, as always. There is one binder per router, value of {@code
-   * perBackendTags} and {@code nameIfUnnamed}; bind only one of a router's binders to a registry.
-   *
-   * @param perBackendTags whether meters carry a {@code backend} tag (cardinality: the number of
-   *     backends) or are summed over backends
-   * @param nameIfUnnamed the {@code router} tag of an unnamed router's meters
-   * @throws NullPointerException if {@code router} or {@code nameIfUnnamed} is null
-   * @throws IllegalArgumentException if {@code nameIfUnnamed} is empty
+   * Returns the default options, to change with the options' methods: per-backend tags on, latency
+   * buckets off, no name for an unnamed router. Equal to every other {@link Options} left at the
+   * defaults.
    */
-  public static MemrouteMetrics of(
-      MemcacheRouter router, boolean perBackendTags, String nameIfUnnamed) {
-    Objects.requireNonNull(router, "router");
-    Objects.requireNonNull(nameIfUnnamed, "nameIfUnnamed");
-    if (nameIfUnnamed.isEmpty()) {
-      throw new IllegalArgumentException("nameIfUnnamed: '' (expected: at least one character)");
+  public static Options options() {
+    return Options.DEFAULT;
+  }
+
+  /**
+   * What a binder registers, beyond the meters every binder has: an immutable value, where each
+   * method returns a copy with one option changed ({@code
+   * MemrouteMetrics.options().perBackendTags(false).latencyBuckets(true)}). Equal options (same
+   * values) ask for the same binder of a router: {@link #equals} and {@link #hashCode} compare the
+   * values.
+   */
+  public static final class Options {
+    static final Options DEFAULT = new Options(true, false, null);
+
+    private final boolean perBackendTags;
+    private final boolean latencyBuckets;
+    private final String nameIfUnnamed; // null: an unnamed router's meters carry no router tag
+
+    private Options(boolean perBackendTags, boolean latencyBuckets, String nameIfUnnamed) {
+      this.perBackendTags = perBackendTags;
+      this.latencyBuckets = latencyBuckets;
+      this.nameIfUnnamed = nameIfUnnamed;
     }
-    if (router.name() != null) {
-      return of(router, perBackendTags);
+
+    /**
+     * Returns these options with meters that carry a {@code backend} tag, its label (cardinality:
+     * the number of backends), or are summed over backends. Default {@code true}.
+     */
+    public Options perBackendTags(boolean perBackendTags) {
+      return new Options(perBackendTags, latencyBuckets, nameIfUnnamed);
     }
-    return (MemrouteMetrics)
-        router.metricsBinder(
-            (perBackendTags ? 1 : 0) + " " + nameIfUnnamed,
-            sibling ->
-                new MemrouteMetrics(
-                    router.engine(),
-                    router.discovery(),
-                    router.loads(),
-                    perBackendTags,
-                    false,
-                    nameIfUnnamed,
-                    (MemrouteMetrics) sibling));
+
+    /**
+     * Returns these options with or without cumulative latency buckets: {@code
+     * memroute.requests.buckets} for backends and {@code memroute.route.requests.buckets} for
+     * observed routes, function counters tagged {@code le} (seconds, {@code +Inf} last) that a
+     * Prometheus {@code histogram_quantile} can sum across instances. They add 16 series per
+     * backend (or 16 summed) and per observed route and command, so they are off by default.
+     */
+    public Options latencyBuckets(boolean latencyBuckets) {
+      return new Options(perBackendTags, latencyBuckets, nameIfUnnamed);
+    }
+
+    /**
+     * Returns these options with the {@code router} tag an unnamed router's meters carry: for a
+     * framework that knows a name for each of several routers (Spring Boot uses the bean's name),
+     * so that unnamed ones can share a registry. A {@linkplain MemcacheRouter.Builder#name(String)
+     * named} router's meters carry its own name, as always. Default: none, an unnamed router's
+     * meters carry no {@code router} tag.
+     *
+     * @throws NullPointerException if {@code nameIfUnnamed} is null
+     * @throws IllegalArgumentException if {@code nameIfUnnamed} is empty
+     */
+    public Options nameIfUnnamed(String nameIfUnnamed) {
+      Objects.requireNonNull(nameIfUnnamed, "nameIfUnnamed");
+      if (nameIfUnnamed.isEmpty()) {
+        throw new IllegalArgumentException("nameIfUnnamed: '' (expected: at least one character)");
+      }
+      return new Options(perBackendTags, latencyBuckets, nameIfUnnamed);
+    }
+
+    private Options withoutNameIfUnnamed() {
+      return nameIfUnnamed == null ? this : new Options(perBackendTags, latencyBuckets, null);
+    }
+
+    /** Returns whether {@code o} is options with the same values. */
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Options other
+          && perBackendTags == other.perBackendTags
+          && latencyBuckets == other.latencyBuckets
+          && Objects.equals(nameIfUnnamed, other.nameIfUnnamed);
+    }
+
+    /** Returns a hash of the values. */
+    @Override
+    public int hashCode() {
+      return Objects.hash(perBackendTags, latencyBuckets, nameIfUnnamed);
+    }
+
+    /**
+     * Returns the values, e.g. {@code Options{perBackendTags=true, latencyBuckets=false,
+     * nameIfUnnamed=null}}.
+     */
+    @Override
+    public String toString() {
+      return "Options{perBackendTags="
+          + perBackendTags
+          + ", latencyBuckets="
+          + latencyBuckets
+          + ", nameIfUnnamed="
+          + nameIfUnnamed
+          + "}";
+    }
   }
 
   /**

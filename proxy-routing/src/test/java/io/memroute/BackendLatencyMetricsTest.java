@@ -69,7 +69,7 @@ class BackendLatencyMetricsTest {
   void backendPercentileGaugesAndCumulativeBucketsPerBackend() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (MemcacheRouter router = MemcacheRouter.builder().config(config()).build()) {
-      MemrouteMetrics.of(router, true, true).bindTo(registry);
+      MemrouteMetrics.of(router, MemrouteMetrics.options().latencyBuckets(true)).bindTo(registry);
       traffic(router);
       for (String b : List.of("a", "b")) {
         double p50 =
@@ -115,7 +115,9 @@ class BackendLatencyMetricsTest {
   void summedBucketsKeepWhatARemovedBackendCounted() throws Exception {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (MemcacheRouter router = MemcacheRouter.builder().config(config()).build()) {
-      MemrouteMetrics.of(router, false, true).bindTo(registry);
+      MemrouteMetrics.of(
+              router, MemrouteMetrics.options().perBackendTags(false).latencyBuckets(true))
+          .bindTo(registry);
       traffic(router);
       assertMonotoneUpTo(registry.get("memroute.requests.buckets").functionCounters(), 400);
       router.reconfigure(
@@ -136,8 +138,10 @@ class BackendLatencyMetricsTest {
     // read afresh, requests completing in between could put a bucket above +Inf read before it
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     try (MemcacheRouter router = MemcacheRouter.builder().config(config()).build()) {
-      MemrouteMetrics.of(router, false, true).bindTo(registry);
-      MemrouteMetrics.of(router, true, true).bindTo(registry);
+      MemrouteMetrics.of(
+              router, MemrouteMetrics.options().perBackendTags(false).latencyBuckets(true))
+          .bindTo(registry);
+      MemrouteMetrics.of(router, MemrouteMetrics.options().latencyBuckets(true)).bindTo(registry);
       traffic(router);
       List<FunctionCounter> summed =
           new ArrayList<>(registry.get("memroute.requests.buckets").tags().functionCounters());
@@ -199,7 +203,7 @@ class BackendLatencyMetricsTest {
                     .failureLimit(1)
                     .build())
             .build()) {
-      MemrouteMetrics.of(router, true, true).bindTo(registry);
+      MemrouteMetrics.of(router, MemrouteMetrics.options().latencyBuckets(true)).bindTo(registry);
       for (int i = 0; i < 20; i++) {
         router.get("k" + i).toCompletableFuture().handle((v, e) -> null).get(10, TimeUnit.SECONDS);
       }
@@ -234,8 +238,43 @@ class BackendLatencyMetricsTest {
       assertThat(registry.find("memroute.backend.latency.percentile").meters()).hasSize(6);
       assertThat(registry.find("memroute.requests.buckets").meters()).isEmpty();
       assertThat(registry.find("memroute.route.requests.buckets").meters()).isEmpty();
-      assertThat(MemrouteMetrics.of(router, true, true)).isNotSameAs(MemrouteMetrics.of(router));
-      assertThat(MemrouteMetrics.of(router, true, false)).isSameAs(MemrouteMetrics.of(router));
+      assertThat(MemrouteMetrics.of(router, MemrouteMetrics.options().latencyBuckets(true)))
+          .isNotSameAs(MemrouteMetrics.of(router));
+      assertThat(MemrouteMetrics.of(router, MemrouteMetrics.options().latencyBuckets(false)))
+          .isSameAs(MemrouteMetrics.of(router));
+    }
+  }
+
+  /**
+   * An unnamed router tagged with a name given by a framework (Spring Boot: the bean's) can have
+   * buckets too: one binder of both options, its buckets tagged with that name.
+   */
+  @Test
+  void bucketsOfAnUnnamedRouterTaggedWithAGivenName() throws Exception {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (MemcacheRouter router = MemcacheRouter.builder().config(config()).build()) {
+      MemrouteMetrics.Options options =
+          MemrouteMetrics.options().nameIfUnnamed("pages").latencyBuckets(true);
+      MemrouteMetrics.of(router, options).bindTo(registry);
+      traffic(router);
+      for (String b : List.of("a", "b")) {
+        assertThat(
+                registry
+                    .get("memroute.requests.buckets")
+                    .tags("router", "pages", "backend", b)
+                    .functionCounters())
+            .as(b)
+            .hasSize(16);
+      }
+      assertMonotoneUpTo(
+          registry
+              .get("memroute.route.requests.buckets")
+              .tags("router", "pages", "route", "api", "command", "get")
+              .functionCounters(),
+          200);
+      assertThat(MemrouteMetrics.of(router, MemrouteMetrics.options().nameIfUnnamed("pages")))
+          .as("without buckets: another binder")
+          .isNotSameAs(MemrouteMetrics.of(router, options));
     }
   }
 

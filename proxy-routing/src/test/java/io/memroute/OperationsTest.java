@@ -286,6 +286,44 @@ class OperationsTest {
   }
 
   /**
+   * Options are values: equal ones, however made, ask for the same binder of a router; options that
+   * differ in any value ask for another.
+   */
+  @Test
+  void equalOptionsAreOneBinder() throws Exception {
+    MemrouteMetrics.Options summedWithBuckets =
+        MemrouteMetrics.options().perBackendTags(false).latencyBuckets(true).nameIfUnnamed("x");
+    MemrouteMetrics.Options sameOtherwiseMade =
+        MemrouteMetrics.options()
+            .nameIfUnnamed("y")
+            .latencyBuckets(true)
+            .perBackendTags(true)
+            .nameIfUnnamed("x")
+            .perBackendTags(false);
+    assertThat(sameOtherwiseMade)
+        .isEqualTo(summedWithBuckets)
+        .hasSameHashCodeAs(summedWithBuckets)
+        .hasToString("Options{perBackendTags=false, latencyBuckets=true, nameIfUnnamed=x}");
+    assertThat(MemrouteMetrics.options().perBackendTags(true).latencyBuckets(false))
+        .isEqualTo(MemrouteMetrics.options());
+    try (MemcacheRouter router = router(1)) {
+      MemrouteMetrics binder = MemrouteMetrics.of(router, summedWithBuckets);
+      assertThat(MemrouteMetrics.of(router, sameOtherwiseMade)).isSameAs(binder);
+      assertThat(MemrouteMetrics.of(router, MemrouteMetrics.options()))
+          .isSameAs(MemrouteMetrics.of(router));
+      assertThat(MemrouteMetrics.of(router, MemrouteMetrics.options().perBackendTags(false)))
+          .isSameAs(MemrouteMetrics.of(router, false));
+      for (MemrouteMetrics.Options other :
+          List.of(
+              summedWithBuckets.perBackendTags(true),
+              summedWithBuckets.latencyBuckets(false),
+              summedWithBuckets.nameIfUnnamed("y"))) {
+        assertThat(MemrouteMetrics.of(router, other)).as(other.toString()).isNotSameAs(binder);
+      }
+    }
+  }
+
+  /**
    * A framework that knows a name for each router (Spring Boot: the bean's) tags unnamed routers
    * with it, so that they share a registry; a named router keeps its own name.
    */
@@ -295,12 +333,13 @@ class OperationsTest {
         MemcacheRouter b = router(2);
         MemcacheRouter c = named("pages", 2)) {
       MeterRegistry registry = new SimpleMeterRegistry();
-      MemrouteMetrics.of(a, true, "first").bindTo(registry);
-      MemrouteMetrics.of(b, true, "second").bindTo(registry);
-      assertThat(MemrouteMetrics.of(c, true, "third")).isSameAs(MemrouteMetrics.of(c, true));
-      MemrouteMetrics.of(c, true, "third").bindTo(registry);
-      assertThat(MemrouteMetrics.of(a, true, "first"))
-          .isSameAs(MemrouteMetrics.of(a, true, "first"));
+      MemrouteMetrics.of(a, MemrouteMetrics.options().nameIfUnnamed("first")).bindTo(registry);
+      MemrouteMetrics.of(b, MemrouteMetrics.options().nameIfUnnamed("second")).bindTo(registry);
+      assertThat(MemrouteMetrics.of(c, MemrouteMetrics.options().nameIfUnnamed("third")))
+          .isSameAs(MemrouteMetrics.of(c, true));
+      MemrouteMetrics.of(c, MemrouteMetrics.options().nameIfUnnamed("third")).bindTo(registry);
+      assertThat(MemrouteMetrics.of(a, MemrouteMetrics.options().nameIfUnnamed("first")))
+          .isSameAs(MemrouteMetrics.of(a, MemrouteMetrics.options().nameIfUnnamed("first")));
 
       a.set("k", new byte[] {1}, 0).get(5, TimeUnit.SECONDS);
       b.set("k", new byte[] {2}, 0).get(5, TimeUnit.SECONDS);
@@ -315,7 +354,7 @@ class OperationsTest {
       assertThat(registry.find("memroute.active.requests").tag("router", "pages").gauge())
           .isNotNull();
       assertThat(registry.find("memroute.active.requests").tag("router", "third").gauge()).isNull();
-      assertThatThrownBy(() -> MemrouteMetrics.of(a, true, ""))
+      assertThatThrownBy(() -> MemrouteMetrics.of(a, MemrouteMetrics.options().nameIfUnnamed("")))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("nameIfUnnamed: '' (expected: at least one character)");
     }

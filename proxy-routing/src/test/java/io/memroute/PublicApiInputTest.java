@@ -47,10 +47,16 @@ class PublicApiInputTest {
     assertThatNullPointerException()
         .isThrownBy(() -> MemrouteMetrics.of(null, false))
         .withMessage("router");
+    assertThatNullPointerException()
+        .isThrownBy(() -> MemrouteMetrics.options().nameIfUnnamed(null))
+        .withMessage("nameIfUnnamed");
     try (MemcacheRouter router = builder().build()) {
       assertThatNullPointerException()
           .isThrownBy(() -> MemrouteMetrics.of(router).bindTo(null))
           .withMessage("registry");
+      assertThatNullPointerException()
+          .isThrownBy(() -> MemrouteMetrics.of(router, (MemrouteMetrics.Options) null))
+          .withMessage("options");
     }
   }
 }
