@@ -18,7 +18,8 @@ import org.springframework.context.annotation.Bean;
  * Binds the router's meters ({@code memroute.requests}, ...; see docs/operations.md) to the
  * application's registries: Spring Boot binds every {@link MeterBinder} bean, and Actuator shows
  * them at {@code /actuator/metrics}. The meters carry a {@code backend} tag unless {@code
- * memroute.per-backend-metrics=false}. Applies to the application's own router bean too, and to
+ * memroute.per-backend-metrics=false}, and cumulative latency buckets are registered with {@code
+ * memroute.metrics.latency-buckets=true}. Applies to the application's own router bean too, and to
  * each of several: their meters carry the {@code router} tag, the router's {@link
  * MemcacheRouter.Builder#name(String) name} or, unnamed, its bean's name. A bean named {@code
  * memrouteMetrics} replaces this one.
@@ -33,9 +34,10 @@ public class MemrouteMetricsAutoConfiguration {
   public MemrouteMetricsAutoConfiguration() {}
 
   /**
-   * The router's binder: the same one {@link MemrouteMetrics#of} returns on every call; with
-   * several routers, one binder of them all, which tags an unnamed router with its bean's name
-   * ({@link MemrouteMetrics#of(MemcacheRouter, boolean, String)}). Singleton routers only: an
+   * The router's binder, with the options the properties ask for: the same one {@link
+   * MemrouteMetrics#of(MemcacheRouter, MemrouteMetrics.Options)} returns for those options on every
+   * call; with several routers, one binder of them all, which tags an unnamed router with its
+   * bean's name ({@link MemrouteMetrics.Options#nameIfUnnamed(String)}). Singleton routers only: an
    * instance of a prototype router made for its meters would be nobody's.
    *
    * <p>Of several routers, one whose name another router bound to the registry already has gets no
@@ -46,16 +48,21 @@ public class MemrouteMetricsAutoConfiguration {
   @ConditionalOnMissingBean(name = "memrouteMetrics")
   public MeterBinder memrouteMetrics(ListableBeanFactory beans, MemrouteProperties properties) {
     Map<String, MemcacheRouter> routers = RouterBeans.singletons(beans);
-    boolean perBackend = properties.perBackendMetrics();
+    MemrouteMetrics.Options options =
+        MemrouteMetrics.options()
+            .perBackendTags(properties.perBackendMetrics())
+            .latencyBuckets(properties.metrics().latencyBuckets());
     if (routers.size() == 1) {
       // untagged, as before several routers were bound: a single router's meters keep their ids
-      return MemrouteMetrics.of(routers.values().iterator().next(), perBackend);
+      return MemrouteMetrics.of(routers.values().iterator().next(), options);
     }
     List<Map.Entry<String, MemrouteMetrics>> binders =
         routers.entrySet().stream()
             .map(
                 e ->
-                    Map.entry(e.getKey(), MemrouteMetrics.of(e.getValue(), perBackend, e.getKey())))
+                    Map.entry(
+                        e.getKey(),
+                        MemrouteMetrics.of(e.getValue(), options.nameIfUnnamed(e.getKey()))))
             .toList();
     return registry -> {
       for (Map.Entry<String, MemrouteMetrics> b : binders) {

@@ -67,7 +67,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * {@code auto}), {@code shutdown-timeout} (default 5 s), {@code active-request-limit}, {@code
  * buffer-memory-limit} (bytes; 0 unlimited), {@code auth-username} and {@code auth-password}
  * (memcached's ASCII authentication, both or neither), {@code per-backend-metrics} (default {@code
- * true}: meters carry a {@code backend} tag) and TLS to every backend ({@link Tls}):
+ * true}: meters carry a {@code backend} tag), {@code metrics.latency-buckets} ({@link Metrics};
+ * default {@code false}) and TLS to every backend ({@link Tls}):
  *
  * <pre>
  * memroute.tls.trust-certificates=/etc/memcached/ca.pem
@@ -202,6 +203,8 @@ public final class MemrouteProperties {
    */
   private final Config config;
 
+  private final Metrics metrics;
+
   // resolved once, by the constructor's checks; the configuration has the TLS context of startup,
   // null when no property names a server (an application with a router bean of its own)
   private final RouterConfig resolved;
@@ -264,6 +267,21 @@ public final class MemrouteProperties {
     static final Config NONE = new Config(null, null, null, null, DEFAULT_RELOAD_INTERVAL);
   }
 
+  /**
+   * The router meters' options beyond {@code memroute.per-backend-metrics} ({@code
+   * memroute.metrics.*}), applied to every router the metrics auto-configuration binds.
+   *
+   * <p>The parameters' descriptions are also those IDEs show for the properties: plain text.
+   *
+   * @param latencyBuckets whether to register cumulative latency buckets (memroute.requests.buckets
+   *     and memroute.route.requests.buckets, tagged le) that Prometheus can sum across instances;
+   *     16 series per backend and per observed route and command
+   */
+  public record Metrics(@DefaultValue("false") boolean latencyBuckets) {
+    /** No {@code memroute.metrics.*} property: no latency buckets. */
+    static final Metrics DEFAULT = new Metrics(false);
+  }
+
   /** The default {@code memroute.config.reload-interval}: 1 second. */
   public static final Duration DEFAULT_RELOAD_INTERVAL = Duration.ofSeconds(1);
 
@@ -310,6 +328,7 @@ public final class MemrouteProperties {
    *     null} for the default (256)
    * @param config a router configuration from a file, {@code memroute.config.*}; none set: from the
    *     properties above
+   * @param metrics the meters' further options, {@code memroute.metrics.*}; none set: defaults
    * @throws IllegalArgumentException listing every invalid property by its name
    */
   public MemrouteProperties(
@@ -338,7 +357,8 @@ public final class MemrouteProperties {
       Duration discoverInterval,
       Duration discoverLookupTimeout,
       Integer discoverMaxMembers,
-      Config config) {
+      Config config,
+      Metrics metrics) {
     this.servers = servers == null ? List.of() : List.copyOf(servers);
     this.backends =
         backends == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(backends));
@@ -372,6 +392,7 @@ public final class MemrouteProperties {
     this.discoverLookupTimeout = discoverLookupTimeout;
     this.discoverMaxMembers = discoverMaxMembers;
     this.config = config == null ? Config.NONE : config;
+    this.metrics = metrics == null ? Metrics.DEFAULT : metrics;
 
     List<String> problems = new ArrayList<>();
     this.discoveries = resolveDiscoveries(problems);
@@ -1007,6 +1028,11 @@ public final class MemrouteProperties {
     return format;
   }
 
+  /** Returns the {@code memroute.metrics.*} properties; without any, the defaults. */
+  public Metrics metrics() {
+    return metrics;
+  }
+
   /** Returns the {@code memroute.config.*} properties; without any, a file of {@code null}. */
   public Config config() {
     return config;
@@ -1453,6 +1479,8 @@ public final class MemrouteProperties {
         + discoverMaxMembers
         + ", config="
         + config
+        + ", metrics="
+        + metrics
         + "]";
   }
 

@@ -104,6 +104,7 @@ class ConfigurationMetadataTest {
     expected.put("memroute.shutdown-timeout", MemcacheRouter.DEFAULT_SHUTDOWN_TIMEOUT);
     expected.put("memroute.transport", "auto");
     expected.put("memroute.per-backend-metrics", true);
+    expected.put("memroute.metrics.latency-buckets", false);
     expected.put("memroute.tls.verify-hostname", true);
     expected.put("memroute.discover-interval", DnsDiscovery.DEFAULT_INTERVAL);
     expected.put("memroute.discover-lookup-timeout", DnsDiscovery.DEFAULT_LOOKUP_TIMEOUT);

@@ -12,12 +12,15 @@ import io.memroute.routing.Routes;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -51,6 +54,33 @@ class MemrouteAutoConfigurationTest {
               assertThat(router.get("k").get(5, TimeUnit.SECONDS)).isEqualTo("v".getBytes(UTF_8));
               assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
                   .isSameAs(MemrouteMetrics.of(router, true));
+            });
+  }
+
+  /** memroute.metrics.latency-buckets=true: the one router's binder registers the buckets. */
+  @Test
+  void latencyBucketsProperty() {
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+        .withPropertyValues(
+            "memroute.servers=" + memcached.addresses().get(0),
+            "memroute.metrics.latency-buckets=true")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              MemcacheRouter router = context.getBean(MemcacheRouter.class);
+              assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
+                  .isSameAs(
+                      MemrouteMetrics.of(router, MemrouteMetrics.options().latencyBuckets(true)));
+              assertThat(
+                      context
+                          .getBean(MeterRegistry.class)
+                          .find("memroute.requests.buckets")
+                          .tag("backend", memcached.addresses().get(0))
+                          .functionCounters())
+                  .hasSize(16);
             });
   }
 

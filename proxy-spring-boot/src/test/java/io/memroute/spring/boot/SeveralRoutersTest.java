@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.memroute.MemcacheRouter;
 import io.memroute.testkit.MemcachedExtension;
 import io.memroute.transport.Transport;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -108,6 +110,46 @@ class SeveralRoutersTest {
                   .gauges()
                   .forEach(g -> tagged.add(g.getId().getTag("router")));
               assertThat(tagged).containsExactly("first", "named", "second");
+              assertThat(
+                      context
+                          .getBean(MeterRegistry.class)
+                          .find("memroute.requests.buckets")
+                          .meters())
+                  .as("latency buckets are off by default")
+                  .isEmpty();
+            });
+  }
+
+  /**
+   * memroute.metrics.latency-buckets applies to every router's binder, with the other metrics
+   * property: here summed buckets of each router, named or tagged with its bean's name.
+   */
+  @Test
+  void latencyBucketsPropertyAppliesToEveryRouter() {
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+        .withPropertyValues(
+            "memroute.metrics.latency-buckets=true", "memroute.per-backend-metrics=false")
+        .withBean("first", MemcacheRouter.class, () -> router(null))
+        .withBean("second", MemcacheRouter.class, () -> router(null))
+        .withBean("third", MemcacheRouter.class, () -> router("named"))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              MeterRegistry registry = context.getBean(MeterRegistry.class);
+              for (String router : List.of("first", "second", "named")) {
+                Collection<FunctionCounter> buckets =
+                    registry
+                        .find("memroute.requests.buckets")
+                        .tag("router", router)
+                        .functionCounters();
+                assertThat(buckets).as(router).hasSize(16);
+                assertThat(buckets)
+                    .as(router + ": summed over backends")
+                    .allMatch(c -> c.getId().getTag("backend") == null);
+              }
             });
   }
 
