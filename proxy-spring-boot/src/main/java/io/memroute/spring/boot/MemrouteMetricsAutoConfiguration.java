@@ -22,7 +22,8 @@ import org.springframework.context.annotation.Bean;
  * memroute.metrics.latency-buckets=true}. Applies to the application's own router bean too, and to
  * each of several: their meters carry the {@code router} tag, the router's {@link
  * MemcacheRouter.Builder#name(String) name} or, unnamed, its bean's name. A bean named {@code
- * memrouteMetrics} replaces this one.
+ * memrouteMetrics} replaces this one, and the metrics properties with it: that binder has the
+ * options it was made with.
  */
 @AutoConfiguration(after = MemrouteAutoConfiguration.class)
 @ConditionalOnClass(MeterBinder.class)

@@ -14,6 +14,7 @@ import io.memroute.transport.Transport;
 import io.memroute.transport.TransportResources;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -259,6 +260,46 @@ class MemrouteAutoConfigurationTest {
               MemcacheRouter router = context.getBean(MemcacheRouter.class);
               assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
                   .isSameAs(MemrouteMetrics.of(router, true));
+            });
+  }
+
+  /** docs/spring.md: with a router bean of one's own the metrics properties still apply. */
+  @Test
+  void anOwnRouterBeanGetsTheMetricsProperties() {
+    runner
+        .withUserConfiguration(OwnRouter.class)
+        .withPropertyValues(
+            "memroute.per-backend-metrics=false", "memroute.metrics.latency-buckets=true")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              MemcacheRouter router = context.getBean(MemcacheRouter.class);
+              assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
+                  .isSameAs(
+                      MemrouteMetrics.of(
+                          router,
+                          MemrouteMetrics.options().perBackendTags(false).latencyBuckets(true)));
+            });
+  }
+
+  /**
+   * docs/spring.md: a memrouteMetrics bean of one's own replaces memroute's, and the metrics
+   * properties with it: its binder keeps the options it was made with.
+   */
+  @Test
+  void anOwnMetricsBeanIsNotChangedByTheMetricsProperties() {
+    MeterBinder mine = registry -> {}; // binds nothing: buckets would come from the properties
+    runner
+        .withUserConfiguration(OwnRouter.class)
+        .withBean("memrouteMetrics", MeterBinder.class, () -> mine)
+        .withPropertyValues("memroute.metrics.latency-buckets=true")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean("memrouteMetrics", MeterBinder.class)).isSameAs(mine);
+              SimpleMeterRegistry registry = new SimpleMeterRegistry();
+              context.getBeansOfType(MeterBinder.class).values().forEach(b -> b.bindTo(registry));
+              assertThat(registry.find("memroute.requests.buckets").meters()).isEmpty();
             });
   }
 
