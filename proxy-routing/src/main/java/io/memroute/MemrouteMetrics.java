@@ -114,8 +114,8 @@ public final class MemrouteMetrics implements MeterBinder {
   private final boolean perBackend;
   private final boolean latencyBuckets; // whether to register the le buckets
   private final String routerName; // null: unnamed
-  private final Tags routerTags; // router=<name> when the router is named
-  private final Bindings bindings; // shared with the router's other binder
+  private final Tags routerTags; // router=<name> when named, or given a name if unnamed
+  private final Bindings bindings; // shared with the router's other binders
   // per registry: the per-backend meters this binder registered, by label, and its other ones
   private final Map<MeterRegistry, Map<String, List<Meter>>> bound = new HashMap<>();
   private final Map<MeterRegistry, List<Meter>> boundCommon = new HashMap<>();
@@ -129,8 +129,9 @@ public final class MemrouteMetrics implements MeterBinder {
   private static final Object BINDING = new Object();
 
   /**
-   * What a router's two binders share: the registries the router is bound to (the meters one binder
-   * finds there from the other are its own router's, not another's), and the lock both take.
+   * What a router's binders (one per distinct options) share: the registries the router is bound to
+   * (the meters one binder finds there from another are its own router's, not another router's),
+   * and the lock they all take.
    */
   private static final class Bindings {
     final Set<MeterRegistry> registries = Collections.newSetFromMap(new IdentityHashMap<>());

@@ -485,7 +485,7 @@ final class NearCacheRoute implements Route, ParentRoute {
           if (keep && r.isHit()) {
             for (Item it : r.items()) {
               Pending p = missed.remove(it.key()); // once each, and only keys asked
-              if (p != null) { // its bytes are its string's: the keys passed namesItsKeys
+              if (p != null) { // its bytes are its string's: keyBoundsOfItsKeys checked
                 byte[] key = it.key().getBytes(StandardCharsets.UTF_8);
                 long cas = gets ? it.cas() : 0;
                 keep(p, key, it.key(), it.value(), it.flags(), cas, ttlNanos, context);
