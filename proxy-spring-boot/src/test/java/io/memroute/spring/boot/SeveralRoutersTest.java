@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.BeanDefinitionCustomizer;
 import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.actuate.health.CompositeHealthContributor;
@@ -52,6 +53,16 @@ class SeveralRoutersTest {
       b.name(name);
     }
     return b.build();
+  }
+
+  private static final BeanDefinitionCustomizer PROTOTYPE =
+      d -> d.setScope(BeanDefinition.SCOPE_PROTOTYPE);
+
+  /** An unnamed router, added to {@code made} for the test to close. */
+  private static MemcacheRouter recorded(List<MemcacheRouter> made) {
+    MemcacheRouter r = router(null);
+    made.add(r);
+    return r;
   }
 
   @Test
@@ -183,15 +194,7 @@ class SeveralRoutersTest {
               AutoConfigurations.of(
                   MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
           .withBean("sessions", MemcacheRouter.class, () -> router("sessions"))
-          .withBean(
-              "perUse",
-              MemcacheRouter.class,
-              () -> {
-                MemcacheRouter r = router(null);
-                made.add(r);
-                return r;
-              },
-              d -> d.setScope(BeanDefinition.SCOPE_PROTOTYPE))
+          .withBean("perUse", MemcacheRouter.class, () -> recorded(made), PROTOTYPE)
           .run(
               context -> {
                 assertThat(context).hasNotFailed();
@@ -209,15 +212,7 @@ class SeveralRoutersTest {
               });
       // a prototype only: no meters and no health of it, and no instance
       runner
-          .withBean(
-              "perUse",
-              MemcacheRouter.class,
-              () -> {
-                MemcacheRouter r = router(null);
-                made.add(r);
-                return r;
-              },
-              d -> d.setScope(BeanDefinition.SCOPE_PROTOTYPE))
+          .withBean("perUse", MemcacheRouter.class, () -> recorded(made), PROTOTYPE)
           .run(
               context -> {
                 assertThat(context).hasNotFailed();
