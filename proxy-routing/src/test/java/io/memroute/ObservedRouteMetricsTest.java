@@ -3,14 +3,22 @@ package io.memroute;
 import static io.memroute.TestRouters.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.memroute.core.Command;
+import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
+import io.memroute.core.Ticker;
+import io.memroute.routing.Pool;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
+import io.memroute.routing.RouteContext;
 import io.memroute.routing.RouterConfig;
 import io.memroute.routing.RouterStats;
 import io.memroute.routing.Routes;
+import io.memroute.routing.internal.RouteMeter;
+import io.memroute.routing.internal.RouteMeterSource;
+import io.memroute.routing.internal.RouterEngine;
 import io.memroute.testkit.MemcachedExtension;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -20,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -204,6 +213,92 @@ class ObservedRouteMetricsTest {
     }
     assertThat(registry.find("memroute.route.requests").meters()).isEmpty();
     assertThat(slow.find("memroute.route.requests").meters()).isEmpty();
+  }
+
+  /** A router's context as the engine's, noting each record that goes by name. */
+  private static final class EngineContext implements RouteContext, RouteMeterSource {
+    final RouterEngine engine;
+    final RouteContext base = RouteContext.builder().build();
+    int byName;
+
+    EngineContext(RouterEngine engine) {
+      this.engine = engine;
+    }
+
+    @Override
+    public Pool pool(String name) {
+      return base.pool(name);
+    }
+
+    @Override
+    public Ticker ticker() {
+      return base.ticker();
+    }
+
+    @Override
+    public ScheduledExecutorService scheduler() {
+      return base.scheduler();
+    }
+
+    @Override
+    public void recordRoute(String route, Command command, Outcome outcome, long elapsedNanos) {
+      byName++;
+      engine.routeMeter(route).record(command, outcome, elapsedNanos);
+    }
+
+    @Override
+    public RouteMeter routeMeter(String name) {
+      return engine.routeMeter(name);
+    }
+
+    @Override
+    public RouteMeterSource meterOwner() {
+      return engine;
+    }
+
+    @Override
+    public boolean isClosed() {
+      return engine.isClosed();
+    }
+  }
+
+  @Test
+  void anObservedRouteFindsItsSeriesOnceNotByNameOnEveryRequest() throws Exception {
+    Route observed = Routes.observed("api", answering(ResponseStatus.HIT, 5));
+    try (MemcacheRouter router = MemcacheRouter.builder().config(config(observed)).build()) {
+      EngineContext context = new EngineContext(router.engine());
+      for (int i = 0; i < 3; i++) {
+        await(observed.route(Request.get("k"), context).toCompletableFuture());
+      }
+      assertThat(context.byName).isZero();
+      assertThat(router.stats().get("route_api_get_ok")).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void aRouteSharedByTwoRoutersCountsInEachAndInANewOneAfterTheFirstCloses() throws Exception {
+    Route observed = Routes.observed("api", answering(ResponseStatus.HIT, 5));
+    try (MemcacheRouter second = MemcacheRouter.builder().config(config(observed)).build()) {
+      try (MemcacheRouter first = MemcacheRouter.builder().config(config(observed)).build()) {
+        for (int i = 0; i < 3; i++) {
+          await(first.execute(Request.get("k")));
+          await(second.execute(Request.get("k")));
+          await(second.execute(Request.get("k")));
+        }
+        assertThat(first.stats().get("route_api_get_ok")).isEqualTo(3);
+        assertThat(second.stats().get("route_api_get_ok")).isEqualTo(6);
+      }
+      try (MemcacheRouter third = MemcacheRouter.builder().config(config(observed)).build()) {
+        EngineContext context = new EngineContext(third.engine());
+        await(observed.route(Request.get("k"), context).toCompletableFuture());
+        await(observed.route(Request.get("k"), context).toCompletableFuture());
+        // the first router closed: the route binds to the third's series, not by name each time
+        assertThat(context.byName).isZero();
+        assertThat(third.stats().get("route_api_get_ok")).isEqualTo(2);
+        await(second.execute(Request.get("k")));
+        assertThat(second.stats().get("route_api_get_ok")).isEqualTo(7);
+      }
+    }
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {

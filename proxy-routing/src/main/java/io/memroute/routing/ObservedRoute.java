@@ -6,6 +6,8 @@ import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.Ticker;
 import io.memroute.core.internal.GuardedFuture;
+import io.memroute.routing.internal.RouteMeter;
+import io.memroute.routing.internal.RouteMeterSource;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -16,10 +18,28 @@ import java.util.concurrent.CompletionStage;
  * child's reply. A child that throws, or whose stage fails, counts as a {@link Outcome#FAILURE};
  * the caller still gets the exception. A caller that cancels its stage does not stop the record:
  * the request counts with the child's reply when it comes.
+ *
+ * <p>In a router, the route finds its series once, on its first request, and then records into it
+ * directly: no lookup by name per request. The series is bound to that router (the same across its
+ * reconfigurations); a route shared with a second router records there through {@link
+ * RouteContext#recordRoute}, by name, unless the first router is closed, when it binds anew.
  */
 final class ObservedRoute implements Route, ParentRoute {
   private final String name;
   private final Route child;
+  // not volatile: a Binding is immutable, so a thread that sees a stale one only takes the lookup
+  private Binding binding;
+
+  /** The series of this route's name in one router. */
+  private static final class Binding {
+    final RouteMeterSource owner;
+    final RouteMeter meter;
+
+    Binding(RouteMeterSource owner, RouteMeter meter) {
+      this.owner = owner;
+      this.meter = meter;
+    }
+  }
 
   ObservedRoute(String name, Route child) {
     this.name = name;
@@ -39,7 +59,7 @@ final class ObservedRoute implements Route, ParentRoute {
     try {
       stage = child.route(request, context);
     } catch (RuntimeException | Error e) {
-      context.recordRoute(name, command, Outcome.FAILURE, ticker.nanoTime() - start);
+      record(context, command, Outcome.FAILURE, ticker.nanoTime() - start);
       throw e;
     }
     if (stage == null) {
@@ -71,7 +91,35 @@ final class ObservedRoute implements Route, ParentRoute {
   private void record(
       RouteContext context, Ticker ticker, Command command, long start, Response r, Throwable e) {
     Outcome o = e != null || r == null ? Outcome.FAILURE : Outcome.of(r.status());
-    context.recordRoute(name, command, o, ticker.nanoTime() - start);
+    record(context, command, o, ticker.nanoTime() - start);
+  }
+
+  private void record(RouteContext context, Command command, Outcome outcome, long nanos) {
+    Binding b = binding;
+    if (b != null
+        && context instanceof RouteMeterSource
+        && ((RouteMeterSource) context).meterOwner() == b.owner) {
+      b.meter.record(command, outcome, nanos);
+    } else {
+      recordUnbound(context, command, outcome, nanos);
+    }
+  }
+
+  /**
+   * Records by name, and binds the series when this is the route's first router, or its router was
+   * closed (a route reused by a new router); a route that two open routers share stays bound to the
+   * first, so that they do not take turns allocating bindings.
+   */
+  private void recordUnbound(RouteContext context, Command command, Outcome outcome, long nanos) {
+    Binding b = binding;
+    if (context instanceof RouteMeterSource && (b == null || b.owner.isClosed())) {
+      RouteMeterSource owner = ((RouteMeterSource) context).meterOwner();
+      b = new Binding(owner, owner.routeMeter(name));
+      binding = b;
+      b.meter.record(command, outcome, nanos);
+    } else {
+      context.recordRoute(name, command, outcome, nanos);
+    }
   }
 
   @Override

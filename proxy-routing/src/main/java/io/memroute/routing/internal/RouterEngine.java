@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * route) that every request reads once, without a lock. Reconfiguration builds a new snapshot and
  * publishes it with one volatile write; requests already running finish on the old one.
  */
-public final class RouterEngine {
+public final class RouterEngine implements RouteMeterSource {
   private static final Logger log = LoggerFactory.getLogger(RouterEngine.class);
   private static final long DRAIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
@@ -532,6 +532,7 @@ public final class RouterEngine {
    * Returns (creating on first use) the series of the observed routes named {@code name}. The
    * router creates those its configurations name; one inside a custom route on its first request.
    */
+  @Override
   public RouteMeter routeMeter(String name) {
     RouteMeter m = routeMeters.get(name);
     return m != null
@@ -862,7 +863,14 @@ public final class RouterEngine {
     return GuardedFuture.guard(CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])));
   }
 
+  /** Returns itself: it keeps the series of all its configurations. */
+  @Override
+  public RouteMeterSource meterOwner() {
+    return this;
+  }
+
   /** Returns whether {@link #closeAsync} was called. */
+  @Override
   public boolean isClosed() {
     return closed.get();
   }
@@ -920,7 +928,7 @@ public final class RouterEngine {
   }
 
   /** One configuration's pools and root route: what a request sees from start to end. */
-  static final class Snapshot implements RouteContext {
+  static final class Snapshot implements RouteContext, RouteMeterSource {
     final RouterConfig config;
     final Map<String, Pool> pools;
     final Route root;
@@ -1023,6 +1031,16 @@ public final class RouterEngine {
     @Override
     public void recordRoute(String route, Command command, Outcome outcome, long elapsedNanos) {
       engine.routeMeter(route).record(command, outcome, elapsedNanos);
+    }
+
+    @Override
+    public RouteMeter routeMeter(String name) {
+      return engine.routeMeter(name);
+    }
+
+    @Override
+    public RouteMeterSource meterOwner() {
+      return engine;
     }
   }
 }
