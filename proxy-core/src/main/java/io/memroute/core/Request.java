@@ -1349,6 +1349,47 @@ public final class Request {
   }
 
   /**
+   * Returns a copy of this request whose key is this one without its first {@code length} bytes, as
+   * {@link #withKey} would make it from the rest of the key, but sliced from this request's line
+   * instead of encoded and parsed anew: what routes that strip a key prefix (mcrouter's routing
+   * prefixes) send.
+   *
+   * @throws IllegalStateException if this request does not have exactly one key, or its key is in
+   *     base64 ({@code b}): the bytes on the line are not the key's
+   * @throws IllegalArgumentException if {@code length} is not {@code >= 0} and less than the key's
+   *     length
+   */
+  public Request withoutKeyPrefix(int length) {
+    if (keyCount != 1 || hasFlag('b')) {
+      throw new IllegalStateException(
+          "withoutKeyPrefix: "
+              + command
+              + " request with "
+              + keyCount
+              + (hasFlag('b') ? " base64 key" : " keys")
+              + " (expected: 1 key, not base64)");
+    }
+    if (length < 0 || length >= keyLen) {
+      throw new IllegalArgumentException(
+          "length: " + length + " (expected: >= 0 and < " + keyLen + ", the key's length)");
+    }
+    byte[] l = cut(line, length);
+    // the wire form drops only quiet tokens, which come after the key: the key is where it is in
+    // the line
+    byte[] w = wire == line ? l : cut(wire, length);
+    Request r = new Request(command, l, w, value, keyOff, keyLen - length, 1, metaFlags, false);
+    return r.decodedBy(decoder);
+  }
+
+  /** {@code bytes} without the {@code length} bytes at the start of this request's key. */
+  private byte[] cut(byte[] bytes, int length) {
+    byte[] out = new byte[bytes.length - length];
+    System.arraycopy(bytes, 0, out, 0, keyOff);
+    System.arraycopy(bytes, keyOff + length, out, keyOff, bytes.length - keyOff - length);
+    return out;
+  }
+
+  /**
    * Returns this retrieval ({@code get}, {@code gets}, {@code gat}, {@code gats}) for other keys:
    * the same command and decoder, and its line up to the first key byte for byte, so that a {@code
    * gat}'s exptime goes out as the caller wrote it ({@code -1}, {@code +5} and {@code 05} alike),

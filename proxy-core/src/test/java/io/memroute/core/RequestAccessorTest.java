@@ -267,6 +267,64 @@ class RequestAccessorTest {
         .withMessage("key: 251 bytes (expected: <= 250)");
   }
 
+  // ---------------------------------------------------------------- withoutKeyPrefix
+
+  /** {@code r.withoutKeyPrefix(n)} is what {@code withKey} makes of the key's rest. */
+  private static void assertStripsAsWithKey(Request r, int n) {
+    String rest =
+        new String(r.keyBytes(), n, r.keyLength() - n, StandardCharsets.UTF_8); // text keys
+    Request want = r.withKey(rest);
+    Request got = r.withoutKeyPrefix(n);
+    assertThat(got.line()).isEqualTo(want.line());
+    assertThat(latin1(got.wireLine())).isEqualTo(latin1(want.wireLine()));
+    assertThat(got.key()).isEqualTo(rest);
+    assertThat(got.keyLength()).isEqualTo(want.keyLength());
+    assertThat(got.keyBytes()).isEqualTo(want.keyBytes());
+    assertThat(got.command()).isSameAs(want.command());
+    assertThat(got.noreply()).isEqualTo(want.noreply());
+    assertThat(got.value()).isSameAs(r.value());
+    assertThat(got.decoder()).isSameAs(r.decoder());
+    for (char f : "vTqkO".toCharArray()) {
+      assertThat(got.flagToken(f)).isEqualTo(want.flagToken(f));
+    }
+    assertThat(r.keyLength()).as("original unchanged").isEqualTo(want.keyLength() + n);
+  }
+
+  @Test
+  void withoutKeyPrefixSlicesAsWithKeyBuilds() {
+    assertStripsAsWithKey(Request.get("/a/b/k", (data, flags) -> "x"), 5);
+    assertStripsAsWithKey(Request.gets("/a/b/key"), 5);
+    assertStripsAsWithKey(Request.gat("/a/b/k", 30), 5);
+    assertStripsAsWithKey(Request.set("/a/b/k", 7, 30, ABC), 5);
+    assertStripsAsWithKey(Request.parse("set /a/b/k 0 0 3 noreply", ABC), 5);
+    assertStripsAsWithKey(Request.cas("/a/b/k", ABC, 1, 99), 5);
+    assertStripsAsWithKey(Request.delete("/a/b/k"), 0);
+    assertStripsAsWithKey(Request.parse("delete /a/b/k noreply"), 5);
+    assertStripsAsWithKey(Request.incr("/a/b/k", 3), 5);
+    assertStripsAsWithKey(Request.touch("/a/b/k", 5), 5);
+    assertStripsAsWithKey(Request.metaDebug("/a/b/k"), 5);
+    assertStripsAsWithKey(Request.metaGet("/a/b/k", "v", "T30", "q", "k"), 5);
+    assertStripsAsWithKey(Request.metaSet("/a/b/k", ABC, "T30", "q"), 5);
+    assertStripsAsWithKey(Request.metaArithmetic("/a/b/k", "D5"), 5);
+    assertStripsAsWithKey(Request.get("/ä/b/ключ"), 6);
+  }
+
+  @Test
+  void withoutKeyPrefixRefusesWhatItCannotSlice() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.get("/a/b/").withoutKeyPrefix(5))
+        .withMessage("length: 5 (expected: >= 0 and < 5, the key's length)");
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> Request.get("abc").withoutKeyPrefix(-1))
+        .withMessage("length: -1 (expected: >= 0 and < 3, the key's length)");
+    assertThatThrownBy(() -> Request.getMulti(List.of("a", "b")).withoutKeyPrefix(0))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("withoutKeyPrefix: GET request with 2 keys (expected: 1 key, not base64)");
+    assertThatThrownBy(() -> Request.metaGet("Zm9v", "b").withoutKeyPrefix(1))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("withoutKeyPrefix: MG request with 1 base64 key (expected: 1 key, not base64)");
+  }
+
   @Test
   void withKeyKeepsTheBase64Rule() {
     Request b = Request.metaGet("Zm9v", "b", "v");

@@ -101,6 +101,9 @@ final class ModifyKeyRoute implements Route, ParentRoute {
       // the new key is built from the key's string, which holds U+FFFD for such bytes
       return clientError("key is not UTF-8 (expected: a key that can be rewritten as text)");
     }
+    if (rule == REPLACE && prefixBytes.length == 0 && suffixBytes.length == 0) {
+      return strip(request, context);
+    }
     String key = request.key();
     String sent = apply(key, rule);
     int length = Multiget.utf8Length(sent);
@@ -108,6 +111,23 @@ final class ModifyKeyRoute implements Route, ParentRoute {
       return clientError(tooLong(key, length + " bytes"));
     }
     return send(request, context, key, sent, null);
+  }
+
+  /**
+   * The replaced prefix given way to nothing (a routing prefix stripped): the request sent is
+   * sliced from the caller's line, and the keys the reply is named by are decoded only for a reply
+   * that can carry them.
+   */
+  private CompletionStage<Response> strip(Request request, RouteContext context) {
+    if (request.keyLength() == replacedBytes.length) {
+      return clientError(tooLong(request.key(), "0 bytes"));
+    }
+    Request stripped = request.withoutKeyPrefix(replacedBytes.length);
+    CompletionStage<Response> reply = child.route(stripped, context);
+    return namesKeys(request)
+        ? reply.thenApply(
+            r -> r.isOk() ? ownKey(r, request, request.key(), stripped.key(), null) : r)
+        : reply;
   }
 
   /**
