@@ -924,8 +924,8 @@ public final class Routes {
    * counts with the child's reply. A multiget counts once, as its reply does. Time comes from the
    * context's ticker. Recording takes no lock and allocates nothing (after a command's first
    * request); a child that has not answered yet when it returns costs one future for the caller.
-   * The cost is two ticker reads and three adds (about 60 ns on a shared VM, most of it the
-   * reads): the route finds its router's series on its first request, not by name on each.
+   * The cost is two ticker reads and three adds (about 60 ns on a shared VM, most of it the reads):
+   * the route finds its router's series on its first request, not by name on each.
    *
    * <p>Names are unique within a configuration: {@link RouterConfig.Builder#build()} refuses two
    * observed routes of one name in the tree of built-in routes (one route shared by several parents
