@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.UnaryOperator;
 
@@ -124,10 +125,21 @@ final class ModifyKeyRoute implements Route, ParentRoute {
     }
     Request stripped = request.withoutKeyPrefix(replacedBytes.length);
     CompletionStage<Response> reply = child.route(stripped, context);
-    return namesKeys(request)
-        ? reply.thenApply(
-            r -> r.isOk() ? ownKey(r, request, request.key(), stripped.key(), null) : r)
-        : reply;
+    if (!namesKeys(request)) {
+      return reply;
+    }
+    CompletableFuture<Response> f = reply.toCompletableFuture();
+    Response now = f.isDone() && !f.isCompletedExceptionally() ? f.getNow(null) : null;
+    if (now != null) {
+      // answered already (a near cache, an in-memory child): named at once, no dependent stage
+      Response named = ownStrippedKey(now, request, stripped);
+      return named == now ? reply : GuardedFuture.completed(named);
+    }
+    return reply.thenApply(r -> ownStrippedKey(r, request, stripped));
+  }
+
+  private static Response ownStrippedKey(Response r, Request request, Request stripped) {
+    return r.isOk() ? ownKey(r, request, request.key(), stripped.key(), null) : r;
   }
 
   /**

@@ -57,6 +57,31 @@ class ModifyKeyRouteTest {
     return Base64.getEncoder().encodeToString(b(s));
   }
 
+  @Test
+  void aStrippedKeysReplyThatIsAlreadyThereIsAnsweredWithoutADependentStage() {
+    List<Request> seen = new ArrayList<>();
+    CompletableFuture<Response> miss =
+        CompletableFuture.completedFuture(Response.of(ResponseStatus.MISS));
+    Route missing =
+        ModifyKeyRoute.stripRoutingPrefix(
+            "/r/c/",
+            (req, ctx) -> {
+              seen.add(req);
+              return miss;
+            },
+            "strip");
+    assertThat(fx.run(missing, Request.get("/r/c/k"))).isSameAs(miss); // nothing to rename
+    assertThat(seen.get(0).line()).isEqualTo("get k");
+
+    a.put("k", "v");
+    Route strip = ModifyKeyRoute.stripRoutingPrefix("/r/c/", Routes.pool("a"), "strip");
+    CompletableFuture<Response> hit = fx.run(strip, Request.get("/r/c/k"));
+    assertThat(hit).isDone();
+    assertThat(hit.join().key()).isEqualTo("/r/c/k");
+    assertThat(hit.join().line()).startsWith("VALUE /r/c/k 0 1");
+    assertThat(sent().line()).isEqualTo("get k");
+  }
+
   static Stream<Request> keyedTextCommands() {
     return Stream.of(
         Request.get("k"),
