@@ -179,6 +179,11 @@ public final class Routes {
    *       rewritten alike; a base64 key ({@code b}) by the bytes it stands for.
    * </ul>
    *
+   * <p>A key without a routing prefix costs a scan of its first bytes and no allocation. A prefixed
+   * text key is stripped by slicing the request's line ({@link
+   * io.memroute.core.Request#withoutKeyPrefix}: one copy of the line, no new parse); a reply that
+   * can name the key costs one dependent stage unless it is already there when the route returns.
+   *
    * <pre>{@code
    * Route root =
    *     Routes.routingPrefix()
