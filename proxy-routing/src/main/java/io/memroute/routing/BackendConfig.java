@@ -45,6 +45,11 @@ public final class BackendConfig {
   public static BackendConfig of(String label, String address, BackendOptions options) {
     Objects.requireNonNull(address, "address");
     String a = address.trim();
+    if (looksLikeSeveral(a)) {
+      // "a:1 b:2" would otherwise be refused as a bad port or an IPv6 address without brackets
+      throw new IllegalArgumentException(
+          "address: '" + address + "' (expected: one host:port; separate servers with ',')");
+    }
     String host;
     int port = DEFAULT_PORT;
     if (a.startsWith("[")) {
@@ -77,6 +82,17 @@ public final class BackendConfig {
           "label: '" + l + "' (expected: 1-255 characters without spaces)");
     }
     return new BackendConfig(l, host, port, options);
+  }
+
+  /** Whether an address is two or more {@code host:port}s separated by spaces, ';' or ','. */
+  private static boolean looksLikeSeveral(String address) {
+    int withPort = 0;
+    for (String part : address.split("[\\s,;]+")) {
+      if (part.matches("(\\[[^\\]]*\\]|[^\\[\\]:]+):[0-9]+")) {
+        withPort++;
+      }
+    }
+    return withPort > 1;
   }
 
   private static int parsePort(String s, String address) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
+import io.memroute.MemcacheRouter;
 import io.memroute.core.Backend;
 import io.memroute.core.Command;
 import io.memroute.core.Request;
@@ -185,6 +186,28 @@ class PublicApiInputTest {
     assertThatIllegalArgumentException()
         .isThrownBy(() -> RouterConfig.builder().backend("a", address))
         .withMessage("address: '" + address + "' (expected: a host name or IP)");
+  }
+
+  /**
+   * Several servers written as one address, separated by anything but the commas servers splits.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "10.0.0.1:11211 10.0.0.2:11211",
+        "10.0.0.1:11211;10.0.0.2:11211",
+        "a:1, b:2",
+        "[::1]:11211 [::2]:11211"
+      })
+  void backendConfigSaysToSeparateServersWithCommas(String address) {
+    String expected =
+        "address: '" + address + "' (expected: one host:port; separate servers with ',')";
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> BackendConfig.of(address))
+        .withMessage(expected);
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> MemcacheRouter.builder().servers(List.of(address)))
+        .withMessage(expected);
   }
 
   @Test
