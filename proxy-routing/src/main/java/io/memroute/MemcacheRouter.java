@@ -552,8 +552,9 @@ public final class MemcacheRouter implements AutoCloseable {
 
   /**
    * Returns a future that completes when every backend has connected and passed validation. It does
-   * not complete while a server is unreachable: wait with a timeout. Like every future here, it
-   * throws {@link IllegalStateException} when blocked on from an event-loop thread.
+   * not complete while a server is unreachable: wait with a timeout. On a closed router it fails
+   * with {@link io.memroute.core.RouterClosedException}. Like every future here, it throws {@link
+   * IllegalStateException} when blocked on from an event-loop thread.
    */
   public CompletableFuture<Void> ready() {
     return engine.ready();

@@ -1237,6 +1237,22 @@ class OperationsTest {
   }
 
   /**
+   * ready() after close says the router is closed: it failed with one of its backends' close
+   * ("backend 127.0.0.1:11211 closed"), which reads as a server problem.
+   */
+  @Test
+  void readyOnAClosedRouterSaysTheRouterIsClosed() throws Exception {
+    MemcacheRouter router = MemcacheRouter.builder().servers(memcached.addresses().get(0)).build();
+    router.ready().get(5, TimeUnit.SECONDS);
+    router.close();
+    assertThatThrownBy(() -> router.ready().get(5, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(RouterClosedException.class)
+        .hasMessage("router closed");
+  }
+
+  /**
    * A multiget of no keys fails on a closed router as every call does: it answered an empty map at
    * once, without asking the engine, which is where a closed router fails calls. Open, it still
    * answers an empty map.

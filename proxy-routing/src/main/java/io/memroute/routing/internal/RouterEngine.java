@@ -7,6 +7,7 @@ import io.memroute.core.FailureReason;
 import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
+import io.memroute.core.RouterClosedException;
 import io.memroute.core.Ticker;
 import io.memroute.core.internal.GuardedFuture;
 import io.memroute.routing.BackendConfig;
@@ -853,6 +854,12 @@ public final class RouterEngine implements RouteMeterSource {
 
   /** Completes when every backend (not administratively down) is up. */
   public CompletableFuture<Void> ready() {
+    if (closed.get()) {
+      // the backends' own futures would answer "ready" (done before the close) or "backend
+      // host:port closed", which reads as a server problem
+      return GuardedFuture.guard(
+          CompletableFuture.failedFuture(new RouterClosedException("router closed")));
+    }
     List<CompletableFuture<Void>> all = new ArrayList<>();
     for (ManagedBackend b : backends.values()) {
       if (!b.options().down()) {
