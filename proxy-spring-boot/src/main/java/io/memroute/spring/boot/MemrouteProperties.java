@@ -856,14 +856,19 @@ public final class MemrouteProperties {
         known,
         problems,
         (pool, label, name) -> poolBuilders.get(pool).nodeName(label, name));
+    // every memroute.servers entry refused: the empty pool's "no backends" would only repeat that
+    boolean serversAllRefused =
+        !servers.isEmpty()
+            && problems.stream().filter(p -> p.startsWith("memroute.servers[")).count()
+                == servers.size();
     poolBuilders.forEach(
-        (name, pool) ->
-            check(
-                problems,
-                poolProperty.get(name),
-                "pool " + name,
-                pool,
-                b -> config.pool(b.build())));
+        (name, pool) -> {
+          if (serversAllRefused && "memroute.servers".equals(poolProperty.get(name))) {
+            return;
+          }
+          check(
+              problems, poolProperty.get(name), "pool " + name, pool, b -> config.pool(b.build()));
+        });
     if (route != null && !known.contains(route)) {
       problems.add("memroute.route: '" + route + "' (expected: one of " + known + ")");
     } else if (route == null && known.size() > 1) {

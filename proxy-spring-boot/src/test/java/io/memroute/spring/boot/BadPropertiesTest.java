@@ -220,6 +220,24 @@ class BadPropertiesTest {
             });
   }
 
+  /**
+   * Servers separated by something other than commas are named as such, and only once: the pool
+   * they leave empty is not reported as a second problem ("memroute.servers: no backends").
+   */
+  @Test
+  void serversNotSeparatedByCommasAreOneProblem() {
+    assertThat(failure("memroute.servers=10.0.0.1:11211;10.0.0.2:11211"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.servers[0]: address:"
+                + " '10.0.0.1:11211;10.0.0.2:11211' (expected: one host:port; separate servers"
+                + " with ',')");
+    assertThat(failure("memroute.servers=10.0.0.1:11211,10.0.0.2:11211 10.0.0.3:11211"))
+        .isEqualTo(
+            "invalid memroute properties: memroute.servers[1]: address:"
+                + " '10.0.0.2:11211 10.0.0.3:11211' (expected: one host:port; separate servers"
+                + " with ',')");
+  }
+
   @Test
   void everyProblemIsListedAtOnce() {
     assertThat(
