@@ -8,6 +8,7 @@ import io.memroute.routing.internal.Multiget;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The {@link Routes#routingPrefix()} route for the keys no routing prefix of the map matched (the
@@ -25,36 +26,29 @@ final class RoutingPrefixRoute implements Route, ParentRoute {
   }
 
   /**
-   * The length of {@code key}'s routing prefix as mcrouter reads it ({@code Keys::update}): a key
-   * that starts with {@code /} and holds two more {@code /} has the prefix up to and with the
-   * third; else 0, no prefix.
+   * The length of a key's routing prefix as mcrouter reads it ({@code Keys::update}): a key that
+   * starts with {@code /} and holds two more {@code /} has the prefix up to and with the third;
+   * else 0, no prefix. {@code charAt} reads the key's byte or char {@code i}: {@code '/'} is one
+   * byte in UTF-8 and no other character's bytes hold it, so a string is read without encoding it.
    */
-  static int prefixLength(byte[] key, int length) {
-    if (length == 0 || key[0] != '/') {
+  private static int prefixLength(int length, IntUnaryOperator charAt) {
+    if (length == 0 || charAt.applyAsInt(0) != '/') {
       return 0;
     }
     int slashes = 1;
     for (int i = 1; i < length; i++) {
-      if (key[i] == '/' && ++slashes == 3) {
+      if (charAt.applyAsInt(i) == '/' && ++slashes == 3) {
         return i + 1;
       }
     }
     return 0;
   }
 
-  /** {@link #prefixLength(byte[], int)} of the request's first key, read in place. */
+  /** {@link #prefixLength(int, IntUnaryOperator)} of the request's first key, read in place. */
   private static int prefixLength(Request request) {
+    // most keys have no prefix: they are answered before the accessor is made, allocating nothing
     int length = request.keyLength();
-    if (length == 0 || request.keyByte(0) != '/') {
-      return 0;
-    }
-    int slashes = 1;
-    for (int i = 1; i < length; i++) {
-      if (request.keyByte(i) == '/' && ++slashes == 3) {
-        return i + 1;
-      }
-    }
-    return 0;
+    return length > 0 && request.keyByte(0) == '/' ? prefixLength(length, request::keyByte) : 0;
   }
 
   @Override
@@ -68,7 +62,7 @@ final class RoutingPrefixRoute implements Route, ParentRoute {
     }
     if (request.hasFlag('b')) { // a base64 key: by the bytes it stands for, as the map matched it
       byte[] key = request.itemKeyBytes();
-      int p = prefixLength(key, key.length);
+      int p = prefixLength(key.length, i -> key[i]);
       return p == 0
           ? defaultRoute.route(request, context)
           : noRoute(new String(key, 0, p, StandardCharsets.UTF_8));
@@ -92,7 +86,7 @@ final class RoutingPrefixRoute implements Route, ParentRoute {
     int withoutPrefix = keys.size();
     for (int k = 0; k < keys.size(); k++) {
       String key = keys.get(k);
-      int p = prefixLength(key);
+      int p = prefixLength(key.length(), key::charAt);
       if (p > 0) {
         if (groupOf == null) {
           groupOf = new int[keys.size()];
@@ -114,29 +108,8 @@ final class RoutingPrefixRoute implements Route, ParentRoute {
         keys,
         groupOf,
         2,
-        (g, sub) -> g == 0 ? Replies.guarded(defaultRoute, sub, context) : completed(error));
-  }
-
-  /**
-   * {@link #prefixLength(byte[], int)} of a key as a string, in chars: {@code '/'} is one byte in
-   * UTF-8 and no other character's bytes hold it, so the string is read without encoding it.
-   */
-  private static int prefixLength(String key) {
-    int length = key.length();
-    if (length == 0 || key.charAt(0) != '/') {
-      return 0;
-    }
-    int slashes = 1;
-    for (int i = 1; i < length; i++) {
-      if (key.charAt(i) == '/' && ++slashes == 3) {
-        return i + 1;
-      }
-    }
-    return 0;
-  }
-
-  private static CompletionStage<Response> completed(Response r) {
-    return GuardedFuture.completed(r);
+        (g, sub) ->
+            g == 0 ? Replies.guarded(defaultRoute, sub, context) : GuardedFuture.completed(error));
   }
 
   private CompletionStage<Response> noRoute(String prefix) {
