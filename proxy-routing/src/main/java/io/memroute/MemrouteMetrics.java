@@ -740,18 +740,14 @@ public final class MemrouteMetrics implements MeterBinder {
               .register(registry));
     }
     if (latencyBuckets) {
-      ScrapeReads buckets = new ScrapeReads(() -> m.countsAtOrBelow(c, BOUNDS));
-      for (int i = 0; i < BOUNDS.length; i++) {
-        int bucket = i;
-        meters.add(
-            FunctionCounter.builder("memroute.route.requests.buckets", m, x -> buckets.read(bucket))
-                .tags(tags)
-                .tag("le", le(BOUNDS[i]))
-                .description(
-                    "requests through an observed route (all outcomes) that took at most le"
-                        + " seconds, ever")
-                .register(registry));
-      }
+      addBucketCounters(
+          registry,
+          meters,
+          "memroute.route.requests.buckets",
+          m,
+          tags,
+          new ScrapeReads(() -> m.countsAtOrBelow(c, BOUNDS)),
+          "requests through an observed route (all outcomes) that took at most le seconds, ever");
     }
   }
 
@@ -794,6 +790,30 @@ public final class MemrouteMetrics implements MeterBinder {
       }
       readSinceSnapshot |= bit;
       return values[index];
+    }
+  }
+
+  /**
+   * Adds one counter per bound of {@link #BOUNDS}, tagged {@code le}, each reading its count from
+   * {@code buckets} (read once per scrape for all of them); {@code state} is the object the
+   * counters are registered on.
+   */
+  private static void addBucketCounters(
+      MeterRegistry registry,
+      List<Meter> meters,
+      String name,
+      Object state,
+      Tags tags,
+      ScrapeReads buckets,
+      String description) {
+    for (int i = 0; i < BOUNDS.length; i++) {
+      int bucket = i;
+      meters.add(
+          FunctionCounter.builder(name, state, x -> buckets.read(bucket))
+              .tags(tags)
+              .tag("le", le(BOUNDS[i]))
+              .description(description)
+              .register(registry));
     }
   }
 
@@ -883,17 +903,15 @@ public final class MemrouteMetrics implements MeterBinder {
                 ManagedBackend b = engine.backends().get(label);
                 return b == null ? new long[BOUNDS.length] : b.requests().countsAtOrBelow(BOUNDS);
               });
-      for (int i = 0; i < BOUNDS.length; i++) {
-        int bucket = i;
-        meters.add(
-            FunctionCounter.builder("memroute.requests.buckets", engine, e -> buckets.read(bucket))
-                .tags(tags)
-                .tag("le", le(BOUNDS[i]))
-                .description(
-                    "requests completed by backends (all commands and outcomes) that took at most"
-                        + " le seconds")
-                .register(registry));
-      }
+      addBucketCounters(
+          registry,
+          meters,
+          "memroute.requests.buckets",
+          engine,
+          tags,
+          buckets,
+          "requests completed by backends (all commands and outcomes) that took at most le"
+              + " seconds");
     }
     if (label != null) {
       ScrapeReads percentiles =
