@@ -8,8 +8,7 @@ import io.memroute.core.Outcome;
 import io.memroute.core.Request;
 import io.memroute.core.Response;
 import io.memroute.core.ResponseStatus;
-import io.memroute.core.Ticker;
-import io.memroute.routing.Pool;
+import io.memroute.routing.CountingContext;
 import io.memroute.routing.PoolConfig;
 import io.memroute.routing.Route;
 import io.memroute.routing.RouteContext;
@@ -28,7 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -216,28 +214,13 @@ class ObservedRouteMetricsTest {
   }
 
   /** A router's context as the engine's, noting each record that goes by name. */
-  private static final class EngineContext implements RouteContext, RouteMeterSource {
+  private static final class EngineContext extends CountingContext implements RouteMeterSource {
     final RouterEngine engine;
-    final RouteContext base = RouteContext.builder().build();
     int byName;
 
     EngineContext(RouterEngine engine) {
+      super(RouteContext.builder().build());
       this.engine = engine;
-    }
-
-    @Override
-    public Pool pool(String name) {
-      return base.pool(name);
-    }
-
-    @Override
-    public Ticker ticker() {
-      return base.ticker();
-    }
-
-    @Override
-    public ScheduledExecutorService scheduler() {
-      return base.scheduler();
     }
 
     @Override

@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A context over another that counts what routes report: warm-up refills, L1 fills, negative cache
- * hits, near-cache events and failovers.
+ * hits, near-cache events and failovers. Public so tests in other packages can extend it.
  */
-class CountingContext implements RouteContext {
+public class CountingContext implements RouteContext {
   /** The outcomes of one kind of background write. */
   static final class Tally {
     private final Map<Outcome, AtomicInteger> done = new EnumMap<>(Outcome.class);
@@ -49,7 +49,8 @@ class CountingContext implements RouteContext {
   final AtomicInteger failoversRateLimited = new AtomicInteger();
   private final Map<NearCacheEvent, AtomicInteger> nearCache = new EnumMap<>(NearCacheEvent.class);
 
-  CountingContext(RouteContext base) {
+  /** A context taking its pools, ticker and scheduler from {@code base}. */
+  public CountingContext(RouteContext base) {
     this.base = base;
     for (NearCacheEvent e : NearCacheEvent.values()) {
       nearCache.put(e, new AtomicInteger());
