@@ -54,6 +54,26 @@ class ObservedRouteMetricsTest {
         .build();
   }
 
+  /**
+   * A router over {@code observed("api", child)} on the manual ticker, bound to {@code registry}.
+   */
+  private MemcacheRouter observedRouter(Route child, SimpleMeterRegistry registry) {
+    MemcacheRouter router =
+        MemcacheRouter.builder()
+            .config(config(Routes.observed("api", child)))
+            .ticker(now::get)
+            .build();
+    MemrouteMetrics.of(router).bindTo(registry);
+    return router;
+  }
+
+  /** Sends {@code n} gets of keys {@code k0, k1, ...}, one after the other. */
+  private static void getDistinctKeys(MemcacheRouter router, int n) throws Exception {
+    for (int i = 0; i < n; i++) {
+      await(router.execute(Request.get("k" + i)));
+    }
+  }
+
   @Test
   void statsAndMetersOfAnObservedRouteOnAManualTicker() throws Exception {
     // 98 hits of 100 µs and 2 misses of 10 ms: p50 100 µs, p99 10 ms
@@ -69,15 +89,8 @@ class ObservedRouteMetricsTest {
           return answering(s, micros[i]).route(req, ctx);
         };
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (MemcacheRouter router =
-        MemcacheRouter.builder()
-            .config(config(Routes.observed("api", child)))
-            .ticker(now::get)
-            .build()) {
-      MemrouteMetrics.of(router).bindTo(registry);
-      for (int i = 0; i < 100; i++) {
-        await(router.execute(Request.get("k" + i)));
-      }
+    try (MemcacheRouter router = observedRouter(child, registry)) {
+      getDistinctKeys(router, 100);
       RouterStats stats = router.stats();
       assertThat(stats.get("route_api_get_ok")).isEqualTo(98);
       assertThat(stats.get("route_api_get_miss")).isEqualTo(2);
@@ -132,15 +145,8 @@ class ObservedRouteMetricsTest {
     AtomicLong micros = new AtomicLong(100);
     Route child = (req, ctx) -> answering(ResponseStatus.HIT, micros.get()).route(req, ctx);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    try (MemcacheRouter router =
-        MemcacheRouter.builder()
-            .config(config(Routes.observed("api", child)))
-            .ticker(now::get)
-            .build()) {
-      MemrouteMetrics.of(router).bindTo(registry);
-      for (int i = 0; i < 100; i++) {
-        await(router.execute(Request.get("k" + i)));
-      }
+    try (MemcacheRouter router = observedRouter(child, registry)) {
+      getDistinctKeys(router, 100);
       double p999 = phi(registry, "0.999");
       assertThat(p999).isBetween(100e-6, 100e-6 * (1 + 1 / 32.0));
       micros.set(10_000);
