@@ -605,32 +605,46 @@ class OperationsTest {
     return b.build();
   }
 
+  /**
+   * A ready router whose pool {@code a} is the backend {@code dead} and pool {@code b} the backend
+   * {@code live}, under {@code route}.
+   */
+  private static MemcacheRouter deadAndLive(FaultServer dead, FaultServer live, Route route)
+      throws Exception {
+    RouterConfig config =
+        RouterConfig.builder()
+            .backend("dead", dead.address())
+            .backend("live", live.address())
+            .pool(PoolConfig.of("a", "dead"))
+            .pool(PoolConfig.of("b", "live"))
+            .route(route)
+            .build();
+    MemcacheRouter router = MemcacheRouter.builder().config(config).build();
+    try {
+      router.ready().get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      router.close(); // the caller never gets it to close
+      throw e;
+    }
+    return router;
+  }
+
   @Test
   void fanOutsAndFailoversAreCounted() throws Exception {
     try (FaultServer dead = FaultServer.start();
         FaultServer live = FaultServer.start()) {
-      RouterConfig config =
-          RouterConfig.builder()
-              .backend("dead", dead.address())
-              .backend("live", live.address())
-              .pool(PoolConfig.of("a", "dead"))
-              .pool(PoolConfig.of("b", "live"))
-              .route(
-                  io.memroute.routing.Routes.commands()
-                      .on(
-                          io.memroute.core.Command.SET,
-                          io.memroute.routing.Routes.allSync(
-                              io.memroute.routing.Routes.pool("a"),
-                              io.memroute.routing.Routes.pool("b")))
-                      .on(io.memroute.core.Command.DELETE, io.memroute.routing.Routes.nullRoute())
-                      .any(
-                          io.memroute.routing.Routes.failover(
-                              io.memroute.routing.Routes.pool("a"),
-                              io.memroute.routing.Routes.pool("b")))
-                      .build())
+      Route route =
+          io.memroute.routing.Routes.commands()
+              .on(
+                  io.memroute.core.Command.SET,
+                  io.memroute.routing.Routes.allSync(
+                      io.memroute.routing.Routes.pool("a"), io.memroute.routing.Routes.pool("b")))
+              .on(io.memroute.core.Command.DELETE, io.memroute.routing.Routes.nullRoute())
+              .any(
+                  io.memroute.routing.Routes.failover(
+                      io.memroute.routing.Routes.pool("a"), io.memroute.routing.Routes.pool("b")))
               .build();
-      try (MemcacheRouter router = MemcacheRouter.builder().config(config).build()) {
-        router.ready().get(5, TimeUnit.SECONDS);
+      try (MemcacheRouter router = deadAndLive(dead, live, route)) {
         MeterRegistry registry = new SimpleMeterRegistry();
         MemrouteMetrics.of(router, false).bindTo(registry);
         dead.faultWhen(line -> line.startsWith("get"), Fault.serverError("busy"));
@@ -660,22 +674,12 @@ class OperationsTest {
   void failoversLeftOutByAFailoverLimitAreCounted() throws Exception {
     try (FaultServer dead = FaultServer.start();
         FaultServer live = FaultServer.start()) {
-      RouterConfig config =
-          RouterConfig.builder()
-              .backend("dead", dead.address())
-              .backend("live", live.address())
-              .pool(PoolConfig.of("a", "dead"))
-              .pool(PoolConfig.of("b", "live"))
-              .route(
-                  io.memroute.routing.Routes.failover()
-                      .children(
-                          io.memroute.routing.Routes.pool("a"),
-                          io.memroute.routing.Routes.pool("b"))
-                      .failoverLimit(0, 1) // one failover, from the full bucket, and no more
-                      .build())
+      Route route =
+          io.memroute.routing.Routes.failover()
+              .children(io.memroute.routing.Routes.pool("a"), io.memroute.routing.Routes.pool("b"))
+              .failoverLimit(0, 1) // one failover, from the full bucket, and no more
               .build();
-      try (MemcacheRouter router = MemcacheRouter.builder().config(config).build()) {
-        router.ready().get(5, TimeUnit.SECONDS);
+      try (MemcacheRouter router = deadAndLive(dead, live, route)) {
         MeterRegistry registry = new SimpleMeterRegistry();
         MemrouteMetrics.of(router, false).bindTo(registry);
         dead.faultWhen(line -> line.startsWith("get"), Fault.serverError("busy"));
