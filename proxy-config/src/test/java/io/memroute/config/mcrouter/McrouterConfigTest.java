@@ -123,16 +123,20 @@ class McrouterConfigTest {
     assertThat(h.backend(A0).keys().size() + h.backend(A1).keys().size()).isEqualTo(1);
   }
 
-  private static final String FAILOVER_B_A =
-      "{\"type\": \"FailoverRoute\", \"children\": [\"PoolRoute|B\", \"PoolRoute|A\"]%s}";
+  /**
+   * A configuration whose root fails over from pool B to pool A, with {@code options} (a leading
+   * comma and more fields of the route, or empty) added to the route's object.
+   */
+  private static String failoverBToA(String options) {
+    return config(
+        "{\"type\": \"FailoverRoute\", \"children\": [\"PoolRoute|B\", \"PoolRoute|A\"]"
+            + options
+            + "}");
+  }
 
   @Test
   void failoverErrorsListFailsOverOnlyOnTheListedErrors() {
-    Harness h =
-        new Harness(
-            config(
-                String.format(
-                    FAILOVER_B_A, ", \"failover_errors\": [\"connect_error\", \"tko\"]")));
+    Harness h = new Harness(failoverBToA(", \"failover_errors\": [\"connect_error\", \"tko\"]"));
     h.backend(B0).failWith(FailureReason.CONNECT_FAILED);
     assertThat(h.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
     h.backend(B0).failWith(FailureReason.MARKED_BAD);
@@ -150,10 +154,7 @@ class McrouterConfigTest {
   @Test
   void failoverErrorsNamesMapToMemroutesRepliesAndFailures() {
     Harness h =
-        new Harness(
-            config(
-                String.format(
-                    FAILOVER_B_A, ", \"failover_errors\": [\"remote_error\", \"client_error\"]")));
+        new Harness(failoverBToA(", \"failover_errors\": [\"remote_error\", \"client_error\"]"));
     h.backend(A0).put("k", "a");
     h.backend(A1).put("k", "a");
     h.backend(B0).script(r -> Response.builder(ResponseStatus.SERVER_ERROR).text("x").build());
@@ -170,10 +171,7 @@ class McrouterConfigTest {
   void failoverErrorsPerOperationAndMcroutersDefaultForTheRest() {
     Harness h =
         new Harness(
-            config(
-                String.format(
-                    FAILOVER_B_A,
-                    ", \"failover_errors\": {\"gets\": [\"timeout\"], \"updates\": []}")));
+            failoverBToA(", \"failover_errors\": {\"gets\": [\"timeout\"], \"updates\": []}"));
     h.backend(A0).put("k", "a");
     h.backend(A1).put("k", "a");
     h.backend(B0).failWith(FailureReason.TIMEOUT);
@@ -194,7 +192,7 @@ class McrouterConfigTest {
   /** mcrouter's FailoverRoute without failover_errors fails over on its default errors only. */
   @Test
   void withoutFailoverErrorsMcroutersDefaultErrorsFailOver() {
-    Harness h = new Harness(config(String.format(FAILOVER_B_A, "")));
+    Harness h = new Harness(failoverBToA(""));
     h.backend(A0).put("k", "a");
     h.backend(A1).put("k", "a");
     h.backend(B0).failWith(FailureReason.TIMEOUT);
@@ -216,47 +214,33 @@ class McrouterConfigTest {
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
-                    config(
-                        String.format(
-                            FAILOVER_B_A, ", \"failover_errors\": [\"timeout\", \"nope\"]"))))
+                    failoverBToA(", \"failover_errors\": [\"timeout\", \"nope\"]")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(
             "route.failover_errors[1]: \"nope\" is not a failover error (expected: one of [ooo,"
                 + " busy, try_again, shutdown, timeout,");
     assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    config(String.format(FAILOVER_B_A, ", \"failover_errors\": [\"waiting\"]"))))
+            () -> McrouterConfig.parse(failoverBToA(", \"failover_errors\": [\"waiting\"]")))
         .hasMessageStartingWith("route.failover_errors[0]: \"waiting\" is not a failover error");
     assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    config(String.format(FAILOVER_B_A, ", \"failover_errors\": {\"sets\": []}"))))
+            () -> McrouterConfig.parse(failoverBToA(", \"failover_errors\": {\"sets\": []}")))
         .hasMessageStartingWith(
             "route.failover_errors.sets: option 'sets' of failover_errors is not supported");
     assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    config(String.format(FAILOVER_B_A, ", \"failover_errors\": \"timeout\""))))
+            () -> McrouterConfig.parse(failoverBToA(", \"failover_errors\": \"timeout\"")))
         .hasMessage(
             "route.failover_errors: \"timeout\" (expected: a list of error names, or an object with"
                 + " gets, updates, deletes)");
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
-                    config(
-                        String.format(
-                            FAILOVER_B_A, ", \"failover_errors\": {\"gets\": \"timeout\"}"))))
+                    failoverBToA(", \"failover_errors\": {\"gets\": \"timeout\"}")))
         .hasMessage("route.failover_errors.gets: \"timeout\" (expected: a list of error names)");
   }
 
   @Test
   void failoverLimitCapsFailoversToAShareOfRequests() {
-    Harness h =
-        new Harness(
-            config(
-                String.format(
-                    FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 0.5, \"burst\": 1}")));
+    Harness h = new Harness(failoverBToA(", \"failover_limit\": {\"rate\": 0.5, \"burst\": 1}"));
     h.backend(B0).failWith(FailureReason.TIMEOUT);
     List<Boolean> stored = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
@@ -270,19 +254,14 @@ class McrouterConfigTest {
   void failoverLimitClampsRateAndBurstAsMcrouterDoes() {
     // rate 2 is 1, burst 0 is 1: a token per request, so every failover goes
     Harness generous =
-        new Harness(
-            config(
-                String.format(FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 2, \"burst\": 0}")));
+        new Harness(failoverBToA(", \"failover_limit\": {\"rate\": 2, \"burst\": 0}"));
     generous.backend(B0).failWith(FailureReason.TIMEOUT);
     for (int i = 0; i < 3; i++) {
       assertThat(generous.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
     }
     // rate -1 is 0, burst 0.5 is 1: one failover, then none
     Harness stingy =
-        new Harness(
-            config(
-                String.format(
-                    FAILOVER_B_A, ", \"failover_limit\": {\"rate\": -1, \"burst\": 0.5}")));
+        new Harness(failoverBToA(", \"failover_limit\": {\"rate\": -1, \"burst\": 0.5}"));
     stingy.backend(B0).failWith(FailureReason.TIMEOUT);
     assertThat(stingy.set("k", "v").status()).isEqualTo(ResponseStatus.STORED);
     assertThat(stingy.set("k", "v").failureReason()).isEqualTo(FailureReason.TIMEOUT);
@@ -291,46 +270,32 @@ class McrouterConfigTest {
   @Test
   void failoverLimitBadInputIsRefusedNamingItsPlace() {
     assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    config(String.format(FAILOVER_B_A, ", \"failover_limit\": {\"rate\": \"1\"}"))))
+            () -> McrouterConfig.parse(failoverBToA(", \"failover_limit\": {\"rate\": \"1\"}")))
         .hasMessage("route.failover_limit.rate: \"1\" (expected: a number)");
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
-                    config(
-                        String.format(
-                            FAILOVER_B_A,
-                            ", \"failover_limit\": {\"rate\": 0.1, \"burst\": 2.5}"))))
+                    failoverBToA(", \"failover_limit\": {\"rate\": 0.1, \"burst\": 2.5}")))
         .hasMessage(
             "route.failover_limit.burst: 2.5 (expected: a whole number, or a number below 1)");
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
-                    config(
-                        String.format(
-                            FAILOVER_B_A,
-                            ", \"failover_limit\": {\"rate\": 0.1, \"burst\": true}"))))
+                    failoverBToA(", \"failover_limit\": {\"rate\": 0.1, \"burst\": true}")))
         .hasMessage(
             "route.failover_limit.burst: true (expected: a whole number, or a number below 1)");
-    assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    config(String.format(FAILOVER_B_A, ", \"failover_limit\": [0.1]"))))
+    assertThatThrownBy(() -> McrouterConfig.parse(failoverBToA(", \"failover_limit\": [0.1]")))
         .hasMessage("route.failover_limit: failover_limit: [0.1] (expected: an object)");
     assertThatThrownBy(
             () ->
                 McrouterConfig.parse(
-                    config(
-                        String.format(
-                            FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 0.1, \"x\": 1}"))))
+                    failoverBToA(", \"failover_limit\": {\"rate\": 0.1, \"x\": 1}")))
         .hasMessageStartingWith("route.failover_limit.x: option 'x' of failover_limit");
   }
 
   @Test
   void failoverLimitBurstDefaultsToMcroutersThousand() {
-    Harness h =
-        new Harness(config(String.format(FAILOVER_B_A, ", \"failover_limit\": {\"rate\": 0}")));
+    Harness h = new Harness(failoverBToA(", \"failover_limit\": {\"rate\": 0}"));
     h.backend(B0).failWith(FailureReason.TIMEOUT);
     int stored = 0;
     for (int i = 0; i < 1001; i++) {
