@@ -38,19 +38,26 @@ class RoutingPrefixIntegrationTest {
     return routers.ready(MemcacheRouter.builder().config(config).eventLoopThreads(1));
   }
 
+  /**
+   * A router sending {@code /dc/one/} keys and unprefixed ones to pool one, {@code /dc/two/} to
+   * two.
+   */
+  private MemcacheRouter prefixedRouter() throws Exception {
+    return router(
+        Routes.routingPrefix()
+            .route("/dc/one/", Routes.pool("one"))
+            .route("/dc/two/", Routes.pool("two"))
+            .defaultPrefix("/dc/one/")
+            .build());
+  }
+
   private static String text(byte[] v) {
     return v == null ? null : new String(v, UTF_8);
   }
 
   @Test
   void aPrefixedKeyLandsStrippedOnItsClustersServer() throws Exception {
-    MemcacheRouter prefixed =
-        router(
-            Routes.routingPrefix()
-                .route("/dc/one/", Routes.pool("one"))
-                .route("/dc/two/", Routes.pool("two"))
-                .defaultPrefix("/dc/one/")
-                .build());
+    MemcacheRouter prefixed = prefixedRouter();
     MemcacheRouter one = router(Routes.pool("one"));
     MemcacheRouter two = router(Routes.pool("two"));
 
@@ -71,13 +78,7 @@ class RoutingPrefixIntegrationTest {
 
   @Test
   void repliesThatNameTheKeyNameTheCallersKeyOnRealServers() throws Exception {
-    MemcacheRouter prefixed =
-        router(
-            Routes.routingPrefix()
-                .route("/dc/one/", Routes.pool("one"))
-                .route("/dc/two/", Routes.pool("two"))
-                .defaultPrefix("/dc/one/")
-                .build());
+    MemcacheRouter prefixed = prefixedRouter();
     MemcacheRouter two = router(Routes.pool("two"));
     assertThat(await(two.set("k", "v".getBytes(UTF_8), 0))).isTrue();
 
