@@ -25,6 +25,7 @@ import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.Simp
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -58,6 +59,16 @@ class MemrouteAutoConfigurationTest {
             });
   }
 
+  /**
+   * Asserts that the {@code memrouteMetrics} bean is the router bean's binder with {@code options}.
+   */
+  private static void assertMetricsBinderIs(
+      ApplicationContext context, MemrouteMetrics.Options options) {
+    MemcacheRouter router = context.getBean(MemcacheRouter.class);
+    assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
+        .isSameAs(MemrouteMetrics.of(router, options));
+  }
+
   /** memroute.metrics.latency-buckets=true: the one router's binder registers the buckets. */
   @Test
   void latencyBucketsProperty() {
@@ -71,10 +82,7 @@ class MemrouteAutoConfigurationTest {
         .run(
             context -> {
               assertThat(context).hasNotFailed();
-              MemcacheRouter router = context.getBean(MemcacheRouter.class);
-              assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
-                  .isSameAs(
-                      MemrouteMetrics.of(router, MemrouteMetrics.options().latencyBuckets(true)));
+              assertMetricsBinderIs(context, MemrouteMetrics.options().latencyBuckets(true));
               assertThat(
                       context
                           .getBean(MeterRegistry.class)
@@ -273,12 +281,8 @@ class MemrouteAutoConfigurationTest {
         .run(
             context -> {
               assertThat(context).hasNotFailed();
-              MemcacheRouter router = context.getBean(MemcacheRouter.class);
-              assertThat(context.getBean("memrouteMetrics", MeterBinder.class))
-                  .isSameAs(
-                      MemrouteMetrics.of(
-                          router,
-                          MemrouteMetrics.options().perBackendTags(false).latencyBuckets(true)));
+              assertMetricsBinderIs(
+                  context, MemrouteMetrics.options().perBackendTags(false).latencyBuckets(true));
             });
   }
 
