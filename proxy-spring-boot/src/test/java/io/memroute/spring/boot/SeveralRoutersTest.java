@@ -101,16 +101,23 @@ class SeveralRoutersTest {
             });
   }
 
-  @Test
-  void unnamedRoutersAreTaggedByTheirBeanNames() {
-    // as in an application with Actuator: Boot binds the binder to its registry at startup
-    runner
+  /**
+   * As in an application with Actuator (Boot binds the binders to its registry at startup): router
+   * beans {@code first} and {@code second} without a name and {@code third} named {@code named}.
+   */
+  private ApplicationContextRunner threeRoutersWithActuator() {
+    return runner
         .withConfiguration(
             AutoConfigurations.of(
                 MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
         .withBean("first", MemcacheRouter.class, () -> router(null))
         .withBean("second", MemcacheRouter.class, () -> router(null))
-        .withBean("third", MemcacheRouter.class, () -> router("named"))
+        .withBean("third", MemcacheRouter.class, () -> router("named"));
+  }
+
+  @Test
+  void unnamedRoutersAreTaggedByTheirBeanNames() {
+    threeRoutersWithActuator()
         .run(
             context -> {
               assertThat(context).hasNotFailed();
@@ -137,15 +144,9 @@ class SeveralRoutersTest {
    */
   @Test
   void latencyBucketsPropertyAppliesToEveryRouter() {
-    runner
-        .withConfiguration(
-            AutoConfigurations.of(
-                MetricsAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+    threeRoutersWithActuator()
         .withPropertyValues(
             "memroute.metrics.latency-buckets=true", "memroute.per-backend-metrics=false")
-        .withBean("first", MemcacheRouter.class, () -> router(null))
-        .withBean("second", MemcacheRouter.class, () -> router(null))
-        .withBean("third", MemcacheRouter.class, () -> router("named"))
         .run(
             context -> {
               assertThat(context).hasNotFailed();
