@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
 /** Each handle and option of {@link McrouterConfig}, by what the built routes do. */
@@ -209,32 +210,29 @@ class McrouterConfigTest {
     assertThat(h.get("k").failureReason()).isEqualTo(FailureReason.CLOSED);
   }
 
+  /** Asserts that parsing {@link #failoverBToA failoverBToA(options)} throws, for its message. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> assertThatFailoverBToA(
+      String options) {
+    return assertThatThrownBy(() -> McrouterConfig.parse(failoverBToA(options)));
+  }
+
   @Test
   void failoverErrorsBadInputIsRefusedNamingItsPlace() {
-    assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    failoverBToA(", \"failover_errors\": [\"timeout\", \"nope\"]")))
+    assertThatFailoverBToA(", \"failover_errors\": [\"timeout\", \"nope\"]")
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(
             "route.failover_errors[1]: \"nope\" is not a failover error (expected: one of [ooo,"
                 + " busy, try_again, shutdown, timeout,");
-    assertThatThrownBy(
-            () -> McrouterConfig.parse(failoverBToA(", \"failover_errors\": [\"waiting\"]")))
+    assertThatFailoverBToA(", \"failover_errors\": [\"waiting\"]")
         .hasMessageStartingWith("route.failover_errors[0]: \"waiting\" is not a failover error");
-    assertThatThrownBy(
-            () -> McrouterConfig.parse(failoverBToA(", \"failover_errors\": {\"sets\": []}")))
+    assertThatFailoverBToA(", \"failover_errors\": {\"sets\": []}")
         .hasMessageStartingWith(
             "route.failover_errors.sets: option 'sets' of failover_errors is not supported");
-    assertThatThrownBy(
-            () -> McrouterConfig.parse(failoverBToA(", \"failover_errors\": \"timeout\"")))
+    assertThatFailoverBToA(", \"failover_errors\": \"timeout\"")
         .hasMessage(
             "route.failover_errors: \"timeout\" (expected: a list of error names, or an object with"
                 + " gets, updates, deletes)");
-    assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    failoverBToA(", \"failover_errors\": {\"gets\": \"timeout\"}")))
+    assertThatFailoverBToA(", \"failover_errors\": {\"gets\": \"timeout\"}")
         .hasMessage("route.failover_errors.gets: \"timeout\" (expected: a list of error names)");
   }
 
@@ -269,27 +267,17 @@ class McrouterConfigTest {
 
   @Test
   void failoverLimitBadInputIsRefusedNamingItsPlace() {
-    assertThatThrownBy(
-            () -> McrouterConfig.parse(failoverBToA(", \"failover_limit\": {\"rate\": \"1\"}")))
+    assertThatFailoverBToA(", \"failover_limit\": {\"rate\": \"1\"}")
         .hasMessage("route.failover_limit.rate: \"1\" (expected: a number)");
-    assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    failoverBToA(", \"failover_limit\": {\"rate\": 0.1, \"burst\": 2.5}")))
+    assertThatFailoverBToA(", \"failover_limit\": {\"rate\": 0.1, \"burst\": 2.5}")
         .hasMessage(
             "route.failover_limit.burst: 2.5 (expected: a whole number, or a number below 1)");
-    assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    failoverBToA(", \"failover_limit\": {\"rate\": 0.1, \"burst\": true}")))
+    assertThatFailoverBToA(", \"failover_limit\": {\"rate\": 0.1, \"burst\": true}")
         .hasMessage(
             "route.failover_limit.burst: true (expected: a whole number, or a number below 1)");
-    assertThatThrownBy(() -> McrouterConfig.parse(failoverBToA(", \"failover_limit\": [0.1]")))
+    assertThatFailoverBToA(", \"failover_limit\": [0.1]")
         .hasMessage("route.failover_limit: failover_limit: [0.1] (expected: an object)");
-    assertThatThrownBy(
-            () ->
-                McrouterConfig.parse(
-                    failoverBToA(", \"failover_limit\": {\"rate\": 0.1, \"x\": 1}")))
+    assertThatFailoverBToA(", \"failover_limit\": {\"rate\": 0.1, \"x\": 1}")
         .hasMessageStartingWith("route.failover_limit.x: option 'x' of failover_limit");
   }
 
