@@ -723,22 +723,15 @@ public final class MemrouteMetrics implements MeterBinder {
               .description("requests through an observed route, and their latency")
               .register(registry));
     }
-    ScrapeReads percentiles = new ScrapeReads(() -> m.percentiles(c, PHIS));
-    for (int i = 0; i < PHIS.length; i++) {
-      int phi = i;
-      meters.add(
-          TimeGauge.builder(
-                  "memroute.route.requests.percentile",
-                  m,
-                  TimeUnit.NANOSECONDS,
-                  x -> nanosOrNaN(percentiles.read(phi)))
-              .tags(tags)
-              .tag("phi", Double.toString(PHIS[i]))
-              .description(
-                  "latency percentile of an observed route's requests (all outcomes) over the"
-                      + " last one to two minutes")
-              .register(registry));
-    }
+    addPercentileGauges(
+        registry,
+        meters,
+        "memroute.route.requests.percentile",
+        m,
+        tags,
+        new ScrapeReads(() -> m.percentiles(c, PHIS)),
+        "latency percentile of an observed route's requests (all outcomes) over the last one to"
+            + " two minutes");
     if (latencyBuckets) {
       addBucketCounters(
           registry,
@@ -790,6 +783,31 @@ public final class MemrouteMetrics implements MeterBinder {
       }
       readSinceSnapshot |= bit;
       return values[index];
+    }
+  }
+
+  /**
+   * Adds one time gauge per quantile of {@link #PHIS}, tagged {@code phi}, each reading its value
+   * from {@code percentiles} (read once per scrape for all of them, so a scrape's percentiles agree
+   * with each other); {@code state} is the object the gauges are registered on.
+   */
+  private static void addPercentileGauges(
+      MeterRegistry registry,
+      List<Meter> meters,
+      String name,
+      Object state,
+      Tags tags,
+      ScrapeReads percentiles,
+      String description) {
+    for (int i = 0; i < PHIS.length; i++) {
+      int phi = i;
+      meters.add(
+          TimeGauge.builder(
+                  name, state, TimeUnit.NANOSECONDS, x -> nanosOrNaN(percentiles.read(phi)))
+              .tags(tags)
+              .tag("phi", Double.toString(PHIS[i]))
+              .description(description)
+              .register(registry));
     }
   }
 
@@ -925,21 +943,15 @@ public final class MemrouteMetrics implements MeterBinder {
                 }
                 return b.requests().percentiles(PHIS, engine.ticker().nanoTime());
               });
-      for (int i = 0; i < PHIS.length; i++) {
-        int phi = i;
-        meters.add(
-            TimeGauge.builder(
-                    "memroute.backend.latency.percentile",
-                    engine,
-                    TimeUnit.NANOSECONDS,
-                    e -> nanosOrNaN(percentiles.read(phi)))
-                .tags(tags)
-                .tag("phi", Double.toString(PHIS[i]))
-                .description(
-                    "latency percentile of a backend's requests (all commands and outcomes) over"
-                        + " the last one to two minutes")
-                .register(registry));
-      }
+      addPercentileGauges(
+          registry,
+          meters,
+          "memroute.backend.latency.percentile",
+          engine,
+          tags,
+          percentiles,
+          "latency percentile of a backend's requests (all commands and outcomes) over the last"
+              + " one to two minutes");
       meters.add(
           Gauge.builder(
                   "memroute.backend.state",
