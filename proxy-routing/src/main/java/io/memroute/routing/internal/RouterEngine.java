@@ -448,12 +448,17 @@ public final class RouterEngine implements RouteMeterSource {
     synchronized (countLock) {
       long[] n = retiredCounts.latencyBuckets.clone();
       for (ManagedBackend b : counted) {
-        long[] live = b.requests().countsAtOrBelow(LATENCY_BOUNDS);
-        for (int i = 0; i < n.length; i++) {
-          n[i] += live[i];
-        }
+        addLatencyBuckets(b, n);
       }
       return n;
+    }
+  }
+
+  /** Adds {@code b}'s counts within each of {@link #LATENCY_BUCKETS} into {@code into}. */
+  private static void addLatencyBuckets(ManagedBackend b, long[] into) {
+    long[] live = b.requests().countsAtOrBelow(LATENCY_BOUNDS);
+    for (int i = 0; i < into.length; i++) {
+      into[i] += live[i];
     }
   }
 
@@ -520,10 +525,7 @@ public final class RouterEngine implements RouteMeterSource {
       for (FailureReason r : FailureReason.values()) {
         failures[r.ordinal()] += b.failureCount(r);
       }
-      long[] live = b.requests().countsAtOrBelow(LATENCY_BOUNDS);
-      for (int i = 0; i < latencyBuckets.length; i++) {
-        latencyBuckets[i] += live[i];
-      }
+      addLatencyBuckets(b, latencyBuckets);
       fastFails += b.fastFailCount();
       markedBad += b.markedBadCount();
     }
