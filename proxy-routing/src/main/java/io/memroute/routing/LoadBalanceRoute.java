@@ -120,17 +120,7 @@ final class LoadBalanceRoute implements Route, ParentRoute {
         x += weights[excluded];
       }
     }
-    int lo = 0;
-    int hi = n - 1;
-    while (lo < hi) { // the first child whose range ends after x
-      int mid = (lo + hi) >>> 1;
-      if (ends[mid] > x) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    return lo;
+    return ModulaDistribution.rangeOf(ends, x);
   }
 
   /**

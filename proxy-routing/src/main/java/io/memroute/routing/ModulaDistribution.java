@@ -41,17 +41,26 @@ final class ModulaDistribution implements Distribution {
               + ", the size of the pool this distribution is bound to)");
     }
     long slot = (hash & 0xffffffffL) % ends[ends.length - 1];
+    return owners[rangeOf(ends, slot)];
+  }
+
+  /**
+   * Returns the range {@code x} falls in, of ranges laid end to end: the first {@code i} whose end
+   * {@code ends[i]} (ascending, exclusive) is above {@code x}, by binary search; {@code x} is below
+   * the last end.
+   */
+  static int rangeOf(long[] ends, long x) {
     int lo = 0;
     int hi = ends.length - 1;
     while (lo < hi) {
       int mid = (lo + hi) >>> 1;
-      if (ends[mid] <= slot) {
+      if (ends[mid] <= x) {
         lo = mid + 1;
       } else {
         hi = mid;
       }
     }
-    return owners[lo];
+    return lo;
   }
 
   @Override
