@@ -5,7 +5,6 @@ import io.memroute.core.internal.LatencyWindow;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -35,7 +34,7 @@ public final class OutcomeCounters {
   private LatencyWindow window; // created by the first read of percentiles, under this lock
 
   /** The step of the percentiles' window: they cover the last one to two of them. */
-  public static final long WINDOW_STEP_NANOS = TimeUnit.MINUTES.toNanos(1);
+  public static final long WINDOW_STEP_NANOS = LatencyWindow.STEP_NANOS;
 
   /** Creates zeroed counters. */
   public OutcomeCounters() {

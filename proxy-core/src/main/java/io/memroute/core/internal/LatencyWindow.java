@@ -1,6 +1,7 @@
 package io.memroute.core.internal;
 
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -10,6 +11,9 @@ import java.util.function.Consumer;
  * take this object's lock; recording into the histogram does not.
  */
 public final class LatencyWindow {
+  /** The step of the percentiles' windows, backends' and routes' alike: one minute. */
+  public static final long STEP_NANOS = TimeUnit.MINUTES.toNanos(1);
+
   private final long stepNanos;
   // the counts at the last two step marks, under this object's lock
   private long[] older = new long[LatencyHistogram.BUCKETS];

@@ -5,7 +5,6 @@ import io.memroute.core.Outcome;
 import io.memroute.core.Ticker;
 import io.memroute.core.internal.LatencyHistogram;
 import io.memroute.core.internal.LatencyWindow;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -22,7 +21,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class RouteMeter {
   /** The window's step: percentiles cover the last one to two of them. */
-  public static final long WINDOW_STEP_NANOS = TimeUnit.MINUTES.toNanos(1);
+  public static final long WINDOW_STEP_NANOS = LatencyWindow.STEP_NANOS;
 
   private static final int OUTCOMES = Outcome.values().length;
 
