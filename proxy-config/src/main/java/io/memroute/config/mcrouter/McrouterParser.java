@@ -501,9 +501,7 @@ final class McrouterParser {
   private List<Route> children(JsonNode json, String path, String type, Set<String> options) {
     List<Route> children;
     if (json != null && json.isObject()) {
-      Set<String> known = new TreeSet<>(options);
-      known.addAll(Set.of("type", "name", "children"));
-      checkKeys(json, path, type, known, Set.of());
+      checkKeys(json, path, type, union(options, "type", "name", "children"), Set.of());
       JsonNode c = json.get("children");
       children = c == null ? List.of() : list(c, path + ".children");
     } else if (json == null) {
