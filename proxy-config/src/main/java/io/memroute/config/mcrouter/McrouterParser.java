@@ -567,9 +567,9 @@ final class McrouterParser {
   private static void failoverErrorsAndLimit(Routes.FailoverBuilder b, JsonNode o, String path) {
     if (o != null && o.has("failover_errors")) {
       failoverErrors(b, o.get("failover_errors"), path + ".failover_errors");
-    } else {
-      b.failoverOn(FailoverErrors.of(FailoverErrors.DEFAULT));
     }
+    // the requests a listed class leaves out, or all of them without a list
+    b.failoverOn(FailoverErrors.of(FailoverErrors.DEFAULT));
     if (o != null && o.has("failover_limit")) {
       failoverLimit(b, o.get("failover_limit"), path + ".failover_limit");
     }
@@ -578,7 +578,8 @@ final class McrouterParser {
   /**
    * {@code failover_errors}: a list of error names for gets, updates and deletes, or an object with
    * a list for each ({@code gets}, {@code updates}, {@code deletes}). As in mcrouter, a class left
-   * out of the object, and every other request, fails over on mcrouter's default errors.
+   * out of the object, and every other request, fails over on mcrouter's default errors, which
+   * {@link #failoverErrorsAndLimit} adds after these.
    */
   private static void failoverErrors(Routes.FailoverBuilder b, JsonNode v, String path) {
     if (v.isArray()) {
@@ -602,7 +603,6 @@ final class McrouterParser {
           path,
           kind(v) + " (expected: a list of error names, or an object with gets, updates, deletes)");
     }
-    b.failoverOn(FailoverErrors.of(FailoverErrors.DEFAULT));
   }
 
   private static List<String> errorNames(JsonNode v, String path) {
