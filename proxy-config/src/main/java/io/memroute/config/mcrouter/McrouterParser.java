@@ -493,6 +493,11 @@ final class McrouterParser {
     }
   }
 
+  /** The one route handle of a required option, e.g. a route's {@code target}. */
+  private Route requiredRoute(JsonNode o, String field, String path) {
+    return one(required(o, field, path), path + "." + field);
+  }
+
   private static Route[] arr(List<Route> routes) {
     return routes.toArray(new Route[0]);
   }
@@ -659,7 +664,7 @@ final class McrouterParser {
         union(FAILOVER_OPTIONS, "type", "name", "normal", "failover", "failover_exptime"),
         Set.of());
     List<Route> children = new ArrayList<>();
-    children.add(one(required(o, "normal", path), path + ".normal"));
+    children.add(requiredRoute(o, "normal", path));
     int exptime = 60; // mcrouter's default
     if (o.has("failover_exptime")) {
       exptime =
@@ -879,7 +884,7 @@ final class McrouterParser {
         "ModifyExptimeRoute",
         Set.of("type", "name", "target", "exptime", "action"),
         Set.of());
-    Route target = one(required(o, "target", path), path + ".target");
+    Route target = requiredRoute(o, "target", path);
     int exptime = intIn(required(o, "exptime", path), path + ".exptime", 0, MAX_EXPTIME);
     String action = o.has("action") ? o.get("action").asText() : "set";
     switch (action) {
@@ -909,7 +914,7 @@ final class McrouterParser {
             "set_routing_prefix",
             "modify_inplace"),
         Set.of());
-    Route target = one(required(o, "target", path), path + ".target");
+    Route target = requiredRoute(o, "target", path);
     if (o.has("set_routing_prefix")) {
       throw error(
           path + ".set_routing_prefix",
@@ -979,7 +984,7 @@ final class McrouterParser {
             "request_payload_latency"),
         // it bounds only the latency a request carries, which memcached requests do not
         Set.of("max_request_latency_us"));
-    Route child = one(required(o, "child", path), path + ".child");
+    Route child = requiredRoute(o, "child", path);
     if (o.has("request_payload_latency")
         && bool(o.get("request_payload_latency"), path + ".request_payload_latency")) {
       throw error(
@@ -1021,7 +1026,7 @@ final class McrouterParser {
         "KeySplitRoute",
         Set.of("type", "name", "destination", "replicas", "all_sync", "first_hit"),
         Set.of());
-    Route destination = one(required(o, "destination", path), path + ".destination");
+    Route destination = requiredRoute(o, "destination", path);
     int replicas = intIn(required(o, "replicas", path), path + ".replicas", 2, 1000);
     if (!bool(required(o, "all_sync", path), path + ".all_sync")) {
       throw error(
@@ -1043,8 +1048,8 @@ final class McrouterParser {
         "MigrateRoute",
         Set.of("type", "name", "from", "to", "start_time", "interval"),
         Set.of());
-    Route from = one(required(o, "from", path), path + ".from");
-    Route to = one(required(o, "to", path), path + ".to");
+    Route from = requiredRoute(o, "from", path);
+    Route to = requiredRoute(o, "to", path);
     JsonNode start = required(o, "start_time", path);
     if (!start.isIntegralNumber()
         || !start.canConvertToLong()
@@ -1078,8 +1083,8 @@ final class McrouterParser {
             "ncacheExptime",
             "ncacheUpdatePeriod"),
         Set.of());
-    Route l1 = one(required(o, "l1", path), path + ".l1");
-    Route l2 = one(required(o, "l2", path), path + ".l2");
+    Route l1 = requiredRoute(o, "l1", path);
+    Route l2 = requiredRoute(o, "l2", path);
     // memroute's L1 copies always expire: mcrouter's 0 (never) is refused
     int ttl =
         intIn(
@@ -1117,7 +1122,7 @@ final class McrouterParser {
         "BigValueRoute",
         Set.of("type", "name", "target", "split_threshold", "batch_size", "hide_reply_flag"),
         Set.of());
-    Route target = one(required(o, "target", path), path + ".target");
+    Route target = requiredRoute(o, "target", path);
     int threshold =
         intIn(required(o, "split_threshold", path), path + ".split_threshold", 1, 1 << 30);
     // a chunk must fit the servers, or RouterConfig refuses it without saying where in the file.
@@ -1193,7 +1198,7 @@ final class McrouterParser {
     JsonNode o = object(json, path, "RateLimitRoute");
     checkKeys(
         o, path, "RateLimitRoute", Set.of("type", "name", "target", "rates", "fallback"), Set.of());
-    Route target = one(required(o, "target", path), path + ".target");
+    Route target = requiredRoute(o, "target", path);
     Route fallback =
         o.has("fallback") ? one(o.get("fallback"), path + ".fallback") : Routes.nullRoute();
     return rateLimited(target, required(o, "rates", path), path + ".rates", fallback);
@@ -1202,8 +1207,8 @@ final class McrouterParser {
   private Route warmUp(JsonNode json, String path) {
     JsonNode o = object(json, path, "WarmUpRoute");
     checkKeys(o, path, "WarmUpRoute", Set.of("type", "name", "cold", "warm", "exptime"), Set.of());
-    Route cold = one(required(o, "cold", path), path + ".cold");
-    Route warm = one(required(o, "warm", path), path + ".warm");
+    Route cold = requiredRoute(o, "cold", path);
+    Route warm = requiredRoute(o, "warm", path);
     Routes.WarmUpBuilder b = Routes.warmUp();
     if (o.has("exptime")) {
       b.refillTtl(Duration.ofSeconds(intIn(o.get("exptime"), path + ".exptime", 0, MAX_EXPTIME)));
@@ -1596,7 +1601,7 @@ final class McrouterParser {
       String sp = path + "[" + i + "]";
       JsonNode s = object(shadows.get(i), sp, "a shadow");
       checkKeys(s, sp, "a shadow", Set.of("target", "index_range", "key_fraction_range"), Set.of());
-      Route target = one(required(s, "target", sp), sp + ".target");
+      Route target = requiredRoute(s, "target", sp);
       // mcrouter's defaults are [0, 0] for both: no child, no key
       JsonNode ir = s.get("index_range");
       long lo = 0;
