@@ -172,8 +172,7 @@ class ConfigFilePropertiesTest {
             context -> {
               MemcacheRouter router = context.getBean(MemcacheRouter.class);
               ConfigFileReloader reloader = context.getBean(ConfigFileReloader.class);
-              HealthIndicator health =
-                  context.getBean("memrouteHealthIndicator", HealthIndicator.class);
+              HealthIndicator health = healthIndicator(context);
               router.ready().get(10, TimeUnit.SECONDS);
               assertThat(configFileDetails(health.health()))
                   .isEqualTo(Map.of("path", file.toString()));
@@ -203,8 +202,7 @@ class ConfigFilePropertiesTest {
         .run(
             context -> {
               ConfigFileReloader reloader = context.getBean(ConfigFileReloader.class);
-              HealthIndicator health =
-                  context.getBean("memrouteHealthIndicator", HealthIndicator.class);
+              HealthIndicator health = healthIndicator(context);
               // a password the parser refuses; then a YAML error on the line it is on
               for (String bad :
                   new String[] {
@@ -265,8 +263,7 @@ class ConfigFilePropertiesTest {
         .run(
             context -> {
               ConfigFileReloader reloader = context.getBean(ConfigFileReloader.class);
-              HealthIndicator health =
-                  context.getBean("memrouteHealthIndicator", HealthIndicator.class);
+              HealthIndicator health = healthIndicator(context);
               Files.delete(file);
               assertThat(reloader.check()).isFalse();
               // a read error says nothing of the content: its text helps and is shown
@@ -275,6 +272,11 @@ class ConfigFilePropertiesTest {
                   .asString()
                   .startsWith("java.nio.file.NoSuchFileException: " + file);
             });
+  }
+
+  /** The {@code memroute} health indicator of the application over the file. */
+  private static HealthIndicator healthIndicator(AssertableApplicationContext context) {
+    return context.getBean("memrouteHealthIndicator", HealthIndicator.class);
   }
 
   @SuppressWarnings("unchecked")
@@ -570,11 +572,7 @@ class ConfigFilePropertiesTest {
               ConfigFileReloader reloader = context.getBean(ConfigFileReloader.class);
               assertThat(reloader.file()).isEqualTo(workingDirectory.resolve(relative));
               assertThat(reloader.file().isAbsolute()).isTrue();
-              assertThat(
-                      configFileDetails(
-                          context
-                              .getBean("memrouteHealthIndicator", HealthIndicator.class)
-                              .health()))
+              assertThat(configFileDetails(healthIndicator(context).health()))
                   .isEqualTo(Map.of("path", workingDirectory.resolve(relative).toString()));
             });
     assertThat(failure("memroute.config.file=absent-memroute-config.json"))
