@@ -164,12 +164,13 @@ public final class IsolatedClassPath implements AutoCloseable {
           }
         }
         // a missing supertype says it all: the members would only repeat it
-        for (Map.Entry<String, Set<String>> member :
-            members.isEmpty() ? cf.members.entrySet() : Set.<Map.Entry<String, Set<String>>>of()) {
-          for (String type : member.getValue()) {
-            String why = unloadable(type);
-            if (why != null) {
-              members.add(member.getKey() + " (" + type + ": " + why + ")");
+        if (members.isEmpty()) {
+          for (Map.Entry<String, Set<String>> member : cf.members.entrySet()) {
+            for (String type : member.getValue()) {
+              String why = unloadable(type);
+              if (why != null) {
+                members.add(member.getKey() + " (" + type + ": " + why + ")");
+              }
             }
           }
         }
